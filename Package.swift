@@ -1,0 +1,41 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Viewfinder",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "viewfinder", targets: ["viewfinder"]),
+        .library(name: "Host", targets: ["Host"]),
+        .library(name: "Stages", targets: ["Stages"]),
+        .library(name: "Overlay", targets: ["Overlay"]),
+        .library(name: "GStreamerKit", targets: ["GStreamerKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // C shims: system libraries found by pkg-config, plus static inline wrappers for macros.
+        .systemLibrary(name: "CGStreamer", pkgConfig: "gstreamer-1.0 gstreamer-app-1.0 gstreamer-video-1.0",
+                       providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]),
+        .systemLibrary(name: "CCairo", pkgConfig: "pangocairo",
+                       providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
+        // The only module that touches GStreamer's unsafe pointers.
+        .target(name: "GStreamerKit", dependencies: ["CGStreamer"]),
+        // cairo/pango drawing of guidance value types into BGRA images.
+        .target(name: "Overlay", dependencies: ["CCairo"]),
+        // The Stage protocol, property specs and the built-in stages.
+        .target(name: "Stages", dependencies: ["GStreamerKit", "Overlay"]),
+        // Description parsing/expansion, segments, bridging, runtime, stats.
+        .target(name: "Host", dependencies: ["GStreamerKit", "Stages"]),
+        .executableTarget(name: "viewfinder", dependencies: [
+            "Host", "Stages",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .testTarget(name: "HostTests", dependencies: ["Host"]),
+        .testTarget(name: "OverlayTests", dependencies: ["Overlay"]),
+        .testTarget(name: "StagesTests", dependencies: ["Stages", "Host"]),
+        .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit"]),
+        .testTarget(name: "ViewfinderTests", dependencies: ["Host"]),
+    ]
+)

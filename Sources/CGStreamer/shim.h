@@ -1,0 +1,156 @@
+#ifndef VIEWFINDER_CGSTREAMER_SHIM_H
+#define VIEWFINDER_CGSTREAMER_SHIM_H
+// GStreamer core, app (appsink/appsrc) and video (VideoInfo, VideoFrame, overlay composition).
+// Swift cannot import function-like macros, variadic functions or fixed-size C arrays conveniently;
+// each wrapper below exists for exactly one of those reasons.
+#include <gst/gst.h>
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/video/video.h>
+#include <gst/video/video-overlay-composition.h>
+#include <stdlib.h>
+#include <string.h>
+
+// GST_CLOCK_TIME_NONE is a macro.
+static inline guint64 vf_clock_time_none(void) { return GST_CLOCK_TIME_NONE; }
+
+// G_OBJECT / GST_OBJECT / GST_ELEMENT casts are macros.
+static inline GObject *vf_gobject(gpointer p) { return G_OBJECT(p); }
+static inline GstObject *vf_gstobject(gpointer p) { return GST_OBJECT(p); }
+static inline GstElement *vf_element(gpointer p) { return GST_ELEMENT(p); }
+static inline GstBin *vf_bin(gpointer p) { return GST_BIN(p); }
+static inline GstPipeline *vf_pipeline(gpointer p) { return GST_PIPELINE(p); }
+static inline GstAppSink *vf_appsink(gpointer p) { return GST_APP_SINK(p); }
+static inline GstAppSrc *vf_appsrc(gpointer p) { return GST_APP_SRC(p); }
+static inline gboolean vf_is_bin(gpointer p) { return GST_IS_BIN(p); }
+
+// GST_OBJECT_NAME is a macro reading a locked field; gst_object_get_name allocates, this does not.
+static inline const gchar *vf_object_name(gpointer p) { return GST_OBJECT_NAME(p); }
+
+// GST_MESSAGE_TYPE / GST_MESSAGE_SRC are macros.
+static inline GstMessageType vf_message_type(GstMessage *m) { return GST_MESSAGE_TYPE(m); }
+static inline GstObject *vf_message_src(GstMessage *m) { return GST_MESSAGE_SRC(m); }
+static inline guint64 vf_message_timestamp(GstMessage *m) { return GST_MESSAGE_TIMESTAMP(m); }
+
+// GST_BUFFER_PTS/DTS/DURATION/OFFSET are macros (field access on a struct Swift sees as opaque-ish).
+static inline guint64 vf_buffer_pts(GstBuffer *b) { return GST_BUFFER_PTS(b); }
+static inline guint64 vf_buffer_dts(GstBuffer *b) { return GST_BUFFER_DTS(b); }
+static inline guint64 vf_buffer_duration(GstBuffer *b) { return GST_BUFFER_DURATION(b); }
+static inline void vf_buffer_set_pts(GstBuffer *b, guint64 t) { GST_BUFFER_PTS(b) = t; }
+static inline void vf_buffer_set_dts(GstBuffer *b, guint64 t) { GST_BUFFER_DTS(b) = t; }
+static inline void vf_buffer_set_duration(GstBuffer *b, guint64 t) { GST_BUFFER_DURATION(b) = t; }
+// gst_buffer_make_writable / gst_buffer_is_writable are macros over the mini-object.
+static inline GstBuffer *vf_buffer_make_writable(GstBuffer *b) { return gst_buffer_make_writable(b); }
+static inline gboolean vf_buffer_is_writable(GstBuffer *b) { return gst_buffer_is_writable(b); }
+static inline gint vf_buffer_refcount(GstBuffer *b) { return GST_MINI_OBJECT_REFCOUNT_VALUE(b); }
+
+// GstVideoInfo accessors are macros; finfo is a pointer to a const table.
+static inline GstVideoFormat vf_video_info_format(const GstVideoInfo *i) { return GST_VIDEO_INFO_FORMAT(i); }
+static inline gint vf_video_info_width(const GstVideoInfo *i) { return GST_VIDEO_INFO_WIDTH(i); }
+static inline gint vf_video_info_height(const GstVideoInfo *i) { return GST_VIDEO_INFO_HEIGHT(i); }
+static inline gint vf_video_info_fps_n(const GstVideoInfo *i) { return GST_VIDEO_INFO_FPS_N(i); }
+static inline gint vf_video_info_fps_d(const GstVideoInfo *i) { return GST_VIDEO_INFO_FPS_D(i); }
+static inline gsize vf_video_info_size(const GstVideoInfo *i) { return GST_VIDEO_INFO_SIZE(i); }
+static inline guint vf_video_info_n_planes(const GstVideoInfo *i) { return GST_VIDEO_INFO_N_PLANES(i); }
+static inline gint vf_video_info_stride(const GstVideoInfo *i, guint p) { return GST_VIDEO_INFO_PLANE_STRIDE(i, p); }
+static inline gsize vf_video_info_offset(const GstVideoInfo *i, guint p) { return GST_VIDEO_INFO_PLANE_OFFSET(i, p); }
+
+// GstVideoFrame.data / .info.stride are fixed-size C arrays (imported as tuples).
+static inline guint8 *vf_video_frame_plane(GstVideoFrame *f, guint p) { return (guint8 *)GST_VIDEO_FRAME_PLANE_DATA(f, p); }
+static inline gint vf_video_frame_stride(GstVideoFrame *f, guint p) { return GST_VIDEO_FRAME_PLANE_STRIDE(f, p); }
+static inline guint vf_video_frame_n_planes(GstVideoFrame *f) { return GST_VIDEO_FRAME_N_PLANES(f); }
+static inline gint vf_video_frame_comp_height(GstVideoFrame *f, guint c) { return GST_VIDEO_FRAME_COMP_HEIGHT(f, c); }
+static inline gint vf_video_frame_comp_width(GstVideoFrame *f, guint c) { return GST_VIDEO_FRAME_COMP_WIDTH(f, c); }
+
+// GST_VIDEO_OVERLAY_COMPOSITION_FORMAT_RGB is a macro picking BGRA or ARGB by endianness.
+static inline GstVideoFormat vf_overlay_rgb_format(void) { return GST_VIDEO_OVERLAY_COMPOSITION_FORMAT_RGB; }
+
+// gst_structure_set is variadic; these set one typed field each.
+static inline void vf_structure_set_int(GstStructure *s, const char *k, gint v) { gst_structure_set(s, k, G_TYPE_INT, v, NULL); }
+static inline void vf_structure_set_uint64(GstStructure *s, const char *k, guint64 v) { gst_structure_set(s, k, G_TYPE_UINT64, v, NULL); }
+static inline void vf_structure_set_double(GstStructure *s, const char *k, gdouble v) { gst_structure_set(s, k, G_TYPE_DOUBLE, v, NULL); }
+static inline void vf_structure_set_boolean(GstStructure *s, const char *k, gboolean v) { gst_structure_set(s, k, G_TYPE_BOOLEAN, v, NULL); }
+static inline void vf_structure_set_string(GstStructure *s, const char *k, const char *v) { gst_structure_set(s, k, G_TYPE_STRING, v, NULL); }
+
+// g_object_get is variadic; these read one property of a known type.
+static inline guint64 vf_object_get_uint64(gpointer o, const char *k) { guint64 v = 0; g_object_get(o, k, &v, NULL); return v; }
+static inline gint vf_object_get_int(gpointer o, const char *k) { gint v = 0; g_object_get(o, k, &v, NULL); return v; }
+static inline gboolean vf_object_get_boolean(gpointer o, const char *k) { gboolean v = 0; g_object_get(o, k, &v, NULL); return v; }
+static inline gchar *vf_object_get_string(gpointer o, const char *k) { gchar *v = NULL; g_object_get(o, k, &v, NULL); return v; }
+static inline void vf_object_set_uint64(gpointer o, const char *k, guint64 v) { g_object_set(o, k, v, NULL); }
+static inline void vf_object_set_int64(gpointer o, const char *k, gint64 v) { g_object_set(o, k, v, NULL); }
+static inline void vf_object_set_boolean(gpointer o, const char *k, gboolean v) { g_object_set(o, k, v, NULL); }
+
+// GstIterator yields GValues; collecting into a NULL-terminated array keeps GValue handling in C.
+// Each returned object holds a reference; free with vf_object_array_free.
+static inline gpointer *vf_iterator_collect(GstIterator *it) {
+    size_t n = 0, cap = 8;
+    gpointer *out = (gpointer *)malloc(sizeof(gpointer) * (cap + 1));
+    GValue item = G_VALUE_INIT;
+    gboolean done = FALSE;
+    while (!done) {
+        switch (gst_iterator_next(it, &item)) {
+        case GST_ITERATOR_OK:
+            if (n == cap) { cap *= 2; out = (gpointer *)realloc(out, sizeof(gpointer) * (cap + 1)); }
+            out[n++] = g_value_dup_object(&item);
+            g_value_reset(&item);
+            break;
+        case GST_ITERATOR_RESYNC:
+            for (size_t i = 0; i < n; i++) gst_object_unref(out[i]);
+            n = 0;
+            gst_iterator_resync(it);
+            break;
+        default:
+            done = TRUE;
+        }
+    }
+    g_value_unset(&item);
+    gst_iterator_free(it);
+    out[n] = NULL;
+    return out;
+}
+static inline void vf_object_array_free(gpointer *a) {
+    for (size_t i = 0; a[i]; i++) gst_object_unref(a[i]);
+    free(a);
+}
+
+// GST_PAD_PROBE_INFO_BUFFER is a macro.
+static inline GstBuffer *vf_probe_info_buffer(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_BUFFER(info); }
+static inline GstPadProbeType vf_probe_info_type(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_TYPE(info); }
+static inline GstEvent *vf_probe_info_event(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_EVENT(info); }
+static inline GstEventType vf_event_type(GstEvent *e) { return GST_EVENT_TYPE(e); }
+
+// GstPadTemplate presence/direction are macros.
+static inline GstPadPresence vf_pad_presence(GstPad *p) {
+    GstPadTemplate *t = GST_PAD_PAD_TEMPLATE(p);
+    return t ? GST_PAD_TEMPLATE_PRESENCE(t) : GST_PAD_ALWAYS;
+}
+static inline GstPadDirection vf_pad_direction(GstPad *p) { return GST_PAD_DIRECTION(p); }
+static inline GstElement *vf_pad_parent_element(GstPad *p) { return GST_PAD_PARENT(p); }
+
+// GST_ELEMENT_GET_CLASS is a macro; true when the element can add output pads later
+// (decodebin, demuxers): gst_parse_launch then links what follows it with a delayed link.
+static inline gboolean vf_element_has_sometimes_src(GstElement *e) {
+    GList *l = gst_element_class_get_pad_template_list(GST_ELEMENT_GET_CLASS(e));
+    for (; l; l = l->next) {
+        GstPadTemplate *t = (GstPadTemplate *)l->data;
+        if (GST_PAD_TEMPLATE_DIRECTION(t) == GST_PAD_SRC && GST_PAD_TEMPLATE_PRESENCE(t) == GST_PAD_SOMETIMES) return TRUE;
+    }
+    return FALSE;
+}
+
+// GST_STATE / GST_STATE_PENDING are macros.
+static inline GstState vf_element_current_state(GstElement *e) { return GST_STATE(e); }
+
+// GST_ELEMENT_FLAG_SOURCE/SINK test is a macro.
+static inline gboolean vf_element_is_source(GstElement *e) { return GST_OBJECT_FLAG_IS_SET(e, GST_ELEMENT_FLAG_SOURCE); }
+static inline gboolean vf_element_is_sink(GstElement *e) { return GST_OBJECT_FLAG_IS_SET(e, GST_ELEMENT_FLAG_SINK); }
+
+// GST_ELEMENT_ERROR is a variadic macro; this posts a library error naming the element.
+static inline void vf_element_post_error(GstElement *e, const char *text, const char *debug) {
+    GError *err = g_error_new_literal(GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, text);
+    GstMessage *m = gst_message_new_error(GST_OBJECT(e), err, debug);
+    g_error_free(err);
+    gst_element_post_message(e, m);
+}
+#endif

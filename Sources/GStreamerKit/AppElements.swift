@@ -1,0 +1,138 @@
+import CGStreamer
+import Synchronization
+
+/// What a pull from an appsink produced.
+public enum PullResult: Sendable {
+    /// A frame with its caps and segment.
+    case sample(Buffer, Caps?, Segment)
+    /// Nothing arrived within the timeout.
+    case timeout
+    /// The stream ended.
+    case eos
+}
+
+/// Counts buffers reaching a pad (used to count frames that arrive at a bridge, dropped or not).
+public final class PadCounter: @unchecked Sendable {
+    let count = Atomic<Int>(0)
+    /// Buffers seen so far.
+    public var value: Int { count.load(ordering: .relaxed) }
+}
+
+/// An appsink: where frames leave a segment for a stage worker.
+public final class AppSink: Element, @unchecked Sendable {
+    private var sink: UnsafeMutablePointer<GstAppSink> { vf_appsink(UnsafeMutableRawPointer(raw)) }
+
+    /// Sets the hand-off policy: at most `maxBuffers` queued; `drop` discards the oldest when full.
+    public func configure(maxBuffers: UInt32, drop: Bool, caps: Caps? = nil) {
+        gst_app_sink_set_max_buffers(sink, guint(maxBuffers))
+        gst_app_sink_set_drop(sink, drop ? 1 : 0)
+        gst_app_sink_set_emit_signals(sink, 0)
+        // No clock sync here: downstream sinks sync; this only hands frames over.
+        set("sync", false)
+        // The last-sample reference would keep every buffer shared and force a copy on write.
+        set("enable-last-sample", false)
+        if let caps { gst_app_sink_set_caps(sink, caps.raw) }
+    }
+
+    /// Switches between leaky (drop the oldest when full) and blocking hand-off; allowed while running.
+    public func setDrop(_ drop: Bool) { gst_app_sink_set_drop(sink, drop ? 1 : 0) }
+
+    /// Pulls the next frame, waiting up to `timeout` ns.
+    public func pull(timeout: UInt64) -> PullResult {
+        guard let s = gst_app_sink_try_pull_sample(sink, GstClockTime(timeout)) else {
+            return gst_app_sink_is_eos(sink) != 0 ? .eos : .timeout
+        }
+        defer { gst_sample_unref(s) }
+        guard let b = gst_sample_get_buffer(s) else { return .timeout }
+        let caps = gst_sample_get_caps(s).map { Caps(retaining: $0) }
+        let seg = gst_sample_get_segment(s).map { Segment($0.pointee) } ?? Segment()
+        // Take our own reference; the sample's goes away with the defer above, leaving us the only holder.
+        return .sample(Buffer(owning: gst_buffer_ref(b)), caps, seg)
+    }
+
+    /// Installs a probe that counts every buffer arriving at the sink pad.
+    public func countArrivals() -> PadCounter {
+        let counter = PadCounter()
+        guard let pad = gst_element_get_static_pad(raw, "sink") else { return counter }
+        defer { gst_object_unref(UnsafeMutableRawPointer(pad)) }
+        let ctx = Unmanaged.passRetained(counter).toOpaque()
+        gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, { _, _, data in
+            Unmanaged<PadCounter>.fromOpaque(data!).takeUnretainedValue().count.add(1, ordering: .relaxed)
+            return GST_PAD_PROBE_OK
+        }, ctx, { data in Unmanaged<PadCounter>.fromOpaque(data!).release() })
+        return counter
+    }
+}
+
+/// An appsrc: where a stage worker's frames enter a downstream segment.
+public final class AppSource: Element, @unchecked Sendable {
+    private var src: UnsafeMutablePointer<GstAppSrc> { vf_appsrc(UnsafeMutableRawPointer(raw)) }
+
+    /// Time format, segment forwarding, a bounded blocking queue; live-ness as upstream.
+    public func configure(live: Bool, maxBuffers: UInt64, minLatency: UInt64) {
+        try? set("format", "time")
+        set("handle-segment-change", true)
+        set("is-live", live)
+        set("block", true)
+        set("max-buffers", uint64: maxBuffers)
+        set("max-bytes", uint64: 0)
+        set("min-latency", int64: Int64(minLatency))
+        set("emit-signals", false)
+    }
+
+    /// What the elements after this source can take (a caps query through the downstream chain).
+    public func downstreamCaps() -> Caps? { peerCaps(pad: "src") }
+
+    /// Updates the latency this source reports (ns).
+    public func setLatency(min: UInt64, max: UInt64?) {
+        gst_app_src_set_latency(src, GstClockTime(min), max.map { GstClockTime($0) } ?? vf_clock_time_none())
+    }
+
+    /// Pushes a frame with its caps and segment. Returns false when downstream is flushing or finished.
+    @discardableResult public func push(_ buffer: Buffer, caps: Caps?, segment: Segment) -> Bool {
+        var seg = segment.raw
+        let sample = gst_sample_new(buffer.raw, caps?.raw, &seg, nil)!
+        defer { gst_sample_unref(sample) }
+        let r = gst_app_src_push_sample(src, sample)
+        return r == GST_FLOW_OK
+    }
+
+    /// Ends the stream on this source.
+    public func endOfStream() { _ = gst_app_src_end_of_stream(src) }
+}
+
+/// Records which GstBuffers pass a pad, to prove a path copies nothing: a downstream trace counts
+/// buffers that are the very objects an upstream trace saw.
+public final class BufferTrace: @unchecked Sendable {
+    private let ring = Mutex<(ids: [UInt], next: Int)>(([UInt](repeating: 0, count: 256), 0))
+    private let seenCount = Atomic<Int>(0)
+    private let matchedCount = Atomic<Int>(0)
+    private let reference: BufferTrace?
+    init(reference: BufferTrace?) { self.reference = reference }
+    /// Buffers that passed.
+    public var seen: Int { seenCount.load(ordering: .relaxed) }
+    /// Buffers that were identical to one the reference trace saw recently.
+    public var matched: Int { matchedCount.load(ordering: .relaxed) }
+    func contains(_ id: UInt) -> Bool { ring.withLock { $0.ids.contains(id) } }
+    func record(_ id: UInt) {
+        seenCount.add(1, ordering: .relaxed)
+        if let reference, reference.contains(id) { matchedCount.add(1, ordering: .relaxed) }
+        ring.withLock { r in r.ids[r.next] = id; r.next = (r.next + 1) % r.ids.count }
+    }
+}
+
+extension Element {
+    /// Traces buffers on a pad; with `reference`, counts those identical to the reference's.
+    public func traceBuffers(pad: String = "sink", reference: BufferTrace? = nil) -> BufferTrace {
+        let trace = BufferTrace(reference: reference)
+        guard let p = gst_element_get_static_pad(raw, pad) else { return trace }
+        defer { gst_object_unref(UnsafeMutableRawPointer(p)) }
+        let ctx = Unmanaged.passRetained(trace).toOpaque()
+        gst_pad_add_probe(p, GST_PAD_PROBE_TYPE_BUFFER, { _, info, data in
+            let b = vf_probe_info_buffer(info!)
+            Unmanaged<BufferTrace>.fromOpaque(data!).takeUnretainedValue().record(UInt(bitPattern: b))
+            return GST_PAD_PROBE_OK
+        }, ctx, { data in Unmanaged<BufferTrace>.fromOpaque(data!).release() })
+        return trace
+    }
+}

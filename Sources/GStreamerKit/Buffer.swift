@@ -1,0 +1,78 @@
+import CGStreamer
+import Synchronization
+
+/// Counts of buffer copies the binding had to make (copy-on-write of shared buffers).
+public enum BufferCopies {
+    static let counter = Atomic<Int>(0)
+    /// Copies made so far in this process.
+    public static var count: Int { counter.load(ordering: .relaxed) }
+    static func add() { counter.add(1, ordering: .relaxed) }
+}
+
+/// A reference-counted GstBuffer with its timestamps.
+public final class Buffer: @unchecked Sendable {
+    private(set) var raw: UnsafeMutablePointer<GstBuffer>
+    init(owning raw: UnsafeMutablePointer<GstBuffer>) { self.raw = raw }
+    deinit { gst_buffer_unref(raw) }
+
+    /// Allocates a buffer of `size` bytes filled with `bytes` (or zeros).
+    public init(bytes: [UInt8]) {
+        GStreamer.initialize()
+        raw = gst_buffer_new_allocate(nil, gsize(bytes.count), nil)!
+        _ = bytes.withUnsafeBytes { gst_buffer_fill(raw, 0, $0.baseAddress, gsize($0.count)) }
+    }
+
+    /// Presentation timestamp in ns.
+    public var pts: ClockTime {
+        get { clockTime(UInt64(vf_buffer_pts(raw))) }
+        set { makeWritable(); vf_buffer_set_pts(raw, guint64(newValue.gstValue)) }
+    }
+    /// Decoding timestamp in ns.
+    public var dts: ClockTime {
+        get { clockTime(UInt64(vf_buffer_dts(raw))) }
+        set { makeWritable(); vf_buffer_set_dts(raw, guint64(newValue.gstValue)) }
+    }
+    /// Duration in ns.
+    public var duration: ClockTime {
+        get { clockTime(UInt64(vf_buffer_duration(raw))) }
+        set { makeWritable(); vf_buffer_set_duration(raw, guint64(newValue.gstValue)) }
+    }
+    /// Total size in bytes.
+    public var size: Int { Int(gst_buffer_get_size(raw)) }
+    /// True when this is the only reference, so it can be changed in place.
+    public var isWritable: Bool { vf_buffer_is_writable(raw) != 0 }
+    /// An identity for the underlying GstBuffer (for zero-copy checks).
+    public var identity: UInt { UInt(bitPattern: raw) }
+
+    /// Ensures this object holds a writable buffer; copies (and counts the copy) only when shared.
+    public func makeWritable() {
+        if vf_buffer_is_writable(raw) != 0 { return }
+        raw = vf_buffer_make_writable(raw)
+        BufferCopies.add()
+    }
+
+    /// A second reference to the same GstBuffer (no copy); writing to either will copy first.
+    public func shared() -> Buffer { Buffer(owning: gst_buffer_ref(raw)) }
+
+    /// Copies all bytes out (for tests and small buffers).
+    public func bytes() -> [UInt8] {
+        let n = size
+        var out = [UInt8](repeating: 0, count: n)
+        _ = out.withUnsafeMutableBytes { gst_buffer_extract(raw, 0, $0.baseAddress, gsize(n)) }
+        return out
+    }
+}
+
+/// A segment (GstSegment) copied by value.
+public struct Segment: @unchecked Sendable {
+    var raw: GstSegment
+    /// A fresh TIME segment starting at 0.
+    public init() { raw = GstSegment(); gst_segment_init(&raw, GST_FORMAT_TIME) }
+    init(_ raw: GstSegment) { self.raw = raw }
+    /// The running time of a timestamp in this segment.
+    public func runningTime(_ t: UInt64) -> UInt64? {
+        var s = raw
+        let r = gst_segment_to_running_time(&s, GST_FORMAT_TIME, guint64(t))
+        return clockTime(UInt64(r))
+    }
+}

@@ -1,0 +1,160 @@
+import CGStreamer
+
+/// One raw video frame handed to a stage: the buffer, its layout and its timestamps.
+///
+/// Pixels are reached only through scoped accessors so no pointer outlives a mapping.
+public final class VideoFrame: @unchecked Sendable {
+    /// The buffer (shared with nobody while a stage runs, so writes do not copy).
+    public let buffer: Buffer
+    /// The frame layout.
+    public let info: VideoInfo
+    /// The caps the frame travels with.
+    public let caps: Caps
+    /// The segment the frame's timestamps belong to.
+    public let segment: Segment
+    /// Counting from 0, the frame's index in its stream.
+    public let index: Int
+
+    /// Wraps a buffer with its layout.
+    public init(buffer: Buffer, info: VideoInfo, caps: Caps, segment: Segment, index: Int) {
+        self.buffer = buffer; self.info = info; self.caps = caps; self.segment = segment; self.index = index
+    }
+
+    /// Overlays stages asked for; the host blends them after the last stage of a group, so every
+    /// stage (and every snapshot) sees clean pixels.
+    public private(set) var overlays: [OverlayComposition] = []
+
+    /// Queues an overlay to be blended once all stages of the group have seen the clean frame.
+    public func addOverlay(_ composition: OverlayComposition) { overlays.append(composition) }
+
+    /// Blends and clears the queued overlays.
+    public func blendOverlays() throws(GStreamerError) {
+        for o in overlays { try blend(o) }
+        overlays.removeAll()
+    }
+
+    /// Presentation timestamp in ns.
+    public var pts: ClockTime { buffer.pts }
+    /// Duration in ns.
+    public var duration: ClockTime { buffer.duration }
+    /// Running time of the frame (the clock-aligned time used for sync), when known.
+    public var runningTime: UInt64? { buffer.pts.flatMap { segment.runningTime($0) } }
+
+    /// Blends an overlay into the pixels in place with GStreamer's own blender (any raw format).
+    public func blend(_ composition: OverlayComposition) throws(GStreamerError) {
+        buffer.makeWritable()
+        var frame = GstVideoFrame()
+        var info = self.info.raw
+        guard gst_video_frame_map(&frame, &info, buffer.raw, GstMapFlags(GST_MAP_READ.rawValue | GST_MAP_WRITE.rawValue)) != 0 else {
+            throw GStreamerError(.stream, "could not map a \(self.info.format) \(self.info.width)x\(self.info.height) frame for writing")
+        }
+        defer { gst_video_frame_unmap(&frame) }
+        guard gst_video_overlay_composition_blend(composition.raw, &frame) != 0 else {
+            throw GStreamerError(.stream, "GStreamer could not blend an overlay into \(self.info.format)")
+        }
+    }
+
+    /// Reads plane `plane` row by row; the closure sees one row's bytes at a time (no pointer escapes).
+    public func readRows(plane: Int, _ body: (_ row: Int, _ bytes: UnsafeRawBufferPointer) -> Void) throws(GStreamerError) {
+        var frame = GstVideoFrame()
+        var info = self.info.raw
+        guard gst_video_frame_map(&frame, &info, buffer.raw, GST_MAP_READ) != 0 else {
+            throw GStreamerError(.stream, "could not map frame for reading")
+        }
+        defer { gst_video_frame_unmap(&frame) }
+        let stride = Int(vf_video_frame_stride(&frame, guint(plane)))
+        let rows = Int(vf_video_frame_comp_height(&frame, guint(plane)))
+        guard let base = vf_video_frame_plane(&frame, guint(plane)) else { return }
+        for r in 0..<rows { body(r, UnsafeRawBufferPointer(start: base + r * stride, count: stride)) }
+    }
+
+    /// Copies one plane's visible bytes (width bytes per row for 8-bit planes) into an array.
+    public func planeBytes(plane: Int) throws(GStreamerError) -> (bytes: [UInt8], rowBytes: Int, rows: Int) {
+        var frame = GstVideoFrame()
+        var info = self.info.raw
+        guard gst_video_frame_map(&frame, &info, buffer.raw, GST_MAP_READ) != 0 else {
+            throw GStreamerError(.stream, "could not map frame for reading")
+        }
+        defer { gst_video_frame_unmap(&frame) }
+        let stride = Int(vf_video_frame_stride(&frame, guint(plane)))
+        let rows = Int(vf_video_frame_comp_height(&frame, guint(plane)))
+        let base = vf_video_frame_plane(&frame, guint(plane))!
+        var out = [UInt8](repeating: 0, count: stride * rows)
+        out.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(start: base, count: stride * rows)) }
+        return (out, stride, rows)
+    }
+}
+
+/// An overlay (GstVideoOverlayComposition) made from premultiplied BGRA pixels.
+///
+/// Fully transparent areas are cut away into several small rectangles, so blending a thin grid
+/// touches only the pixels under its lines, whatever the frame size.
+public final class OverlayComposition: @unchecked Sendable {
+    let raw: OpaquePointer
+    /// How many rectangles the overlay was split into.
+    public let rectangleCount: Int
+    /// The number of pixels those rectangles cover.
+    public let coveredPixels: Int
+
+    /// Builds a composition from a BGRA image placed at (x, y) in the frame.
+    public init(bgra pixels: [UInt8], width: Int, height: Int, stride: Int, x: Int = 0, y: Int = 0) {
+        GStreamer.initialize()
+        let rects = OverlayComposition.contentRectangles(pixels, width: width, height: height, stride: stride)
+        var comp: OpaquePointer? = nil
+        var covered = 0
+        for r in rects {
+            var sub = [UInt8](repeating: 0, count: r.w * r.h * 4)
+            for row in 0..<r.h {
+                let src = (r.y + row) * stride + r.x * 4
+                sub.replaceSubrange(row * r.w * 4 ..< (row + 1) * r.w * 4, with: pixels[src ..< src + r.w * 4])
+            }
+            let buf = gst_buffer_new_allocate(nil, gsize(sub.count), nil)!
+            _ = sub.withUnsafeBytes { gst_buffer_fill(buf, 0, $0.baseAddress, gsize($0.count)) }
+            gst_buffer_add_video_meta(buf, GST_VIDEO_FRAME_FLAG_NONE, vf_overlay_rgb_format(), guint(r.w), guint(r.h))
+            let rect = gst_video_overlay_rectangle_new_raw(buf, gint(x + r.x), gint(y + r.y), guint(r.w), guint(r.h), GST_VIDEO_OVERLAY_FORMAT_FLAG_PREMULTIPLIED_ALPHA)!
+            gst_buffer_unref(buf)
+            if let c = comp { gst_video_overlay_composition_add_rectangle(c, rect) } else { comp = gst_video_overlay_composition_new(rect) }
+            gst_video_overlay_rectangle_unref(rect)
+            covered += r.w * r.h
+        }
+        raw = comp ?? gst_video_overlay_composition_new(nil)
+        rectangleCount = rects.count
+        coveredPixels = covered
+    }
+    deinit { gst_video_overlay_composition_unref(raw) }
+
+    /// Bands of at most 32 rows; in each band, column runs with content (gaps under 16 px merged).
+    static func contentRectangles(_ p: [UInt8], width: Int, height: Int, stride: Int) -> [(x: Int, y: Int, w: Int, h: Int)] {
+        let band = 32, gap = 16
+        var out: [(Int, Int, Int, Int)] = []
+        var y0 = 0
+        while y0 < height {
+            let y1 = min(height, y0 + band)
+            // Which columns and rows of this band hold any alpha.
+            var colHas = [Bool](repeating: false, count: width)
+            var top = Int.max, bottom = -1
+            for y in y0..<y1 {
+                var rowHas = false
+                let base = y * stride
+                for x in 0..<width where p[base + x * 4 + 3] != 0 { colHas[x] = true; rowHas = true }
+                if rowHas { top = min(top, y); bottom = y }
+            }
+            if bottom >= 0 {
+                var x = 0
+                while x < width {
+                    guard colHas[x] else { x += 1; continue }
+                    var end = x
+                    var probe = x + 1
+                    while probe < width && probe - end <= gap {
+                        if colHas[probe] { end = probe }
+                        probe += 1
+                    }
+                    out.append((x, top, end - x + 1, bottom - top + 1))
+                    x = end + 1
+                }
+            }
+            y0 = y1
+        }
+        return out
+    }
+}

@@ -1,0 +1,332 @@
+import Foundation
+import GStreamerKit
+import Stages
+import Synchronization
+
+/// A description turned into running segments: parse, expand, build, run to EOS, report.
+///
+/// Threads: the caller's thread runs the bus loop in `run()`; each stage group has a worker
+/// thread; GStreamer's streaming threads feed the appsinks. `requestStop()`/`abort()` may be
+/// called from any thread (signal handlers).
+public final class Session: @unchecked Sendable {
+    /// The plan the description expanded to.
+    public let plan: ExpansionPlan
+    /// One pipeline per segment, in plan order.
+    public let pipelines: [Pipeline]
+    let groups: [StageGroup]
+    let options: SessionOptions
+    private let eosRequests = Atomic<Int>(0)
+    private let aborted = Atomic<Bool>(false)
+    private var createdFiles: [String] = []
+    /// Human-readable problems that ended the run (empty after a clean EOS).
+    public private(set) var errors: [String] = []
+    /// Element messages seen, as "source: structure" lines (the newest 1000).
+    public private(set) var elementMessages: [String] = []
+    /// The figures of the last run.
+    public private(set) var report: SessionReport?
+    /// Called once the pipelines are PLAYING (tests use it to change things mid-run).
+    public var onPlaying: (@Sendable (Session) -> Void)?
+    /// Called for every element message (source element name, structure text).
+    public var onElementMessage: (@Sendable (String, String) -> Void)?
+
+    /// Parses, expands and builds every segment; nothing runs yet. Usage errors here mean exit 2.
+    public init(description: String, options: SessionOptions = SessionOptions()) throws(HostError) {
+        GStreamer.initialize()
+        self.options = options
+        let parsed: ParsedDescription
+        do {
+            parsed = try ParsedDescription.parse(description).applying(overrides: options.overrides)
+        } catch { throw HostError(.usage, error.message) }
+        try Session.checkFactories(parsed)
+
+        // Instantiate stages (validates their properties) while planning.
+        var made: [String: any Stage] = [:]
+        var stageError: StageError?
+        func instance(_ p: StagePlan) -> (any Stage)? {
+            if let s = made[p.name] { return s }
+            do {
+                let s = try StageRegistry.make(kind: p.kind, name: p.name, assignments: p.properties.map { ($0.key, $0.value) })
+                made[p.name] = s
+                return s
+            } catch { stageError = stageError ?? error; return nil }
+        }
+        let plan: ExpansionPlan
+        do {
+            plan = try Expansion.plan(parsed, stage: { kind in
+                StageRegistry.type(of: kind).map { StageSignature(kind: kind, outputs: $0.descriptor.outputs.map(\.name)) }
+            }, defaultBranch: { p, output in instance(p)?.defaultBranch(for: output) })
+        } catch { throw HostError(.usage, error.message) }
+        for g in plan.groups { for p in g.stages { _ = instance(p) } }
+        if let stageError { throw HostError(.usage, stageError.message) }
+
+        // Build every segment.
+        var pipes: [Pipeline] = []
+        for seg in plan.segments {
+            do { pipes.append(try Pipeline.parse(seg.description)) } catch {
+                throw HostError(.usage, "\(error.message) (in segment \(seg.index): \(seg.description))")
+            }
+        }
+        let created = try Session.checkFiles(pipes)
+        try Session.checkLinks(pipes)
+
+        // Wire stage groups to their appsinks/appsrcs.
+        func find(_ name: String) -> (Pipeline, Int)? {
+            for (i, s) in plan.segments.enumerated() where s.appSinks.contains(name) || s.appSources.contains(name) { return (pipes[i], i) }
+            return nil
+        }
+        var gs: [StageGroup] = []
+        for g in plan.groups {
+            guard let (sp, si) = find(g.appSink), let sink = sp.appSink(named: g.appSink) else {
+                throw HostError(.usage, "internal: appsink '\(g.appSink)' missing from the expanded segments")
+            }
+            var main: (AppSource, Int)?
+            if let m = g.mainOutput, let (mp, mi) = find(m), let src = mp.appSource(named: m) { main = (src, mi) }
+            var extras: [String: (AppSource, Int)] = [:]
+            for e in g.extraOutputs {
+                if let (ep, ei) = find(e.appSource), let src = ep.appSource(named: e.appSource) { extras["\(e.stage).\(e.output)"] = (src, ei) }
+            }
+            gs.append(StageGroup(plan: g, stages: g.stages.map { ($0.name, made[$0.name]!) }, sink: sink, sinkSegment: si, main: main, extras: extras))
+        }
+        // Hand-off bounds and caps must be in place before the first frame (preroll) arrives;
+        // downstream groups first, so their caps show through the caps queries of upstream ones.
+        for g in gs.reversed() {
+            g.sink.configure(maxBuffers: UInt32(max(1, options.queueSize)), drop: options.queue == .leaky, caps: try g.negotiatedSinkCaps())
+            g.arrivals = g.sink.countArrivals()
+        }
+        self.plan = plan
+        pipelines = pipes
+        groups = gs
+        createdFiles = created
+    }
+
+    /// Every element factory named in the description must exist (stages aside).
+    static func checkFactories(_ parsed: ParsedDescription) throws(HostError) {
+        for chain in parsed.chains {
+            for node in chain.nodes {
+                guard case .element(let f, _, _) = node else { continue }
+                if StageRegistry.type(of: f) != nil || GStreamer.hasElementFactory(f) { continue }
+                throw HostError(.usage, "unknown element or stage '\(f)': no GStreamer plugin provides it and it is not a Viewfinder stage (\(StageRegistry.all.map { $0.descriptor.kind }.joined(separator: ", "))); check the spelling or install the plugin")
+            }
+        }
+    }
+
+    /// An always-pad left unlinked means a missing '!' (or a dangling branch).
+    static func checkLinks(_ pipes: [Pipeline]) throws(HostError) {
+        for p in pipes {
+            let elements = p.allElements
+            // After decodebin or a demuxer, gst_parse_launch links what follows once pads appear.
+            let delayedLinks = elements.contains { $0.hasSometimesOutputs }
+            for e in elements {
+                for pad in e.unlinkedAlwaysPads where pad.isSource || !delayedLinks {
+                    if pad.isSource {
+                        throw HostError(.usage, "element '\(e.name)' (\(e.factoryName)) has nothing linked to its output '\(pad.pad)': missing '!' after '\(e.factoryName)'?")
+                    } else {
+                        throw HostError(.usage, "element '\(e.name)' (\(e.factoryName)) has nothing linked into its input '\(pad.pad)': missing '!' before '\(e.factoryName)'?")
+                    }
+                }
+            }
+        }
+    }
+
+    /// Files read must exist; directories written must be writable. Returns files this run will create.
+    static func checkFiles(_ pipes: [Pipeline]) throws(HostError) -> [String] {
+        var created: [String] = []
+        let fm = FileManager.default
+        for p in pipes {
+            for e in p.allElements where e.hasProperty("location") {
+                guard let loc = e.string("location"), !loc.isEmpty else { continue }
+                if e.isSource || e.factoryName.hasSuffix("src") {
+                    if loc.contains("%") { continue }
+                    var dir: ObjCBool = false
+                    guard fm.fileExists(atPath: loc, isDirectory: &dir), !dir.boolValue else {
+                        throw HostError(.usage, "\(e.name): file '\(loc)' does not exist (location of \(e.factoryName))")
+                    }
+                    guard fm.isReadableFile(atPath: loc) else { throw HostError(.usage, "\(e.name): file '\(loc)' is not readable") }
+                } else if e.isSink || e.factoryName.hasSuffix("sink") {
+                    let dir = (loc as NSString).deletingLastPathComponent
+                    let d = dir.isEmpty ? "." : dir
+                    var isDir: ObjCBool = false
+                    guard fm.fileExists(atPath: d, isDirectory: &isDir), isDir.boolValue else {
+                        throw HostError(.usage, "\(e.name): cannot write '\(loc)': directory '\(d)' does not exist")
+                    }
+                    guard fm.isWritableFile(atPath: d) else {
+                        throw HostError(.usage, "\(e.name): cannot write '\(loc)': directory '\(d)' is not writable")
+                    }
+                    if !loc.contains("%") && !fm.fileExists(atPath: loc) { created.append(loc) }
+                }
+            }
+        }
+        return created
+    }
+
+    /// Finds an element by name in any segment.
+    public func element(named name: String) -> Element? {
+        for p in pipelines { if let e = p.element(named: name) { return e } }
+        return nil
+    }
+
+    /// The stage instance with that name.
+    public func stage(named name: String) -> (any Stage)? {
+        for g in groups { if let s = g.stages.first(where: { $0.name == name }) { return s.stage } }
+        return nil
+    }
+
+    /// Ends the stream at every source (as Ctrl-C does): the pipelines drain, files get finalised.
+    public func requestStop() { eosRequests.add(1, ordering: .relaxed) }
+    /// Stops at once without draining.
+    public func abort() { aborted.store(true, ordering: .relaxed) }
+
+    private func sendEOSToSources() {
+        let ours = Set(plan.segments.flatMap(\.appSources))
+        for p in pipelines {
+            for s in p.sourceElements where !ours.contains(s.name) { s.sendEOS() }
+        }
+    }
+
+    /// Runs to the end: returns the exit code (0 after EOS everywhere, 1 on a runtime error or abort).
+    public func run() -> Int32 {
+        let clock = Clock.system()
+        for p in pipelines { p.use(clock) }
+        let roots = plan.segments.filter { $0.appSources.isEmpty }.map(\.index)
+
+        // Which segments are live: roots by their answer to PAUSED, the rest by what feeds them.
+        var live = Set<Int>()
+        for r in roots {
+            let res = pipelines[r].setState(.paused)
+            if res == .failure { return finish(code: 1, fallback: "segment \(r) failed to start") }
+            if res == .noPreroll { live.insert(r) }
+        }
+        var changed = true
+        while changed {
+            changed = false
+            for g in groups where live.contains(g.sinkSegment) {
+                for seg in [g.main?.segment].compactMap({ $0 }) + g.extras.values.map(\.segment) where !live.contains(seg) {
+                    live.insert(seg); changed = true
+                }
+            }
+        }
+        let budget = UInt64(options.stageBudgetMs * 1e6)
+        for g in groups {
+            g.live = live.contains(g.sinkSegment)
+            g.budgetNs = budget
+            let leaky = options.queue == .leaky || (options.queue == .auto && g.live)
+            g.sink.setDrop(leaky)
+            g.main?.src.configure(live: g.live, maxBuffers: 4, minLatency: budget)
+            // Snapshot-like outputs are not live: their branch prerolls on the first frame pushed.
+            for e in g.extras.values { e.src.configure(live: false, maxBuffers: 8, minLatency: 0) }
+            g.onLatencyChange = { [weak self] seg in self?.latencyDirty.store(seg + 1, ordering: .relaxed) }
+        }
+
+        let base = clock.now
+        for p in pipelines { p.fixBaseTime(base) }
+        for g in groups { g.start() }
+        let start = Date()
+        // Downstream first, so every appsrc branch is ready before frames flow.
+        for i in pipelines.indices.reversed() where !roots.contains(i) {
+            if pipelines[i].setState(.playing) == .failure { return finish(code: 1, fallback: "segment \(i) failed to start", start: start) }
+        }
+        for r in roots {
+            if pipelines[r].setState(.playing) == .failure { return finish(code: 1, fallback: "segment \(r) failed to start", start: start) }
+        }
+        onPlaying?(self)
+
+        let buses = pipelines.map(\.bus)
+        var eos = Set<Int>()
+        var handledStops = 0
+        var lastProgress = Date()
+        while eos.count < pipelines.count {
+            if aborted.load(ordering: .relaxed) {
+                errors.append("aborted")
+                return finish(code: 1, fallback: nil, start: start)
+            }
+            let stops = eosRequests.load(ordering: .relaxed)
+            if stops > handledStops {
+                handledStops = stops
+                if stops == 1 { sendEOSToSources() }
+            }
+            let dirty = latencyDirty.exchange(0, ordering: .relaxed)
+            if dirty > 0 { pipelines[dirty - 1].recalculateLatency() }
+            var idle = true
+            for (i, bus) in buses.enumerated() {
+                while let m = bus.pop() {
+                    idle = false
+                    switch m.kind {
+                    case .eos: eos.insert(i)
+                    case .error(let text, let debug):
+                        errors.append(errorText(segment: i, message: m, text: text, debug: debug))
+                        return finish(code: 1, fallback: nil, start: start)
+                    case .warning(let text, _):
+                        FileHandle.standardError.write(Data("WARNING from element \(m.source): \(text)\n".utf8))
+                    case .latency:
+                        pipelines[i].recalculateLatency()
+                    case .element(_, let fields):
+                        if elementMessages.count >= 1000 { elementMessages.removeFirst(elementMessages.count - 999) }
+                        elementMessages.append("\(m.source): \(fields)")
+                        onElementMessage?(m.source, fields)
+                        if options.printMessages { print("message from \(m.source): \(fields)") }
+                    default: break
+                    }
+                }
+            }
+            if options.progress, Date().timeIntervalSince(lastProgress) >= 1 {
+                lastProgress = Date()
+                let r = currentReport(start: start)
+                FileHandle.standardError.write(Data(String(format: "\r[%6.1f s] in %d out %d dropped %d  %.1f fps   ", r.seconds, r.framesIn, r.framesOut, r.dropped, r.fps).utf8))
+            }
+            if idle { usleep(5_000) }
+        }
+        if options.progress { FileHandle.standardError.write(Data("\n".utf8)) }
+        return finish(code: 0, fallback: nil, start: start)
+    }
+
+    private let latencyDirty = Atomic<Int>(0)
+    private let copiesAtStart = BufferCopies.count
+
+    private func errorText(segment: Int, message m: Message, text: String, debug: String?) -> String {
+        var s = "ERROR from element \(m.source)\(m.sourceFactory.isEmpty ? "" : " (\(m.sourceFactory))"): \(text)"
+        if let debug, debug.contains("not-negotiated") {
+            for g in groups where g.sinkSegment == segment && g.accepted != nil {
+                let offered = g.sink.peerCaps()?.description ?? "?"
+                s += "\n  stage '\(g.name)' accepts \(g.accepted!.sorted().joined(separator: ", ")); upstream offers \(offered): put 'videoconvert' before it"
+            }
+        }
+        if let debug { s += "\n  debug: \(debug.split(separator: "\n").first ?? "")" }
+        return s
+    }
+
+    func currentReport(start: Date) -> SessionReport {
+        var framesIn = 0, framesOut = 0, dropped = 0, reneg = 0
+        var timings: [SessionReport.StageTiming] = []
+        // Frames in: what reached the first workers; frames out: what the last workers passed on.
+        let feeding = Set(groups.compactMap { $0.main?.segment })
+        for g in groups {
+            let v = g.stats.values.withLock { $0 }
+            let arrived = g.arrivals?.value ?? v.pulled
+            if !feeding.contains(g.sinkSegment) { framesIn += arrived }
+            if g.main == nil || !groups.contains(where: { $0.sinkSegment == g.main!.segment }) { framesOut += v.pushed }
+            dropped += max(0, arrived - v.pulled)
+            reneg += v.renegotiations
+            for n in g.stats.stageOrder {
+                let h = v.perStage[n]!
+                timings.append(.init(name: n, frames: h.count, meanMs: h.mean, p95Ms: h.quantile(0.95)))
+            }
+        }
+        return SessionReport(framesIn: framesIn, framesOut: framesOut, dropped: dropped, seconds: Date().timeIntervalSince(start),
+                             renegotiations: reneg, copies: BufferCopies.count - copiesAtStart, stages: timings)
+    }
+
+    private func finish(code: Int32, fallback: String?, start: Date = Date()) -> Int32 {
+        if let fallback { errors.append(fallback) }
+        for g in groups { g.stop() }
+        // Sources first so nothing new enters while the rest shuts down.
+        for p in pipelines { p.setState(.null) }
+        for g in groups { _ = g.join() }
+        let r = currentReport(start: start)
+        report = r
+        if code != 0 && r.framesOut == 0 {
+            // A failed start leaves no half-written files behind.
+            for f in createdFiles { try? FileManager.default.removeItem(atPath: f) }
+        }
+        return code
+    }
+}

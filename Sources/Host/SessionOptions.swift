@@ -1,0 +1,28 @@
+/// How the host runs a description.
+public struct SessionOptions: Sendable {
+    /// The hand-off between a segment and a stage worker.
+    public enum QueuePolicy: String, Sendable, CaseIterable {
+        /// Leaky for live sources, lossless for the rest.
+        case auto
+        /// Keep at most `queueSize` frames, dropping the oldest (counted).
+        case leaky
+        /// Block upstream when the worker is behind; never lose a frame.
+        case lossless
+    }
+    /// Queue policy.
+    public var queue: QueuePolicy = .auto
+    /// Frames held between a segment and its stage worker.
+    public var queueSize: Int = 2
+    /// Time allowed for the stages of one group, added to the latency of live outputs (ms).
+    public var stageBudgetMs: Double = 20
+    /// Print a live status line every second.
+    public var progress = false
+    /// Print element messages (stage messages, multifilesink...) as they arrive.
+    public var printMessages = false
+    /// `target.prop=value` overrides applied to the description.
+    public var overrides: [String] = []
+    /// Install SIGINT/SIGUSR1 handlers and read keys on a terminal.
+    public var interactive = false
+    /// Creates default options.
+    public init() {}
+}

@@ -1,0 +1,189 @@
+import Foundation
+import GStreamerKit
+import Stages
+import Synchronization
+
+/// One fused group of adjacent stages: pulls from an appsink, runs every stage, pushes to appsrcs.
+final class StageGroup: @unchecked Sendable {
+    let plan: StageGroupPlan
+    let stages: [(name: String, stage: any Stage)]
+    let sink: AppSink
+    let sinkSegment: Int
+    let main: (src: AppSource, segment: Int)?
+    /// "stage.output" -> appsrc of that output.
+    let extras: [String: (src: AppSource, segment: Int)]
+    let accepted: Set<String>?
+    let stats: GroupStats
+    var arrivals: PadCounter?
+    var live = false
+    var budgetNs: UInt64 = 20_000_000
+    /// Called with the segment index whose latency changed, so the session recalculates it.
+    var onLatencyChange: (@Sendable (Int) -> Void)?
+    private let stopFlag = Atomic<Bool>(false)
+    private var thread: Thread?
+    private let done = DispatchSemaphore(value: 0)
+
+    init(plan: StageGroupPlan, stages: [(String, any Stage)], sink: AppSink, sinkSegment: Int,
+         main: (AppSource, Int)?, extras: [String: (AppSource, Int)]) {
+        self.plan = plan
+        self.stages = stages.map { (name: $0.0, stage: $0.1) }
+        self.sink = sink; self.sinkSegment = sinkSegment
+        self.main = main.map { (src: $0.0, segment: $0.1) }
+        self.extras = extras.mapValues { (src: $0.0, segment: $0.1) }
+        let formats = stages.map { type(of: $0.1).descriptor.formats }.filter { $0 != ["ANY"] }
+        accepted = formats.isEmpty ? nil : formats.dropFirst().reduce(Set(formats[0])) { $0.intersection($1) }
+        stats = GroupStats(stages: stages.map(\.0))
+        stats.values.withLock { v in for (n, _) in stages { v.perStage[n] = DurationHistogram() } }
+    }
+
+    var name: String { stages.first?.name ?? plan.appSink }
+
+    /// Caps the stages take: raw video in the formats every stage of the group accepts.
+    var stageCaps: String {
+        guard let accepted else { return "video/x-raw" }
+        let list = overlayFormats.filter { accepted.contains($0) } + accepted.subtracting(overlayFormats).sorted()
+        return "video/x-raw,format=(string){\(list.joined(separator: ","))}"
+    }
+
+    /// Caps the appsink asks for: what the stages take and every linked output's branch accepts,
+    /// in the branches' order of preference — negotiation carried across the bridge, as one
+    /// pipeline would do it (so `videotestsrc ! snapshot ... s.snapshot ! jpegenc` picks I420).
+    func negotiatedSinkCaps() throws(HostError) -> Caps {
+        var caps = try! Caps(stageCaps)
+        if let up = sink.peerCaps(), !up.isAny, up.intersect(caps).isEmpty {
+            throw HostError(.usage, "stage '\(name)' cannot take what comes before it (\(up)); it accepts \(stageCaps): put 'videoconvert' before it")
+        }
+        var outputs: [(String, AppSource)] = []
+        if let main { outputs.append(("\(stages.last!.name) output", main.src)) }
+        for (k, e) in extras.sorted(by: { $0.key < $1.key }) { outputs.append((k, e.src)) }
+        for (what, src) in outputs {
+            guard let down = src.downstreamCaps(), !down.isAny else { continue }
+            let next = down.intersect(caps)
+            if next.isEmpty {
+                throw HostError(.usage, "stage '\(name)': \(what) cannot be linked: the elements after it take \(down) but the stage gives \(caps): put 'videoconvert' after it")
+            }
+            caps = next
+        }
+        return caps
+    }
+
+    func start() {
+        let t = Thread { [self] in
+            run()
+            done.signal()
+        }
+        t.name = "vf-\(name)"
+        thread = t
+        t.start()
+    }
+
+    /// Asks the worker to leave (used on abort; EOS normally ends it).
+    func stop() { stopFlag.store(true, ordering: .relaxed) }
+
+    /// Waits for the worker to finish.
+    func join(timeout: Double = 5) -> Bool {
+        guard thread != nil else { return true }
+        return done.wait(timeout: .now() + timeout) == .success
+    }
+
+    private func fail(_ text: String) {
+        sink.postError(text, debug: "stage group \(stages.map(\.name).joined(separator: " ! ")) (appsink \(plan.appSink))")
+        endAll()
+    }
+
+    private func endAll() {
+        main?.src.endOfStream()
+        for e in extras.values { e.src.endOfStream() }
+    }
+
+    private func run() {
+        var lastCaps: Caps?
+        var index = 0
+        var latencySet = false
+        let contexts = stages.map { GroupContext(stageName: $0.name, group: self) }
+        while !stopFlag.load(ordering: .relaxed) {
+            switch sink.pull(timeout: 50_000_000) {
+            case .timeout:
+                continue
+            case .eos:
+                endAll()
+                return
+            case .sample(let buffer, let capsOrNil, let segment):
+                guard let caps = capsOrNil ?? lastCaps else { fail("stage '\(name)': a frame arrived without caps"); return }
+                if lastCaps == nil || !(caps == lastCaps!) {
+                    guard let info = caps.videoInfo else { fail("stage '\(name)': cannot take '\(caps)': expected raw video"); return }
+                    if let accepted, !accepted.contains(info.format) {
+                        fail("stage '\(name)' cannot take format \(info.format); it accepts \(accepted.sorted().joined(separator: ", ")): put 'videoconvert' before it")
+                        return
+                    }
+                    do {
+                        for s in stages { try s.stage.configure(info) }
+                    } catch {
+                        fail("stage '\(name)': \(error)"); return
+                    }
+                    lastCaps = caps
+                    stats.values.withLock { $0.renegotiations += 1 }
+                }
+                if live && !latencySet {
+                    latencySet = true
+                    if let up = sink.upstreamLatency() {
+                        for out in [main].compactMap({ $0 }) + Array(extras.values) {
+                            out.src.setLatency(min: up.min + budgetNs, max: nil)
+                            onLatencyChange?(out.segment)
+                        }
+                    }
+                }
+                let frame = VideoFrame(buffer: buffer, info: caps.videoInfo!, caps: caps, segment: segment, index: index)
+                index += 1
+                var times: [Double] = []
+                times.reserveCapacity(stages.count)
+                do {
+                    for (i, s) in stages.enumerated() {
+                        let t0 = DispatchTime.now().uptimeNanoseconds
+                        try s.stage.process(frame, context: contexts[i])
+                        times.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
+                    }
+                    if !frame.overlays.isEmpty {
+                        let t0 = DispatchTime.now().uptimeNanoseconds
+                        try frame.blendOverlays()
+                        // Blending belongs to the drawing stages; charge it to the last one.
+                        times[times.count - 1] += Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
+                    }
+                } catch {
+                    fail("stage '\(name)': \(error)"); return
+                }
+                stats.values.withLock { v in
+                    v.pulled += 1
+                    for (i, s) in stages.enumerated() { v.perStage[s.name]!.record(ms: times[i]) }
+                }
+                if let main {
+                    if main.src.push(frame.buffer, caps: caps, segment: segment) {
+                        stats.values.withLock { $0.pushed += 1 }
+                    } else if stopFlag.load(ordering: .relaxed) { return }
+                } else {
+                    stats.values.withLock { $0.pushed += 1 }
+                }
+            }
+        }
+    }
+
+    func push(_ frame: VideoFrame, stage: String, output: String) -> Bool {
+        guard let out = extras["\(stage).\(output)"] else { return false }
+        let ok = out.src.push(frame.buffer.shared(), caps: frame.caps, segment: frame.segment)
+        if ok { stats.values.withLock { $0.snapshots += 1 } }
+        return ok
+    }
+}
+
+/// The StageContext a stage sees: its name, its extra outputs, the bus.
+final class GroupContext: StageContext, @unchecked Sendable {
+    let stageName: String
+    unowned let group: StageGroup
+    init(stageName: String, group: StageGroup) { self.stageName = stageName; self.group = group }
+    func push(_ frame: VideoFrame, on output: String) -> Bool { group.push(frame, stage: stageName, output: output) }
+    func post(_ message: MessageStructure) {
+        var m = message
+        if !m.fields.contains(where: { $0.0 == "stage" }) { m.fields.insert(("stage", .string(stageName)), at: 0) }
+        group.sink.postElementMessage(m)
+    }
+}

@@ -1,0 +1,74 @@
+import GStreamerKit
+
+/// An extra output of a stage, such as `snapshot`, reached in descriptions as `NAME.OUTPUT`.
+public struct OutputSpec: Sendable {
+    /// Output name.
+    public var name: String
+    /// One line saying what flows out of it.
+    public var blurb: String
+    /// Creates an output spec.
+    public init(_ name: String, _ blurb: String) { self.name = name; self.blurb = blurb }
+}
+
+/// Everything the host and `inspect` need to know about a stage kind.
+public struct StageDescriptor: Sendable {
+    /// The token used in descriptions (`grid`).
+    public var kind: String
+    /// One line saying what it does.
+    public var blurb: String
+    /// Declared properties.
+    public var properties: [PropertySpec]
+    /// Extra named outputs.
+    public var outputs: [OutputSpec]
+    /// Raw video formats `process` accepts.
+    public var formats: [String]
+    /// Creates a descriptor.
+    public init(kind: String, blurb: String, properties: [PropertySpec], outputs: [OutputSpec] = [], formats: [String]) {
+        self.kind = kind; self.blurb = blurb; self.properties = properties; self.outputs = outputs; self.formats = formats
+    }
+}
+
+/// Raw formats GStreamer's overlay blender handles (gst_video_blend), offered by drawing stages.
+public let overlayFormats = ["I420", "YV12", "NV12", "NV21", "Y42B", "Y444", "YUY2", "UYVY", "AYUV",
+                             "RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx", "xRGB", "xBGR", "RGB", "BGR"]
+
+/// What a stage may do besides changing its frame: push on extra outputs, post bus messages.
+public protocol StageContext: AnyObject, Sendable {
+    /// The stage instance's name (`grid0`, or its `name=`).
+    var stageName: String { get }
+    /// Pushes a frame (sharing the buffer, no copy) on one of the stage's extra outputs.
+    /// Returns false when the output is not linked or downstream has finished.
+    @discardableResult func push(_ frame: VideoFrame, on output: String) -> Bool
+    /// Posts an element message on the bus of the segment feeding the stage.
+    func post(_ message: MessageStructure)
+}
+
+/// A Swift stage spliced into a pipeline: it sees every frame and may change it.
+///
+/// A stage keeps user-set `Settings` apart from runtime `State`; `process` runs on the stage
+/// group's worker thread, `update` may run on any thread.
+public protocol Stage: AnyObject, Sendable {
+    /// Declared properties, outputs and formats.
+    static var descriptor: StageDescriptor { get }
+    /// Creates the stage from validated properties.
+    init(name: String, properties: PropertyValues) throws(StageError)
+    /// Called when the frame layout is first known and whenever it changes mid-stream.
+    func configure(_ info: VideoInfo) throws(StageError)
+    /// Processes one writable frame; drawing goes through `frame.addOverlay`.
+    func process(_ frame: VideoFrame, context: StageContext) throws(StageError)
+    /// Changes a property marked `.playing` while running; effective on the next frame.
+    func update(_ property: String, value: PropertyValue) throws(StageError)
+    /// The gst-launch fragment fed by an extra output nobody linked, or nil to leave it out.
+    func defaultBranch(for output: String) -> String?
+}
+
+extension Stage {
+    /// No layout-dependent set-up by default.
+    public func configure(_ info: VideoInfo) throws(StageError) {}
+    /// No default branches by default.
+    public func defaultBranch(for output: String) -> String? { nil }
+    /// Rejects runtime changes by default.
+    public func update(_ property: String, value: PropertyValue) throws(StageError) {
+        throw StageError(.usage, "\(Self.descriptor.kind): property '\(property)' cannot change while playing")
+    }
+}

@@ -1,0 +1,14 @@
+import Synchronization
+
+/// Process-wide manual shutter: SIGUSR1 and the `s` key bump a generation that stages watch.
+public final class Triggers: Sendable {
+    /// The shared instance the host feeds.
+    public static let shared = Triggers()
+    private let generation = Atomic<Int>(0)
+    /// Creates an independent trigger source (tests).
+    public init() {}
+    /// Fires once (async-signal-safe: a single atomic increment).
+    public func fire() { generation.add(1, ordering: .relaxed) }
+    /// How many times it has fired.
+    public var count: Int { generation.load(ordering: .relaxed) }
+}

@@ -1,0 +1,79 @@
+import Dispatch
+import Foundation
+import Host
+import Stages
+
+/// Signals and keys for a session run from a terminal: Ctrl-C drains, a second Ctrl-C aborts,
+/// SIGUSR1 and the `s` key fire snapshot triggers, `q` drains like Ctrl-C.
+enum Interactive {
+    static func run(_ session: Session) -> Int32 {
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        signal(SIGUSR1, SIG_IGN)
+        let queue = DispatchQueue(label: "viewfinder.signals")
+        let interrupts = Counter()
+        let onInterrupt: @Sendable () -> Void = {
+            if interrupts.increment() == 1 {
+                FileHandle.standardError.write(Data("\nviewfinder: stopping: sending end-of-stream (Ctrl-C again to abort)\n".utf8))
+                session.requestStop()
+            } else {
+                FileHandle.standardError.write(Data("viewfinder: aborting\n".utf8))
+                session.abort()
+            }
+        }
+        let sigint = DispatchSource.makeSignalSource(signal: SIGINT, queue: queue)
+        sigint.setEventHandler(handler: onInterrupt)
+        sigint.resume()
+        let sigterm = DispatchSource.makeSignalSource(signal: SIGTERM, queue: queue)
+        sigterm.setEventHandler(handler: onInterrupt)
+        sigterm.resume()
+        let usr1 = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: queue)
+        usr1.setEventHandler { Triggers.shared.fire() }
+        usr1.resume()
+        let keys = KeyReader { key in
+            switch key {
+            case UInt8(ascii: "s"): Triggers.shared.fire()
+            case UInt8(ascii: "q"): queue.async(execute: onInterrupt)
+            default: break
+            }
+        }
+        defer {
+            keys?.restore()
+            sigint.cancel(); sigterm.cancel(); usr1.cancel()
+        }
+        return session.run()
+    }
+}
+
+/// A counter touched only from the serial signal queue.
+final class Counter: @unchecked Sendable {
+    private var value = 0
+    func increment() -> Int { value += 1; return value }
+}
+
+/// Reads single key presses from a terminal stdin (raw mode, restored on exit).
+final class KeyReader: @unchecked Sendable {
+    private var saved = termios()
+    private let thread: Thread
+
+    init?(onKey: @escaping @Sendable (UInt8) -> Void) {
+        guard isatty(0) == 1, tcgetattr(0, &saved) == 0 else { return nil }
+        var raw = saved
+        raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
+        withUnsafeMutableBytes(of: &raw.c_cc) { cc in
+            cc[Int(VMIN)] = 1
+            cc[Int(VTIME)] = 0
+        }
+        tcsetattr(0, TCSANOW, &raw)
+        thread = Thread {
+            var byte: UInt8 = 0
+            while read(0, &byte, 1) == 1 { onKey(byte) }
+        }
+        thread.start()
+    }
+
+    func restore() {
+        var s = saved
+        tcsetattr(0, TCSANOW, &s)
+    }
+}

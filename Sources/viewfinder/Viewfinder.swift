@@ -1,0 +1,159 @@
+import ArgumentParser
+import Foundation
+import Host
+import Stages
+
+/// The `viewfinder` command: run gst-launch descriptions with Swift stages spliced in.
+@main
+struct Viewfinder: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "viewfinder",
+        abstract: "Run GStreamer pipelines (gst-launch syntax) with Viewfinder stages spliced in.",
+        discussion: """
+        Exit codes: 0 after end-of-stream, 1 runtime error (or abort), 2 bad description or usage.
+        Ctrl-C sends end-of-stream (files are finalised); a second Ctrl-C aborts.
+        """,
+        subcommands: [Launch.self, Run.self, StagesCommand.self, Inspect.self, BenchCommand.self])
+
+    /// Runs the chosen subcommand; maps errors to exit codes (2 usage, 1 runtime).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+            Foundation.exit(0)
+        } catch {
+            finish(error)
+        }
+    }
+
+    /// Exit code 2 for usage errors, as gst-launch-1.0 does for bad descriptions.
+    static func finish(_ error: any Error) -> Never {
+        if let e = error as? HostError {
+            FileHandle.standardError.write(Data("viewfinder: \(e.message)\n".utf8))
+            Foundation.exit(e.exitCode)
+        }
+        if let e = error as? ExitCode { Foundation.exit(e.rawValue) }
+        let code = exitCode(for: error)
+        let text = fullMessage(for: error)
+        if !text.isEmpty { FileHandle.standardError.write(Data("\(text)\n".utf8)) }
+        Foundation.exit(code == .validationFailure ? 2 : code.rawValue)
+    }
+}
+
+/// Options shared by `launch` and `run`.
+struct RunOptions: ParsableArguments {
+    @Flag(name: .long, help: "Print the segments the host really runs, then run them.")
+    var printExpanded = false
+    @Flag(name: .long, help: "Print the expanded segments and exit without running.")
+    var dryRun = false
+    @Flag(name: .long, help: "Print a live status line every second.")
+    var progress = false
+    @Flag(name: [.short, .customLong("messages")], help: "Print element messages as they arrive.")
+    var messages = false
+    @Option(name: .long, help: "Hand-off policy between segments and stages: auto (leaky when live), leaky, lossless.")
+    var queue: String = "auto"
+    @Option(name: .long, help: "Frames held between a segment and a stage worker.")
+    var queueSize: Int = 2
+    @Option(name: .customLong("set"), help: "Override a property: target.prop=value (target: a name= or a stage/element used once).")
+    var overrides: [String] = []
+    @Flag(name: .long, help: "Do not print the end-of-run figures.")
+    var quiet = false
+
+    func sessionOptions() throws -> SessionOptions {
+        var o = SessionOptions()
+        guard let q = SessionOptions.QueuePolicy(rawValue: queue) else {
+            throw HostError(.usage, "bad value '\(queue)' for --queue: expected auto, leaky or lossless")
+        }
+        guard queueSize >= 1 && queueSize <= 1000 else { throw HostError(.usage, "bad value '\(queueSize)' for --queue-size: expected 1 - 1000") }
+        o.queue = q
+        o.queueSize = queueSize
+        o.progress = progress
+        o.printMessages = messages
+        o.overrides = overrides
+        o.interactive = true
+        return o
+    }
+
+    func execute(_ description: String) throws {
+        let session = try Session(description: description, options: sessionOptions())
+        if printExpanded || dryRun { print(session.plan.render()) }
+        if dryRun { return }
+        let code = Interactive.run(session)
+        if !quiet, let r = session.report { FileHandle.standardError.write(Data("\(r.text)\n".utf8)) }
+        for e in session.errors { FileHandle.standardError.write(Data("viewfinder: \(e)\n".utf8)) }
+        if code != 0 { throw ExitCode(code) }
+    }
+}
+
+struct Launch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a pipeline description, like gst-launch-1.0 (the description may span several arguments).",
+        discussion: "Example: viewfinder launch videotestsrc is-live=true ! grid lines=thirds ! videoconvert ! autovideosink")
+    @OptionGroup var options: RunOptions
+    @Argument(parsing: .captureForPassthrough, help: "The pipeline description.")
+    var description: [String] = []
+
+    func run() throws {
+        guard !description.isEmpty else { throw HostError(.usage, "empty description: expected e.g. 'videotestsrc ! grid ! autovideosink'") }
+        try options.execute(ParsedDescription.joinArguments(description))
+    }
+}
+
+struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run a .pipeline file (gst-launch syntax, '#' comments allowed).")
+    @OptionGroup var options: RunOptions
+    @Argument(help: "The pipeline file.")
+    var file: String
+
+    func run() throws {
+        guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8) else {
+            throw HostError(.usage, "cannot read pipeline file '\(file)'")
+        }
+        let description: String
+        do { description = try PipelineFile.description(fromFileText: text) } catch {
+            throw HostError(.usage, "\(file): \(error.message)")
+        }
+        try options.execute(description)
+    }
+}
+
+struct StagesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "stages", abstract: "List the Viewfinder stages.")
+    func run() throws {
+        for t in StageRegistry.all {
+            let d = t.descriptor
+            print("\(d.kind.padding(toLength: 14, withPad: " ", startingAt: 0)) \(d.blurb)")
+        }
+    }
+}
+
+struct Inspect: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show a stage's properties, outputs and formats (like gst-inspect-1.0).")
+    @Argument(help: "Stage name, e.g. grid.")
+    var stage: String
+    func run() throws {
+        guard let t = StageRegistry.type(of: stage) else {
+            throw HostError(.usage, "unknown stage '\(stage)'; stages are: \(StageRegistry.all.map { $0.descriptor.kind }.joined(separator: ", "))")
+        }
+        print(StageInspector.text(for: t.descriptor))
+    }
+}
+
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "bench", abstract: "Measure a stage against its GStreamer peer in one run.")
+    @Argument(help: "What to measure: bridge.")
+    var what: String
+    @Option(help: "Frames per run.") var frames: Int = 300
+    @Option(help: "Rounds (best of).") var rounds: Int = 3
+    func run() throws {
+        switch what {
+        case "bridge":
+            print("bench bridge: 1920x1080 I420, \(frames) frames per run, best of \(rounds); peer: identity")
+            let r = try Bench.bridge(frames: frames, rounds: rounds) { print($0) }
+            print("zero-copy: \(r.copies) buffer copies; \(r.identical)/\(r.reachedSink) buffers reached fakesink as the same GstBuffer the appsink received")
+            print(String(format: "identity %.1f fps, passthrough stage %.1f fps, ratio %.3f", r.identityFPS, r.stageFPS, r.ratio))
+        default:
+            throw HostError(.usage, "unknown benchmark '\(what)': expected bridge")
+        }
+    }
+}
