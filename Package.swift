@@ -36,6 +36,6 @@ let package = Package(
         .testTarget(name: "OverlayTests", dependencies: ["Overlay"]),
         .testTarget(name: "StagesTests", dependencies: ["Stages", "Host"]),
         .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit"]),
-        .testTarget(name: "ViewfinderTests", dependencies: ["Host"]),
+        .testTarget(name: "ViewfinderTests", dependencies: ["viewfinder"]),
     ]
 )

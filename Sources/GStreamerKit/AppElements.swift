@@ -101,8 +101,9 @@ public final class AppSource: Element, @unchecked Sendable {
     public func endOfStream() { _ = gst_app_src_end_of_stream(src) }
 }
 
-/// Records which GstBuffers pass a pad, to prove a path copies nothing: a downstream trace counts
-/// buffers that are the very objects an upstream trace saw.
+/// Records which pixel memories (GstMemory) pass a pad, to prove a path copies no frame: a
+/// downstream trace counts buffers whose memory is the very object an upstream trace saw.
+/// (Memory, not GstBuffer: basesrc may re-wrap a buffer to flag DISCONT, sharing its memory.)
 public final class BufferTrace: @unchecked Sendable {
     private let ring = Mutex<(ids: [UInt], next: Int)>(([UInt](repeating: 0, count: 256), 0))
     private let seenCount = Atomic<Int>(0)
@@ -111,7 +112,7 @@ public final class BufferTrace: @unchecked Sendable {
     init(reference: BufferTrace?) { self.reference = reference }
     /// Buffers that passed.
     public var seen: Int { seenCount.load(ordering: .relaxed) }
-    /// Buffers that were identical to one the reference trace saw recently.
+    /// Buffers whose memory was identical to one the reference trace saw recently.
     public var matched: Int { matchedCount.load(ordering: .relaxed) }
     func contains(_ id: UInt) -> Bool { ring.withLock { $0.ids.contains(id) } }
     func record(_ id: UInt) {
@@ -130,7 +131,8 @@ extension Element {
         let ctx = Unmanaged.passRetained(trace).toOpaque()
         gst_pad_add_probe(p, GST_PAD_PROBE_TYPE_BUFFER, { _, info, data in
             let b = vf_probe_info_buffer(info!)
-            Unmanaged<BufferTrace>.fromOpaque(data!).takeUnretainedValue().record(UInt(bitPattern: b))
+            let m = b.flatMap { gst_buffer_n_memory($0) > 0 ? gst_buffer_peek_memory($0, 0) : nil }
+            Unmanaged<BufferTrace>.fromOpaque(data!).takeUnretainedValue().record(UInt(bitPattern: m))
             return GST_PAD_PROBE_OK
         }, ctx, { data in Unmanaged<BufferTrace>.fromOpaque(data!).release() })
         return trace

@@ -24,7 +24,7 @@ public final class Pipeline: Element, @unchecked Sendable {
     public static func parse(_ description: String) throws(GStreamerError) -> Pipeline {
         GStreamer.initialize()
         var err: UnsafeMutablePointer<GError>? = nil
-        let flags = GstParseFlags(GST_PARSE_FLAG_FATAL_ERRORS.rawValue | GST_PARSE_FLAG_PLACE_IN_BIN.rawValue)
+        let flags = GST_PARSE_FLAG_FATAL_ERRORS
         let el = gst_parse_launch_full(description, nil, flags, &err)
         if let err {
             if let el { gst_object_unref(UnsafeMutableRawPointer(el)) }
@@ -82,6 +82,20 @@ public final class Pipeline: Element, @unchecked Sendable {
 
     /// Every element inside the pipeline, recursing into bins.
     public var allElements: [Element] { collect(gst_bin_iterate_recurse(vf_bin(UnsafeMutableRawPointer(raw)))) }
+
+    /// The elements the description created: the pipeline's children, recursing only into plain
+    /// bins written as `( ... )`, not into elements that build their own insides (decodebin...).
+    public var describedElements: [Element] {
+        var out: [Element] = []
+        var bins: [UnsafeMutablePointer<GstBin>] = [vf_bin(UnsafeMutableRawPointer(raw))]
+        while let b = bins.popLast() {
+            for e in collect(gst_bin_iterate_elements(b)) {
+                out.append(e)
+                if e.factoryName == "bin" { bins.append(vf_bin(UnsafeMutableRawPointer(e.raw))) }
+            }
+        }
+        return out
+    }
 
     /// The source elements inside the pipeline, recursing into bins.
     public var sourceElements: [Element] { collect(gst_bin_iterate_sources(vf_bin(UnsafeMutableRawPointer(raw)))) }

@@ -13,7 +13,7 @@ public enum Bench {
         public var stageFPS: Double
         /// Buffer copies the binding made in the stage runs.
         public var copies: Int
-        /// Buffers that reached the sink as the very GstBuffer the appsink received (last stage run).
+        /// Buffers that reached the sink holding the very memory the appsink received (last stage run).
         public var identical: Int
         /// Buffers that reached the sink (last stage run).
         public var reachedSink: Int

@@ -113,17 +113,16 @@ public final class Session: @unchecked Sendable {
     /// An always-pad left unlinked means a missing '!' (or a dangling branch).
     static func checkLinks(_ pipes: [Pipeline]) throws(HostError) {
         for p in pipes {
-            let elements = p.allElements
+            let elements = p.describedElements
             // After decodebin or a demuxer, gst_parse_launch links what follows once pads appear.
             let delayedLinks = elements.contains { $0.hasSometimesOutputs }
-            for e in elements {
-                for pad in e.unlinkedAlwaysPads where pad.isSource || !delayedLinks {
-                    if pad.isSource {
-                        throw HostError(.usage, "element '\(e.name)' (\(e.factoryName)) has nothing linked to its output '\(pad.pad)': missing '!' after '\(e.factoryName)'?")
-                    } else {
-                        throw HostError(.usage, "element '\(e.name)' (\(e.factoryName)) has nothing linked into its input '\(pad.pad)': missing '!' before '\(e.factoryName)'?")
-                    }
-                }
+            let unlinked = elements.flatMap { e in e.unlinkedAlwaysPads.map { (e, $0) } }
+            // Outputs first: "a b ! c" is best explained as a missing '!' after a.
+            if let (e, pad) = unlinked.first(where: { $0.1.isSource }) {
+                throw HostError(.usage, "element '\(e.name)' (\(e.factoryName)) has nothing linked to its output '\(pad.pad)': missing '!' after '\(e.factoryName)'?")
+            }
+            if !delayedLinks, let (e, pad) = unlinked.first {
+                throw HostError(.usage, "element '\(e.name)' (\(e.factoryName)) has nothing linked into its input '\(pad.pad)': missing '!' before '\(e.factoryName)'?")
             }
         }
     }
@@ -133,7 +132,7 @@ public final class Session: @unchecked Sendable {
         var created: [String] = []
         let fm = FileManager.default
         for p in pipes {
-            for e in p.allElements where e.hasProperty("location") {
+            for e in p.describedElements where e.hasProperty("location") {
                 guard let loc = e.string("location"), !loc.isEmpty else { continue }
                 if e.isSource || e.factoryName.hasSuffix("src") {
                     if loc.contains("%") { continue }

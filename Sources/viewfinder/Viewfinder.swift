@@ -150,7 +150,7 @@ struct BenchCommand: ParsableCommand {
         case "bridge":
             print("bench bridge: 1920x1080 I420, \(frames) frames per run, best of \(rounds); peer: identity")
             let r = try Bench.bridge(frames: frames, rounds: rounds) { print($0) }
-            print("zero-copy: \(r.copies) buffer copies; \(r.identical)/\(r.reachedSink) buffers reached fakesink as the same GstBuffer the appsink received")
+            print("zero-copy: \(r.copies) buffer copies; \(r.identical)/\(r.reachedSink) buffers reached fakesink with the very memory the appsink received")
             print(String(format: "identity %.1f fps, passthrough stage %.1f fps, ratio %.3f", r.identityFPS, r.stageFPS, r.ratio))
         default:
             throw HostError(.usage, "unknown benchmark '\(what)': expected bridge")

@@ -209,6 +209,30 @@ private func name(_ value: String) -> PropertyAssignment {
             + "t. ! queue ! ...'")
     }
 
+    @Test func stageReferenceInTheMiddleOfAChain() {
+        // The parser refuses this; a hand-built description still gets a clear error from the planner.
+        let parsed = ParsedDescription(chains: [
+            DescriptionChain(nodes: [
+                .element(factory: "videotestsrc", properties: [], offset: 0),
+                .element(factory: "grid", properties: [name("g")], offset: 15),
+                .element(factory: "fakesink", properties: [], offset: 30),
+            ]),
+            DescriptionChain(nodes: [
+                .element(factory: "audiotestsrc", properties: [], offset: 39),
+                .reference(name: "g", pad: nil, offset: 54),
+                .element(factory: "fakesink", properties: [], offset: 59),
+            ]),
+        ])
+        #expect(throws: DescriptionError(
+            message: "reference 'g.' to a stage in the middle of a chain: expected it to start a chain "
+                + "('g. ! queue ...') or end one ('... ! g.')",
+            token: "g.", offset: 54)
+        ) {
+            try Expansion.plan(parsed, stage: signature) { _, _ in nil }
+        }
+        #expect(planError("videotestsrc ! grid name=g ! fakesink audiotestsrc ! g. ! fakesink")?.token == "g.")
+    }
+
     @Test func undefinedReference() {
         #expect(planError("videotestsrc ! grid ! mux. ") == DescriptionError(
             message: "unknown reference 'mux.': no element or stage has name=mux", token: "mux.", offset: 22))
@@ -230,6 +254,17 @@ private func name(_ value: String) -> PropertyAssignment {
                 description: "appsrc name=vf_grid0_src ! x264enc ! mp4mux name=mux ! filesink location=o.mp4 "
                     + "audiotestsrc ! lamemp3enc ! mux.",
                 appSinks: [], appSources: ["vf_grid0_src"]),
+        ])
+    }
+
+    @Test func referenceIntoABinJoinsItsSegment() throws {
+        let result = try plan(
+            "videotestsrc ! grid ! bin.( name=enc x264enc ! mp4mux name=mux ! filesink location=o.mp4 ) "
+                + "audiotestsrc ! lamemp3enc ! mux.")
+        #expect(result.segments.map(\.description) == [
+            "videotestsrc ! appsink name=vf_grid0_sink",
+            "appsrc name=vf_grid0_src ! bin.( name=enc x264enc ! mp4mux name=mux ! filesink location=o.mp4 ) "
+                + "audiotestsrc ! lamemp3enc ! mux.",
         ])
     }
 

@@ -156,6 +156,21 @@ private func prop(_ key: String, _ value: String, _ text: String? = nil) -> Prop
         #expect(reparsed.render() == rendered)
     }
 
+    @Test func capsAtAChainEdgeCannotSwallowTheNextChain() throws {
+        let handBuilt = ParsedDescription(chains: [
+            DescriptionChain(nodes: [
+                .element(factory: "videotestsrc", properties: [], offset: -1),
+                .caps("video/x-raw, width=640", offset: -1),
+            ]),
+            DescriptionChain(nodes: [.element(factory: "fakesrc", properties: [], offset: -1)]),
+        ])
+        let rendered = handBuilt.render()
+        #expect(rendered == #"videotestsrc ! capsfilter caps="video/x-raw, width=640" fakesrc"#)
+        #expect(texts(try ParsedDescription.parse(rendered)) == [
+            ["videotestsrc", #"capsfilter caps="video/x-raw, width=640""#], ["fakesrc"],
+        ])
+    }
+
     @Test func renderKeepsQuotingOfValues() throws {
         let parsed = try ParsedDescription.parse(#"filesrc location="a b.mp4" ! fakesink"#)
         #expect(parsed.render() == #"filesrc location="a b.mp4" ! fakesink"#)
@@ -172,6 +187,14 @@ private func prop(_ key: String, _ value: String, _ text: String? = nil) -> Prop
         #expect(ParsedDescription.joinArguments(["filesrc", #"location="a b.mp4""#, "!", "fakesink"])
             == #"filesrc location="a b.mp4" ! fakesink"#)
         #expect(ParsedDescription.joinArguments([#"name="a\" b" c"#]) == #"name="a\" b"\ c"#)
+    }
+
+    @Test func joinArgumentsKeepsDescriptionPieces() throws {
+        // `viewfinder launch 'videotestsrc num-buffers=3 ! fakesink'`: one argument, kept as written.
+        #expect(ParsedDescription.joinArguments(["videotestsrc num-buffers=3 ! fakesink"]) == "videotestsrc num-buffers=3 ! fakesink")
+        #expect(ParsedDescription.joinArguments(["videotestsrc", "!", "grid lines=thirds", "!", "fakesink"]) == "videotestsrc ! grid lines=thirds ! fakesink")
+        let parsed = try ParsedDescription.parse(ParsedDescription.joinArguments(["videotestsrc num-buffers=3 ! fakesink"]))
+        #expect(parsed.chains.count == 1 && parsed.chains[0].nodes.count == 2)
     }
 
     @Test func joinedArgumentsParse() throws {

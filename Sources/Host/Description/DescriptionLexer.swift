@@ -67,6 +67,12 @@ struct DescriptionLexer {
                 i += 1
                 continue
             }
+            // gst_parse_launchv escapes every space of an argument as `\ `; between tokens that is
+            // plain whitespace (so `launch 'a ! b'` and `launch a ! b` read the same).
+            if c == "\\", i + 1 < chars.count, Self.isSpace(chars[i + 1]) {
+                i += 2
+                continue
+            }
             let token: DescriptionToken
             switch c {
             case "!":

@@ -100,7 +100,7 @@ struct ExpansionPlanner {
                 mainOutput: group.mainLinkedInChain || group.mainReference != nil ? group.mainSource : nil,
                 extraOutputs: extras[index])
         }
-        let segments = try segmentsFrom(pieces: pieces, bins: bins, groups: groupPlans)
+        let segments = try segmentsFrom(pieces: pieces, groups: groupPlans)
         return ExpansionPlan(segments: segments, groups: groupPlans)
     }
 
@@ -108,23 +108,29 @@ struct ExpansionPlanner {
 
     /// Names defined and referenced inside one bin node (recursively).
     fileprivate struct BinNames {
+        var offset = -1
         var defined: [String] = []
         var referenced: [(name: String, text: String)] = []
     }
 
-    /// Refuses stages inside bins and collects the names each bin defines and references, keyed by the
-    /// bin's offset.
-    private func inspectBins() throws(DescriptionError) -> [Int: BinNames] {
-        var result: [Int: BinNames] = [:]
+    /// Refuses stages inside bins and collects what each top-level bin defines and references, in order.
+    private func inspectBins() throws(DescriptionError) -> [BinNames] {
+        var result: [BinNames] = []
         for chain in chains {
             for node in chain.nodes {
                 guard case let .bin(text, offset) = node else { continue }
-                var names = BinNames()
-                try inspectBin(text: text, offset: offset, into: &names)
-                result[offset] = names
+                result.append(try binNames(text: text, offset: offset))
             }
         }
         return result
+    }
+
+    /// The names a bin node defines and references (recursively); throws for stages inside it.
+    private func binNames(text: String, offset: Int) throws(DescriptionError) -> BinNames {
+        var names = BinNames()
+        names.offset = offset
+        try inspectBin(text: text, offset: offset, into: &names)
+        return names
     }
 
     private func inspectBin(text: String, offset: Int, into names: inout BinNames) throws(DescriptionError) {
@@ -162,7 +168,7 @@ struct ExpansionPlanner {
 
     // MARK: names and groups
 
-    private mutating func nameElements(bins: [Int: BinNames]) throws(DescriptionError) {
+    private mutating func nameElements(bins: [BinNames]) throws(DescriptionError) {
         let described = ParsedDescription(chains: chains)
         let named = described.namedElements()
 
@@ -179,8 +185,8 @@ struct ExpansionPlanner {
         for element in named where element.isExplicit {
             try claim(element.name, offset: chains[element.chain].nodes[element.node].offset)
         }
-        for (offset, names) in bins.sorted(by: { $0.key < $1.key }) {
-            for name in names.defined { try claim(name, offset: offset) }
+        for names in bins {
+            for name in names.defined { try claim(name, offset: names.offset) }
         }
         usedNames = Set(seen.keys)
 
@@ -189,7 +195,7 @@ struct ExpansionPlanner {
         for chain in chains {
             for case let .reference(name, _, _) in chain.nodes { referenced.insert(name) }
         }
-        for names in bins.values { referenced.formUnion(names.referenced.map(\.name)) }
+        for names in bins { referenced.formUnion(names.referenced.map(\.name)) }
 
         for element in named {
             let node = chains[element.chain].nodes[element.node]
@@ -461,17 +467,22 @@ struct ExpansionPlanner {
     // MARK: segments
 
     private func segmentsFrom(
-        pieces: [[DescriptionNode]], bins: [Int: BinNames], groups: [StageGroupPlan]
+        pieces: [[DescriptionNode]], groups: [StageGroupPlan]
     ) throws(DescriptionError) -> [SegmentPlan] {
-        // Which piece defines each name.
+        // Which piece defines each name; what each bin node inside a piece defines and references.
         var definedIn: [String: Int] = [:]
+        var binsIn: [[BinNames]] = []
         for (p, piece) in pieces.enumerated() {
+            var bins: [BinNames] = []
             for node in piece {
                 if let name = node.explicitName { definedIn[name] = p }
-                if case let .bin(_, offset) = node, let names = bins[offset] {
+                if case let .bin(text, offset) = node {
+                    let names = try binNames(text: text, offset: offset)
                     for name in names.defined { definedIn[name] = p }
+                    bins.append(names)
                 }
             }
+            binsIn.append(bins)
         }
 
         var parent = Array(pieces.indices)
@@ -497,12 +508,13 @@ struct ExpansionPlanner {
                 switch node {
                 case let .reference(name, _, offset):
                     try resolve(name, text: node.text, offset: offset, piece: p)
-                case let .bin(_, offset):
-                    for reference in bins[offset]?.referenced ?? [] {
-                        try resolve(reference.name, text: reference.text, offset: offset, piece: p)
-                    }
                 default:
                     break
+                }
+            }
+            for names in binsIn[p] {
+                for reference in names.referenced {
+                    try resolve(reference.name, text: reference.text, offset: names.offset, piece: p)
                 }
             }
         }

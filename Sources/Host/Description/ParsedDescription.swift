@@ -51,8 +51,16 @@ public struct DescriptionChain: Equatable, Sendable {
     }
 
     /// The chain as gst-launch text: nodes joined by ` ! `.
+    ///
+    /// gst-launch only reads caps between two `!`; a caps node that starts or ends a chain (possible only
+    /// in chains built by hand) is written as `capsfilter caps="..."` so it cannot swallow what follows.
     public func render() -> String {
-        nodes.map(\.text).joined(separator: " ! ")
+        nodes.enumerated().map { index, node in
+            if case let .caps(caps, _) = node, index == 0 || index == nodes.count - 1 {
+                return "capsfilter caps=" + PropertyAssignment.quoted(caps)
+            }
+            return node.text
+        }.joined(separator: " ! ")
     }
 }
 
@@ -74,10 +82,13 @@ public struct ParsedDescription: Equatable, Sendable {
         return ParsedDescription(chains: chains)
     }
 
-    /// Joins command-line arguments into one description like gst_parse_launchv: spaces outside double
-    /// quotes become `\ `, so each argument stays one token, and arguments are joined with spaces.
+    /// Joins command-line arguments into one description like gst_parse_launchv: in an argument that
+    /// is one `key=value` assignment, spaces outside double quotes become `\\ ` so the value stays
+    /// whole (`location=a b.mp4`); an argument that is itself a piece of description
+    /// (`'videotestsrc ! fakesink'`, how most people quote) is kept as written.
     public static func joinArguments(_ argv: [String]) -> String {
         argv.map { argument in
+            guard isSingleAssignment(argument) else { return argument }
             var out = ""
             var inQuotes = false
             var previous: Character?
@@ -89,6 +100,19 @@ public struct ParsedDescription: Equatable, Sendable {
             }
             return out
         }.joined(separator: " ")
+    }
+
+    /// `key=value...` with an identifier key and no link operator outside quotes.
+    static func isSingleAssignment(_ argument: String) -> Bool {
+        guard let eq = argument.firstIndex(of: "="), eq != argument.startIndex else { return false }
+        let key = argument[..<eq]
+        guard key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == ":" }) else { return false }
+        var inQuotes = false
+        for c in argument[eq...] {
+            if c == "\"" { inQuotes.toggle() }
+            if c == "!" && !inQuotes { return false }
+        }
+        return true
     }
 
     /// The description as gst-launch text: chains joined by spaces. Parsing it gives the same chains.

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+@testable import Host
+
+/// In-process sessions: renegotiation mid-stream, queue policy, stats, element messages.
+@Suite(.serialized) struct SessionTests {
+    static func tmp(_ name: String) -> String {
+        let d = FileManager.default.temporaryDirectory.appendingPathComponent("vf-session-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
+        return d.appendingPathComponent(name).path
+    }
+
+    @Test func resolutionChangeMidStreamReachesStageAndFile() throws {
+        let out = Self.tmp("change.ts")
+        let s = try Session(description: "videotestsrc is-live=true num-buffers=40 ! capsfilter name=cf caps=video/x-raw,width=320,height=240,framerate=20/1 ! grid ! videoconvert ! x264enc tune=zerolatency ! h264parse ! mpegtsmux ! filesink location=\(out)")
+        s.onPlaying = { session in
+            Thread.detachNewThread {
+                Thread.sleep(forTimeInterval: 1.0)
+                try? session.element(named: "cf")?.set("caps", "video/x-raw,width=640,height=480,framerate=20/1")
+            }
+        }
+        #expect(s.run() == 0, "\(s.errors)")
+        #expect(s.report?.renegotiations == 2)
+        let r = Process()
+        r.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
+        r.arguments = ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=width,height", "-of", "csv=p=0", out]
+        let pipe = Pipe(); r.standardOutput = pipe
+        try r.run(); r.waitUntilExit()
+        let sizes = Set(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(String.init))
+        #expect(sizes.contains("320,240"))
+        #expect(sizes.contains("640,480"))
+    }
+
+    @Test func fileSourceIsLosslessLiveSourceIsLeaky() throws {
+        // A non-live source never loses a frame, whatever the queue size.
+        let a = try Session(description: "videotestsrc num-buffers=100 ! video/x-raw,width=320,height=240 ! grid ! fakesink")
+        #expect(a.run() == 0)
+        #expect(a.report?.framesIn == 100 && a.report?.framesOut == 100 && a.report?.dropped == 0)
+        // Forcing leaky on a fast non-live source with a 1-frame bound drops (and counts) frames.
+        var o = SessionOptions(); o.queue = .leaky; o.queueSize = 1
+        let b = try Session(description: "videotestsrc num-buffers=300 ! video/x-raw,width=640,height=480 ! grid lines=thirds+diagonals+spiral-tl ! fakesink", options: o)
+        #expect(b.run() == 0)
+        let r = try #require(b.report)
+        #expect(r.framesIn == 300)
+        #expect(r.framesOut + r.dropped == 300)
+    }
+
+    @Test func snapshotPostsElementMessages() throws {
+        let d = Self.tmp("")
+        let s = try Session(description: "videotestsrc num-buffers=10 ! snapshot name=cam at=1,4 location=\(d)/m-%02d.jpg ! fakesink")
+        #expect(s.run() == 0)
+        let msgs = s.elementMessages.filter { $0.contains("viewfinder/snapshot") }
+        #expect(msgs.count == 2)
+        #expect(msgs.first?.contains("stage=(string)cam") == true)
+        #expect(msgs.first?.contains("frame=(guint64)1") == true)
+    }
+
+    @Test func statsPerStage() throws {
+        let s = try Session(description: "videotestsrc num-buffers=20 ! video/x-raw,width=320,height=240 ! grid ! snapshot ! fakesink")
+        #expect(s.run() == 0)
+        let r = try #require(s.report)
+        #expect(r.stages.map(\.name) == ["grid0", "snapshot0"])
+        #expect(r.stages.allSatisfy { $0.frames == 20 && $0.p95Ms >= 0 })
+        #expect(r.text.contains("20 in, 20 out, 0 dropped"))
+    }
+}

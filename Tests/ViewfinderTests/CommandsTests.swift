@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+/// `stages`, `inspect`, `run FILE --set`, `bench bridge` through the real binary.
+@Suite(.serialized) struct CommandsTests {
+    @Test func stagesListsEveryStage() throws {
+        let r = try Tools.vf("stages")
+        #expect(r.code == 0)
+        for kind in ["grid", "snapshot", "passthrough"] { #expect(r.out.contains("\n\(kind) ") || r.out.hasPrefix("\(kind) ")) }
+    }
+
+    @Test func inspectShowsPropertiesLikeGstInspect() throws {
+        let r = try Tools.vf("inspect", "grid")
+        #expect(r.code == 0)
+        #expect(r.out.contains("lines"))
+        #expect(r.out.contains("Default: \"thirds\""))
+        #expect(r.out.contains("Default: \"#ffffffc0\""))
+        #expect(r.out.contains("0.5 - 40.0"))
+        #expect(r.out.contains("changeable while playing"))
+        let s = try Tools.vf("inspect", "snapshot")
+        #expect(s.out.contains("snapshot: the clean frame"))
+        #expect(s.out.contains("interval") && s.out.contains("Default: \"snapshot-%05d.jpg\""))
+    }
+
+    @Test func runPipelineFileWithOverrideAndAudio() throws {
+        let d = Tools.tempDir()
+        let file = d.appendingPathComponent("rec.pipeline")
+        let out = d.appendingPathComponent("rec.mp4").path
+        try """
+        # A recording: video with a grid, plus a tone.
+        videotestsrc pattern=ball num-buffers=60
+          ! video/x-raw,width=320,height=240,framerate=30/1
+          ! grid name=grid lines=golden   # overridden below
+          ! videoconvert ! x264enc ! h264parse ! queue ! mp4mux name=mux ! filesink location=\(out)
+        audiotestsrc num-buffers=86 ! audioconvert ! avenc_aac ! queue ! mux.
+        """.write(to: file, atomically: true, encoding: .utf8)
+        let r = try Tools.vf("run", file.path, "--set", "grid.lines=thirds", "--print-expanded")
+        #expect(r.code == 0, "\(r.err)")
+        #expect(r.out.contains("grid lines=thirds"))
+        #expect(try Tools.ffprobeStreams(out).sorted() == ["audio", "video"])
+        #expect(try Tools.ffprobeFrames(out) == 60)
+    }
+
+    @Test func shippedPipelinesExpand() throws {
+        for name in ["demo", "demo-file", "record-mp4", "file-overlay", "snapshot"] {
+            let path = Tools.root.appendingPathComponent("pipelines/\(name).pipeline").path
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(text.hasPrefix("# \(name):"), "\(name) opens with what it does")
+            #expect(text.contains("Needs:"))
+        }
+        // demo-file really runs (headless) and writes a playable MP4.
+        let d = Tools.tempDir()
+        try FileManager.default.createDirectory(at: d.appendingPathComponent("out"), withIntermediateDirectories: true)
+        let r = try Tools.run(Tools.viewfinder, ["run", Tools.root.appendingPathComponent("pipelines/demo-file.pipeline").path, "--set", "videotestsrc.num-buffers=30"], cwd: d)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(try Tools.ffprobeFrames(d.appendingPathComponent("out/demo.mp4").path) == 30)
+    }
+
+    @Test func benchBridgeIsZeroCopyAndPrintsRatioLast() throws {
+        let r = try Tools.vf("bench", "bridge", "--frames", "40", "--rounds", "1", timeout: 120)
+        #expect(r.code == 0, "\(r.err)")
+        let lines = r.out.split(separator: "\n")
+        #expect(lines.last?.contains("ratio") == true)
+        #expect(r.out.contains("zero-copy: 0 buffer copies; 40/40 buffers reached fakesink with the very memory"))
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+import Testing
+
+/// Ctrl-C (SIGINT) drains with end-of-stream so recordings stay playable; SIGUSR1 takes a snapshot.
+@Suite(.serialized) struct InterruptTests {
+    @Test func sigintOnLiveRecordingLeavesPlayableMP4() throws {
+        let d = Tools.tempDir()
+        let out = d.appendingPathComponent("rec.mp4").path
+        let (p, o, e) = try Tools.start(Tools.viewfinder, ["launch", "videotestsrc is-live=true ! video/x-raw,width=320,height=240,framerate=30/1 ! grid ! videoconvert ! x264enc tune=zerolatency ! mp4mux ! filesink location=\(out)"])
+        sleep(3)
+        kill(p.processIdentifier, SIGINT)
+        let r = Tools.finish(p, o, e, timeout: 30)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(r.err.contains("sending end-of-stream"))
+        let frames = try Tools.ffprobeFrames(out)
+        #expect(frames > 30, "got \(frames) frames")
+    }
+
+    @Test func sigusr1FiresSnapshot() throws {
+        let d = Tools.tempDir()
+        let (p, o, e) = try Tools.start(Tools.viewfinder, ["launch", "videotestsrc is-live=true num-buffers=75 ! video/x-raw,width=320,height=240,framerate=30/1 ! snapshot location=\(d.path)/manual-%02d.jpg ! fakesink"])
+        sleep(1)
+        kill(p.processIdentifier, SIGUSR1)
+        let r = Tools.finish(p, o, e, timeout: 30)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(Tools.files(in: d, suffix: ".jpg") == ["manual-00.jpg"])
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+
+/// `viewfinder launch` with real elements, checked with ffprobe and gst-launch-1.0.
+@Suite(.serialized) struct LaunchTests {
+    @Test func nonLive90FramesKeepCountAndTimestamps() throws {
+        let d = Tools.tempDir()
+        let ours = d.appendingPathComponent("grid.mp4").path
+        let ref = d.appendingPathComponent("ref.mp4").path
+        let src = "videotestsrc num-buffers=90 ! video/x-raw,width=640,height=360,framerate=30/1"
+        let r = try Tools.run(Tools.viewfinder, ["launch", "\(src) ! grid lines=thirds ! videoconvert ! x264enc ! mp4mux ! filesink location=\(ours)"])
+        #expect(r.code == 0, "\(r.err)")
+        #expect(r.err.contains("90 in, 90 out, 0 dropped"))
+        // The same source straight into the encoder with gst-launch-1.0 gives the reference timestamps.
+        let g = try Tools.run("/usr/bin/gst-launch-1.0", ["-q"] + "\(src) ! videoconvert ! x264enc ! mp4mux ! filesink location=\(ref)".split(separator: " ").map(String.init))
+        #expect(g.code == 0)
+        #expect(try Tools.ffprobeFrames(ours) == 90)
+        let a = try Tools.ffprobeVideoFrames(ours).map(\.pts), b = try Tools.ffprobeVideoFrames(ref).map(\.pts)
+        #expect(a.count == 90)
+        #expect(a == b)
+        #expect(abs((a.last ?? 0) - 89.0 / 30.0) < 0.002)
+    }
+
+    @Test func liveSourceIntoEncoderFinishesWithoutDeadlock() throws {
+        let d = Tools.tempDir()
+        let out = d.appendingPathComponent("live.mp4").path
+        let r = try Tools.run(Tools.viewfinder, ["launch", "videotestsrc is-live=true num-buffers=60 ! video/x-raw,width=640,height=360,framerate=30/1 ! grid ! videoconvert ! x264enc tune=zerolatency ! mp4mux ! filesink location=\(out)"], timeout: 60)
+        #expect(r.code == 0, "\(r.err)")
+        let frames = try Tools.ffprobeFrames(out)
+        #expect(frames >= 57 && frames <= 60)   // >= 95 %
+    }
+
+    @Test(arguments: ["I420", "RGBA", "NV12", "BGRx"])
+    func gridPixelsOnBlack(format: String) throws {
+        let d = Tools.tempDir()
+        let out = d.appendingPathComponent("grid.png").path
+        let r = try Tools.vf("launch", "videotestsrc pattern=black num-buffers=1 ! video/x-raw,format=\(format),width=1280,height=720 ! grid lines=thirds color=#ffffffff width=3 ! videoconvert ! pngenc ! filesink location=\(out)")
+        #expect(r.code == 0, "\(r.err)")
+        let img = try Tools.luma(of: out)
+        #expect(img.width == 1280 && img.height == 720)
+        #expect(Tools.columnMean(img, x: 1280 / 3) > 200)
+        #expect(Tools.columnMean(img, x: 2 * 1280 / 3) > 200)
+        #expect(Tools.columnMean(img, x: 640) < 90)   // only the horizontal lines cross it
+        #expect(Tools.columnMean(img, x: 100) < 90)
+    }
+
+    @Test func teeAfterStageFeedsTwoEncoders() throws {
+        let d = Tools.tempDir()
+        let a = d.appendingPathComponent("a.mp4").path, b = d.appendingPathComponent("b.mkv").path
+        let r = try Tools.vf("launch", "videotestsrc num-buffers=30 ! video/x-raw,width=320,height=240 ! grid ! tee name=t t. ! queue ! videoconvert ! x264enc ! mp4mux ! filesink location=\(a) t. ! queue ! videoconvert ! jpegenc ! matroskamux ! filesink location=\(b)")
+        #expect(r.code == 0, "\(r.err)")
+        #expect(try Tools.ffprobeFrames(a) == 30)
+        #expect(try Tools.ffprobeFrames(b) == 30)
+    }
+
+    @Test func stageBetweenQueuesAndTwoStagesInARow() throws {
+        let d = Tools.tempDir()
+        let a = d.appendingPathComponent("q.mp4").path, b = d.appendingPathComponent("two.mp4").path
+        let r1 = try Tools.vf("launch", "videotestsrc num-buffers=30 ! video/x-raw,width=320,height=240 ! queue ! grid ! queue ! videoconvert ! x264enc ! mp4mux ! filesink location=\(a)")
+        #expect(r1.code == 0, "\(r1.err)")
+        #expect(try Tools.ffprobeFrames(a) == 30)
+        let r2 = try Tools.vf("launch", "--print-expanded", "videotestsrc num-buffers=30 ! video/x-raw,width=320,height=240 ! grid lines=thirds ! grid lines=diagonals ! videoconvert ! x264enc ! mp4mux ! filesink location=\(b)")
+        #expect(r2.code == 0, "\(r2.err)")
+        #expect(try Tools.ffprobeFrames(b) == 30)
+        // Adjacent stages run fused in one worker: two segments, one group of two stages.
+        #expect(r2.out.contains("grid0 (grid lines=thirds) -> grid1 (grid lines=diagonals)"))
+        #expect(!r2.out.contains("[2]"))
+        #expect(r2.err.contains("stage grid0: 30 frames") && r2.err.contains("stage grid1: 30 frames"))
+    }
+
+    @Test func snapshotIntervalGivesCleanJPEGs() throws {
+        let d = Tools.tempDir()
+        let r = try Tools.vf("launch", "videotestsrc is-live=true pattern=black num-buffers=90 ! video/x-raw,width=640,height=360,framerate=30/1 ! grid color=#ffffffff width=4 ! snapshot name=s interval=1 ! fakesink  s.snapshot ! queue ! jpegenc ! multifilesink location=\(d.path)/shot-%05d.jpg", timeout: 60)
+        #expect(r.code == 0, "\(r.err)")
+        let shots = Tools.files(in: d, suffix: ".jpg")
+        #expect(shots == ["shot-00000.jpg", "shot-00001.jpg", "shot-00002.jpg"])
+        for s in shots {
+            let img = try Tools.luma(of: d.appendingPathComponent(s).path, decoder: "jpegdec")
+            #expect(img.width == 640 && img.height == 360)
+            // Clean: no grid line at the thirds, the frame is black throughout.
+            #expect(Tools.columnMean(img, x: 213) < 30)
+            #expect(Tools.columnMean(img, x: 426) < 30)
+        }
+    }
+
+    @Test func snapshotDefaultBranchWritesToLocation() throws {
+        let d = Tools.tempDir()
+        let r = try Tools.vf("launch", "videotestsrc num-buffers=20 ! video/x-raw,width=320,height=240 ! snapshot at=2,5,9 location=\(d.path)/auto-%02d.jpg ! fakesink")
+        #expect(r.code == 0, "\(r.err)")
+        #expect(Tools.files(in: d, suffix: ".jpg") == ["auto-00.jpg", "auto-01.jpg", "auto-02.jpg"])
+        let probe = try Tools.run("/usr/bin/gst-discoverer-1.0", [d.appendingPathComponent("auto-01.jpg").path])
+        #expect(probe.out.contains("320") && probe.out.contains("240"))
+    }
+
+    @Test func descriptionSplitOverArgumentsLikeGstLaunch() throws {
+        let d = Tools.tempDir()
+        let out = d.appendingPathComponent("with space.mp4").path
+        let r = try Tools.run(Tools.viewfinder, ["launch", "videotestsrc", "num-buffers=10", "!", "grid", "lines=golden", "!", "videoconvert", "!",
+                                                 "x264enc", "!", "mp4mux", "!", "filesink", "location=\(out)"])
+        #expect(r.code == 0, "\(r.err)")
+        #expect(try Tools.ffprobeFrames(out) == 10)
+    }
+}

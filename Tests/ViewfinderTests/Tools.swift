@@ -1,0 +1,119 @@
+import Foundation
+
+/// Runs the built `viewfinder` binary and real GStreamer/FFmpeg clients for the CLI tests.
+enum Tools {
+    /// The `viewfinder` executable next to the test bundle.
+    static var viewfinder: String {
+        let dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [dir, dir.deletingLastPathComponent()] {
+            let p = candidate.appendingPathComponent("viewfinder").path
+            if FileManager.default.isExecutableFile(atPath: p) { return p }
+        }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".build/debug/viewfinder").path
+    }
+
+    /// The repository root (for pipelines/).
+    static var root: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    /// Result of a finished process.
+    struct Result { var code: Int32; var out: String; var err: String }
+
+    /// Starts a process with stdout/stderr captured to files.
+    static func start(_ exe: String, _ args: [String], cwd: URL? = nil) throws -> (Process, URL, URL) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: exe)
+        p.arguments = args
+        if let cwd { p.currentDirectoryURL = cwd }
+        let o = FileManager.default.temporaryDirectory.appendingPathComponent("vf-out-\(UUID().uuidString)")
+        let e = FileManager.default.temporaryDirectory.appendingPathComponent("vf-err-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: o.path, contents: nil)
+        FileManager.default.createFile(atPath: e.path, contents: nil)
+        p.standardOutput = try FileHandle(forWritingTo: o)
+        p.standardError = try FileHandle(forWritingTo: e)
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        return (p, o, e)
+    }
+
+    /// Waits (bounded) and collects the output.
+    static func finish(_ p: Process, _ o: URL, _ e: URL, timeout: Double = 120) -> Result {
+        let deadline = Date().addingTimeInterval(timeout)
+        while p.isRunning && Date() < deadline { usleep(20_000) }
+        if p.isRunning { p.terminate(); kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }
+        let out = (try? String(contentsOf: o, encoding: .utf8)) ?? ""
+        let err = (try? String(contentsOf: e, encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(at: o); try? FileManager.default.removeItem(at: e)
+        return Result(code: p.terminationStatus, out: out, err: err)
+    }
+
+    /// Runs a program to the end.
+    static func run(_ exe: String, _ args: [String], cwd: URL? = nil, timeout: Double = 120) throws -> Result {
+        let (p, o, e) = try start(exe, args, cwd: cwd)
+        return finish(p, o, e, timeout: timeout)
+    }
+
+    /// Runs `viewfinder ARGS`.
+    static func vf(_ args: String..., cwd: URL? = nil, timeout: Double = 120) throws -> Result {
+        try run(viewfinder, args, cwd: cwd, timeout: timeout)
+    }
+
+    /// A fresh empty directory.
+    static func tempDir() -> URL {
+        let d = FileManager.default.temporaryDirectory.appendingPathComponent("vf-test-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
+        return d
+    }
+
+    /// Frames ffprobe decodes in the first video stream.
+    static func ffprobeFrames(_ file: String) throws -> Int {
+        let r = try run("/usr/bin/ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0",
+                                              "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", file])
+        return Int(r.out.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").first ?? "") ?? -1
+    }
+
+    /// Per-frame presentation times (s) and sizes of the first video stream, by ffprobe.
+    static func ffprobeVideoFrames(_ file: String) throws -> [(pts: Double, width: Int, height: Int)] {
+        let r = try run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                              "frame=pts_time,width,height", "-of", "json", file])
+        guard let obj = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any],
+              let frames = obj["frames"] as? [[String: Any]] else { return [] }
+        return frames.map { f in
+            (Double(f["pts_time"] as? String ?? "") ?? -1, f["width"] as? Int ?? 0, f["height"] as? Int ?? 0)
+        }
+    }
+
+    /// Stream types ffprobe finds ("video", "audio").
+    static func ffprobeStreams(_ file: String) throws -> [String] {
+        let r = try run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_type", "-of", "csv=p=0", file])
+        return r.out.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// Decodes an image or the first frame of a video with gst-launch-1.0 into 8-bit luma.
+    static func luma(of file: String, decoder: String = "decodebin") throws -> (pixels: [UInt8], width: Int, height: Int) {
+        let info = try run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                "stream=width,height", "-of", "csv=p=0", file])
+        let wh = info.out.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",").compactMap { Int($0) }
+        let raw = FileManager.default.temporaryDirectory.appendingPathComponent("vf-luma-\(UUID().uuidString).gray").path
+        defer { try? FileManager.default.removeItem(atPath: raw) }
+        let r = try run("/usr/bin/gst-launch-1.0", ["-q", "filesrc", "location=\(file)", "!", decoder, "!", "videoconvert", "!",
+                                                    "video/x-raw,format=GRAY8", "!", "filesink", "location=\(raw)"])
+        guard r.code == 0, wh.count == 2, let data = FileManager.default.contents(atPath: raw) else { return ([], 0, 0) }
+        return (Array(data.prefix(wh[0] * wh[1])), wh[0], wh[1])
+    }
+
+    /// Mean luma of a column over all rows.
+    static func columnMean(_ img: (pixels: [UInt8], width: Int, height: Int), x: Int) -> Double {
+        guard img.width > 0 else { return -1 }
+        var s = 0
+        for y in 0..<img.height { s += Int(img.pixels[y * img.width + x]) }
+        return Double(s) / Double(img.height)
+    }
+
+    /// Files in a directory with a suffix, sorted.
+    static func files(in dir: URL, suffix: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).filter { $0.hasSuffix(suffix) }.sorted()
+    }
+}
