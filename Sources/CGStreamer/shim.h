@@ -72,8 +72,20 @@ static inline void vf_structure_set_double(GstStructure *s, const char *k, gdoub
 static inline void vf_structure_set_boolean(GstStructure *s, const char *k, gboolean v) { gst_structure_set(s, k, G_TYPE_BOOLEAN, v, NULL); }
 static inline void vf_structure_set_string(GstStructure *s, const char *k, const char *v) { gst_structure_set(s, k, G_TYPE_STRING, v, NULL); }
 
+// gst_tag_list_add is variadic; these add one typed tag each (replacing an earlier value).
+static inline void vf_tag_list_add_string(GstTagList *l, const char *tag, const char *v) { gst_tag_list_add(l, GST_TAG_MERGE_REPLACE, tag, v, NULL); }
+static inline void vf_tag_list_add_uint(GstTagList *l, const char *tag, guint v) { gst_tag_list_add(l, GST_TAG_MERGE_REPLACE, tag, v, NULL); }
+static inline void vf_tag_list_add_double(GstTagList *l, const char *tag, gdouble v) { gst_tag_list_add(l, GST_TAG_MERGE_REPLACE, tag, v, NULL); }
+static inline void vf_tag_list_add_datetime_unix_usecs(GstTagList *l, const char *tag, gint64 usecs) {
+    GstDateTime *dt = gst_date_time_new_from_unix_epoch_local_time_usecs(usecs);
+    gst_tag_list_add(l, GST_TAG_MERGE_REPLACE, tag, dt, NULL);
+    gst_date_time_unref(dt);
+}
+
 // g_object_get is variadic; these read one property of a known type.
 static inline guint64 vf_object_get_uint64(gpointer o, const char *k) { guint64 v = 0; g_object_get(o, k, &v, NULL); return v; }
+static inline guint vf_object_get_uint(gpointer o, const char *k) { guint v = 0; g_object_get(o, k, &v, NULL); return v; }
+static inline gint64 vf_object_get_int64(gpointer o, const char *k) { gint64 v = 0; g_object_get(o, k, &v, NULL); return v; }
 static inline gint vf_object_get_int(gpointer o, const char *k) { gint v = 0; g_object_get(o, k, &v, NULL); return v; }
 static inline gboolean vf_object_get_boolean(gpointer o, const char *k) { gboolean v = 0; g_object_get(o, k, &v, NULL); return v; }
 static inline gchar *vf_object_get_string(gpointer o, const char *k) { gchar *v = NULL; g_object_get(o, k, &v, NULL); return v; }
@@ -137,6 +149,14 @@ static inline gboolean vf_element_has_sometimes_src(GstElement *e) {
         if (GST_PAD_TEMPLATE_DIRECTION(t) == GST_PAD_SRC && GST_PAD_TEMPLATE_PRESENCE(t) == GST_PAD_SOMETIMES) return TRUE;
     }
     return FALSE;
+}
+
+// GST_IS_TAG_SETTER / GST_TAG_SETTER are macros. A tag setter (jifmux, mp4mux...) keeps the FIRST
+// value of each tag by default; REPLACE makes every new TAG event win (one photo, one set of tags).
+static inline gboolean vf_tag_setter_replace(GstElement *e) {
+    if (!GST_IS_TAG_SETTER(e)) return FALSE;
+    gst_tag_setter_set_tag_merge_mode(GST_TAG_SETTER(e), GST_TAG_MERGE_REPLACE);
+    return TRUE;
 }
 
 // GST_STATE / GST_STATE_PENDING are macros.

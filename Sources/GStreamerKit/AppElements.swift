@@ -97,6 +97,9 @@ public final class AppSource: Element, @unchecked Sendable {
         return r == GST_FLOW_OK
     }
 
+    /// Sets the caps the next buffers carry (negotiated before anything else is pushed).
+    public func setCaps(_ caps: Caps) { gst_app_src_set_caps(src, caps.raw) }
+
     /// Ends the stream on this source.
     public func endOfStream() { _ = gst_app_src_end_of_stream(src) }
 }

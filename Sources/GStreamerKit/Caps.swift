@@ -35,6 +35,8 @@ public final class Caps: @unchecked Sendable, CustomStringConvertible, Equatable
 
     /// The raw-video layout these caps describe, or nil for non-raw or unfixed caps.
     public var videoInfo: VideoInfo? {
+        // gst_video_info_from_caps asserts (a g_critical) on unfixed caps: check first.
+        guard gst_caps_is_fixed(raw) != 0 else { return nil }
         var info = GstVideoInfo()
         guard gst_video_info_from_caps(&info, raw) != 0 else { return nil }
         return VideoInfo(info)

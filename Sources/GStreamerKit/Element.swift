@@ -59,6 +59,10 @@ public class Element: @unchecked Sendable {
         guard let c = gst_pad_peer_query_caps(p, nil) else { return nil }
         return Caps(owning: c)
     }
+    /// Reads an unsigned 32-bit property (fpsdisplaysink frames-rendered...).
+    public func uint32(_ property: String) -> UInt32 { UInt32(vf_object_get_uint(UnsafeMutableRawPointer(raw), property)) }
+    /// Reads a signed 64-bit property (appsrc min-latency...).
+    public func int64(_ property: String) -> Int64 { Int64(vf_object_get_int64(UnsafeMutableRawPointer(raw), property)) }
     /// Reads a boolean property.
     public func bool(_ property: String) -> Bool { vf_object_get_boolean(UnsafeMutableRawPointer(raw), property) != 0 }
     /// True when the element has a property of that name.

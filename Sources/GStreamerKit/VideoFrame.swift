@@ -68,7 +68,7 @@ public final class VideoFrame: @unchecked Sendable {
         for r in 0..<rows { body(r, UnsafeRawBufferPointer(start: base + r * stride, count: stride)) }
     }
 
-    /// Copies one plane's visible bytes (width bytes per row for 8-bit planes) into an array.
+    /// Copies one plane's rows (full strides, padding included) into an array, with the row length and count.
     public func planeBytes(plane: Int) throws(GStreamerError) -> (bytes: [UInt8], rowBytes: Int, rows: Int) {
         var frame = GstVideoFrame()
         var info = self.info.raw
@@ -123,9 +123,10 @@ public final class OverlayComposition: @unchecked Sendable {
     }
     deinit { gst_video_overlay_composition_unref(raw) }
 
-    /// Bands of at most 32 rows; in each band, column runs with content (gaps under 16 px merged).
+    /// Bands of at most 8 rows; in each band, column runs with content (gaps under 16 px merged),
+    /// each trimmed to the rows where it has content. Keeps the blended area near the drawn area.
     static func contentRectangles(_ p: [UInt8], width: Int, height: Int, stride: Int) -> [(x: Int, y: Int, w: Int, h: Int)] {
-        let band = 32, gap = 16
+        let band = 8, gap = 16
         var out: [(Int, Int, Int, Int)] = []
         var y0 = 0
         while y0 < height {
@@ -149,7 +150,12 @@ public final class OverlayComposition: @unchecked Sendable {
                         if colHas[probe] { end = probe }
                         probe += 1
                     }
-                    out.append((x, top, end - x + 1, bottom - top + 1))
+                    var runTop = Int.max, runBottom = -1
+                    for y in top...bottom {
+                        let base = y * stride
+                        if (x...end).contains(where: { p[base + $0 * 4 + 3] != 0 }) { runTop = min(runTop, y); runBottom = y }
+                    }
+                    out.append((x, runTop, end - x + 1, runBottom - runTop + 1))
                     x = end + 1
                 }
             }

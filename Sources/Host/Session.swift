@@ -87,6 +87,12 @@ public final class Session: @unchecked Sendable {
             }
             gs.append(StageGroup(plan: g, stages: g.stages.map { ($0.name, made[$0.name]!) }, sink: sink, sinkSegment: si, main: main, extras: extras))
         }
+        // Branches fed by extra outputs (snapshots) get tags per frame: make their tag setters
+        // (jifmux) take each photo's tags instead of keeping the first photo's.
+        let extraSegments = Set(plan.groups.flatMap { $0.extraOutputs.map(\.appSource) })
+        for (i, seg) in plan.segments.enumerated() where !extraSegments.isDisjoint(with: seg.appSources) {
+            for e in pipes[i].describedElements { e.replaceTagsOnEachEvent() }
+        }
         // Hand-off bounds and caps must be in place before the first frame (preroll) arrives;
         // downstream groups first, so their caps show through the caps queries of upstream ones.
         for g in gs.reversed() {

@@ -122,6 +122,9 @@ final class StageGroup: @unchecked Sendable {
                         fail("stage '\(name)': \(error)"); return
                     }
                     lastCaps = caps
+                    // Extra outputs may get tags or events before their first frame: give them
+                    // their caps now so the stream starts in order (stream-start, caps, segment).
+                    for e in extras.values { e.src.setCaps(caps) }
                     stats.values.withLock { $0.renegotiations += 1 }
                 }
                 if live && !latencySet {
@@ -181,6 +184,12 @@ final class GroupContext: StageContext, @unchecked Sendable {
     unowned let group: StageGroup
     init(stageName: String, group: StageGroup) { self.stageName = stageName; self.group = group }
     func push(_ frame: VideoFrame, on output: String) -> Bool { group.push(frame, stage: stageName, output: output) }
+    func push(_ tags: TagList, on output: String) -> Bool {
+        group.extras["\(stageName).\(output)"]?.src.sendTags(tags) ?? false
+    }
+    func push(event: MessageStructure, on output: String) -> Bool {
+        group.extras["\(stageName).\(output)"]?.src.sendCustomEvent(event) ?? false
+    }
     func post(_ message: MessageStructure) {
         var m = message
         if !m.fields.contains(where: { $0.0 == "stage" }) { m.fields.insert(("stage", .string(stageName)), at: 0) }

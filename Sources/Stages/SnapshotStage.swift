@@ -45,11 +45,11 @@ public final class SnapshotStage: Stage {
     /// Snapshots taken so far.
     public var shots: Int { state.withLock { $0.shots } }
 
-    /// The default branch: `queue ! jpegenc ! multifilesink location=...`.
+    /// The default branch: `queue ! jpegenc ! jifmux ! multifilesink location=...` (jifmux writes the EXIF tags).
     public func defaultBranch(for output: String) -> String? {
         let s = settings.withLock { $0 }
         let loc = s.location.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-        return "queue ! jpegenc quality=\(s.quality) ! multifilesink location=\"\(loc)\" post-messages=true"
+        return "queue ! jpegenc quality=\(s.quality) ! jifmux ! multifilesink location=\"\(loc)\" post-messages=true"
     }
 
     /// Changes interval, manual or max-shots while playing.
@@ -87,6 +87,12 @@ public final class SnapshotStage: Stage {
             if let t = frame.pts, reason == "interval" || st.lastShot == nil { st.lastShot = t }
             return st.shots
         }
+        // Tags first: jifmux (default branch) turns them into EXIF for this very frame.
+        context.push(TagList([
+            (TagList.dateTime, .dateTime(Date())),
+            (TagList.applicationName, .string("Viewfinder")),
+            (TagList.description, .string("Viewfinder snapshot \(shot) by \(context.stageName) (\(reason)) at frame \(frame.index)")),
+        ]), on: "snapshot")
         let pushed = context.push(frame, on: "snapshot")
         context.post(MessageStructure("viewfinder/snapshot", [
             ("stage", .string(context.stageName)), ("shot", .int(Int32(shot))), ("frame", .uint64(UInt64(frame.index))),

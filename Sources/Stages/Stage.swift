@@ -39,6 +39,10 @@ public protocol StageContext: AnyObject, Sendable {
     /// Pushes a frame (sharing the buffer, no copy) on one of the stage's extra outputs.
     /// Returns false when the output is not linked or downstream has finished.
     @discardableResult func push(_ frame: VideoFrame, on output: String) -> Bool
+    /// Sends tags (a TAG event) on an extra output; they travel before the next frame pushed there.
+    @discardableResult func push(_ tags: TagList, on output: String) -> Bool
+    /// Sends a custom downstream event (name + fields) on an extra output, before the next frame.
+    @discardableResult func push(event: MessageStructure, on output: String) -> Bool
     /// Posts an element message on the bus of the segment feeding the stage.
     func post(_ message: MessageStructure)
 }

@@ -31,6 +31,19 @@ import Testing
         #expect(sizes.contains("640,480"))
     }
 
+    @Test func liveOutputCarriesUpstreamLatencySoSyncingSinksDropNothing() throws {
+        // fpsdisplaysink over a syncing fakesink that drops anything 20 ms late.
+        let s = try Session(description: "videotestsrc is-live=true num-buffers=45 ! video/x-raw,width=640,height=360,framerate=30/1 ! grid ! fpsdisplaysink name=fps text-overlay=false signal-fps-measurements=false video-sink=\"fakesink sync=true max-lateness=20000000 qos=true\"")
+        #expect(s.run() == 0, "\(s.errors)")
+        let fps = try #require(s.element(named: "fps"))
+        #expect(fps.uint32("frames-rendered") == 45)
+        #expect(fps.uint32("frames-dropped") == 0)
+        // The appsrc reports the live source's latency (one frame at 30 fps) plus the stage budget.
+        let src = try #require(s.element(named: "vf_grid0_src"))
+        #expect(src.int64("min-latency") >= 33_333_333 + 20_000_000)
+        #expect(src.bool("is-live"))
+    }
+
     @Test func fileSourceIsLosslessLiveSourceIsLeaky() throws {
         // A non-live source never loses a frame, whatever the queue size.
         let a = try Session(description: "videotestsrc num-buffers=100 ! video/x-raw,width=320,height=240 ! grid ! fakesink")

@@ -16,6 +16,20 @@ import Testing
         #expect(frames > 30, "got \(frames) frames")
     }
 
+    @Test func keySOnATerminalFiresSnapshot() throws {
+        let d = Tools.tempDir()
+        // script(1) gives the program a real terminal; the 's' typed after 1.5 s reaches it.
+        let cmd = "\(Tools.viewfinder) launch 'videotestsrc is-live=true num-buffers=90 ! video/x-raw,width=320,height=240,framerate=30/1 ! snapshot location=\(d.path)/key-%02d.jpg ! fakesink'"
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "(sleep 1.5; printf s; sleep 3) | script -qec \"\(cmd)\" /dev/null"]
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        #expect(Tools.files(in: d, suffix: ".jpg") == ["key-00.jpg"])
+    }
+
     @Test func sigusr1FiresSnapshot() throws {
         let d = Tools.tempDir()
         let (p, o, e) = try Tools.start(Tools.viewfinder, ["launch", "videotestsrc is-live=true num-buffers=75 ! video/x-raw,width=320,height=240,framerate=30/1 ! snapshot location=\(d.path)/manual-%02d.jpg ! fakesink"])

@@ -30,7 +30,7 @@ import Testing
         #expect(frames >= 57 && frames <= 60)   // >= 95 %
     }
 
-    @Test(arguments: ["I420", "RGBA", "NV12", "BGRx"])
+    @Test(arguments: ["I420", "NV12", "RGBA", "BGRA", "RGBx", "BGRx"])
     func gridPixelsOnBlack(format: String) throws {
         let d = Tools.tempDir()
         let out = d.appendingPathComponent("grid.png").path
@@ -89,7 +89,20 @@ import Testing
         #expect(r.code == 0, "\(r.err)")
         #expect(Tools.files(in: d, suffix: ".jpg") == ["auto-00.jpg", "auto-01.jpg", "auto-02.jpg"])
         let probe = try Tools.run("/usr/bin/gst-discoverer-1.0", [d.appendingPathComponent("auto-01.jpg").path])
-        #expect(probe.out.contains("320") && probe.out.contains("240"))
+        #expect(probe.out.contains("Width: 320") && probe.out.contains("Height: 240"))
+        // jifmux wrote the stage's tags as EXIF; exiftool reads them back.
+        let exif = try Tools.run("/usr/bin/exiftool", ["-s", "-DateTimeOriginal", "-ImageDescription", "-Software", d.appendingPathComponent("auto-01.jpg").path])
+        #expect(exif.out.contains("ImageDescription                : Viewfinder snapshot 2 by snapshot0 (at) at frame 5"))
+        #expect(exif.out.contains("Software                        : Viewfinder"))
+        let year = Calendar.current.component(.year, from: Date())
+        #expect(exif.out.contains("DateTimeOriginal                : \(year):"))
+    }
+
+    @Test func progressPrintsALiveLine() throws {
+        let r = try Tools.vf("launch", "--progress", "videotestsrc is-live=true num-buffers=75 ! video/x-raw,width=320,height=240,framerate=30/1 ! grid ! fakesink", timeout: 30)
+        #expect(r.code == 0)
+        #expect(r.err.contains("\r["))
+        #expect(r.err.contains(" fps"))
     }
 
     @Test func descriptionSplitOverArgumentsLikeGstLaunch() throws {

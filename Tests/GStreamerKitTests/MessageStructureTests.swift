@@ -1,0 +1,58 @@
+import Testing
+import GStreamerKit
+
+@Suite struct MessageStructureTests {
+    /// Posts `structure` from the element `src` of a fresh pipeline and pops the element message.
+    private func postAndPop(_ structure: MessageStructure) throws -> Message {
+        let pipeline = try Pipeline.parse("fakesrc name=src ! fakesink")
+        let src = try #require(pipeline.element(named: "src"))
+        src.postElementMessage(structure)
+        let bus = pipeline.bus
+        while let m = bus.pop(timeout: 0) {
+            if case .element = m.kind { return m }
+        }
+        Issue.record("no element message on the bus")
+        throw GStreamerError(.core, "no element message")
+    }
+
+    @Test func typedFieldsAppearInTheMessage() throws {
+        let m = try postAndPop(MessageStructure("viewfinder/snapshot", [
+            ("stage", .string("snap")), ("shot", .int(3)), ("frame", .uint64(42)),
+            ("ratio", .double(0.5)), ("pushed", .bool(true)),
+        ]))
+        #expect(m.source == "src")
+        #expect(m.sourceFactory == "fakesrc")
+        guard case .element(let name, let fields) = m.kind else { Issue.record("not an element message: \(m)"); return }
+        #expect(name == "viewfinder/snapshot")
+        #expect(fields == "viewfinder/snapshot, stage=(string)snap, shot=(int)3, frame=(guint64)42, ratio=(double)0.5, pushed=(boolean)true;")
+    }
+
+    @Test func negativeAndLargeNumbersKeepTheirTypes() throws {
+        let m = try postAndPop(MessageStructure("viewfinder/test", [
+            ("n", .int(-7)), ("pts", .uint64(UInt64.max)), ("off", .bool(false)),
+        ]))
+        guard case .element(_, let fields) = m.kind else { Issue.record("not an element message"); return }
+        #expect(fields.contains("n=(int)-7"))
+        #expect(fields.contains("pts=(guint64)18446744073709551615"))
+        #expect(fields.contains("off=(boolean)false"))
+    }
+
+    @Test func stringsWithSpacesAreQuoted() throws {
+        let m = try postAndPop(MessageStructure("viewfinder/test", [("reason", .string("two words"))]))
+        guard case .element(_, let fields) = m.kind else { Issue.record("not an element message"); return }
+        #expect(fields == "viewfinder/test, reason=(string)\"two\\ words\";")
+    }
+
+    @Test func aStructureWithoutFieldsIsJustItsName() throws {
+        let m = try postAndPop(MessageStructure("viewfinder/ping"))
+        #expect(m.kind == .element(name: "viewfinder/ping", fields: "viewfinder/ping;"))
+        #expect(m.description.hasPrefix("src: "))
+    }
+
+    @Test func fieldsKeepTheirOrder() {
+        var s = MessageStructure("viewfinder/x", [("a", .int(1))])
+        s.fields.append(("b", .bool(true)))
+        #expect(s.name == "viewfinder/x")
+        #expect(s.fields.map(\.0) == ["a", "b"])
+    }
+}
