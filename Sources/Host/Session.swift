@@ -321,7 +321,15 @@ public final class Session: @unchecked Sendable {
     }
 
     private func finish(code: Int32, fallback: String?, start: Date = Date()) -> Int32 {
-        if let fallback { errors.append(fallback) }
+        if let fallback {
+            // A failed state change says why on the bus: report GStreamer's own error first.
+            for (i, p) in pipelines.enumerated() {
+                while let m = p.bus.pop() {
+                    if case .error(let text, let debug) = m.kind { errors.append(errorText(segment: i, message: m, text: text, debug: debug)) }
+                }
+            }
+            errors.append(fallback)
+        }
         for g in groups { g.stop() }
         // Sources first so nothing new enters while the rest shuts down.
         for p in pipelines { p.setState(.null) }
