@@ -54,20 +54,6 @@ public final class VideoFrame: @unchecked Sendable {
         }
     }
 
-    /// Reads plane `plane` row by row; the closure sees one row's bytes at a time (no pointer escapes).
-    public func readRows(plane: Int, _ body: (_ row: Int, _ bytes: UnsafeRawBufferPointer) -> Void) throws(GStreamerError) {
-        var frame = GstVideoFrame()
-        var info = self.info.raw
-        guard gst_video_frame_map(&frame, &info, buffer.raw, GST_MAP_READ) != 0 else {
-            throw GStreamerError(.stream, "could not map frame for reading")
-        }
-        defer { gst_video_frame_unmap(&frame) }
-        let stride = Int(vf_video_frame_stride(&frame, guint(plane)))
-        let rows = Int(vf_video_frame_comp_height(&frame, guint(plane)))
-        guard let base = vf_video_frame_plane(&frame, guint(plane)) else { return }
-        for r in 0..<rows { body(r, UnsafeRawBufferPointer(start: base + r * stride, count: stride)) }
-    }
-
     /// Copies one plane's rows (full strides, padding included) into an array, with the row length and count.
     public func planeBytes(plane: Int) throws(GStreamerError) -> (bytes: [UInt8], rowBytes: Int, rows: Int) {
         var frame = GstVideoFrame()
