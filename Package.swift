@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "Host", targets: ["Host"]),
         .library(name: "Stages", targets: ["Stages"]),
         .library(name: "Overlay", targets: ["Overlay"]),
+        .library(name: "FrameAnalysis", targets: ["FrameAnalysis"]),
         .library(name: "GStreamerKit", targets: ["GStreamerKit"]),
     ],
     dependencies: [
@@ -22,6 +23,8 @@ let package = Package(
                        providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
         // The only module that touches GStreamer's unsafe pointers.
         .target(name: "GStreamerKit", dependencies: ["CGStreamer"]),
+        // Pure Swift analysis: images, detectors, saliency, composition rules, guidance. No GStreamer.
+        .target(name: "FrameAnalysis"),
         // cairo/pango drawing of guidance value types into BGRA images.
         .target(name: "Overlay", dependencies: ["CCairo"]),
         // The Stage protocol, property specs and the built-in stages.
@@ -32,6 +35,7 @@ let package = Package(
             "Host", "Stages",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        .testTarget(name: "FrameAnalysisTests", dependencies: ["FrameAnalysis"]),
         .testTarget(name: "HostTests", dependencies: ["Host"]),
         .testTarget(name: "OverlayTests", dependencies: ["Overlay"]),
         .testTarget(name: "StagesTests", dependencies: ["Stages", "Host"]),

@@ -1,0 +1,140 @@
+/// An 8-bit single-channel image (luma), row-major, no padding.
+public struct GrayImage: Sendable, Equatable {
+    /// Width in pixels.
+    public let width: Int
+    /// Height in pixels.
+    public let height: Int
+    /// `width * height` samples, row by row.
+    public var pixels: [UInt8]
+
+    /// Wraps samples; `pixels.count` must be `width * height`.
+    public init(width: Int, height: Int, pixels: [UInt8]) {
+        precondition(pixels.count == width * height, "GrayImage: \(pixels.count) samples for \(width)x\(height)")
+        self.width = width; self.height = height; self.pixels = pixels
+    }
+
+    /// A uniform image.
+    public init(width: Int, height: Int, value: UInt8 = 0) {
+        self.init(width: width, height: height, pixels: [UInt8](repeating: value, count: width * height))
+    }
+
+    /// Copies rows out of a padded plane (`stride` bytes per row).
+    public init(width: Int, height: Int, stride: Int, plane: [UInt8]) {
+        var p = [UInt8](repeating: 0, count: width * height)
+        for y in 0..<height { for x in 0..<width { p[y * width + x] = plane[y * stride + x] } }
+        self.init(width: width, height: height, pixels: p)
+    }
+
+    /// The sample at (x, y).
+    @inlinable public subscript(x: Int, y: Int) -> UInt8 {
+        get { pixels[y * width + x] }
+        set { pixels[y * width + x] = newValue }
+    }
+
+    /// Bilinear resize (pixel centres aligned, as OpenCV's INTER_LINEAR).
+    public func resized(width w: Int, height h: Int) -> GrayImage {
+        guard w != width || h != height else { return self }
+        var out = [UInt8](repeating: 0, count: w * h)
+        let sx = Double(width) / Double(w), sy = Double(height) / Double(h)
+        for y in 0..<h {
+            let fy = max(0, (Double(y) + 0.5) * sy - 0.5)
+            let y0 = min(height - 1, Int(fy)), y1 = min(height - 1, y0 + 1)
+            let wy = fy - Double(y0)
+            for x in 0..<w {
+                let fx = max(0, (Double(x) + 0.5) * sx - 0.5)
+                let x0 = min(width - 1, Int(fx)), x1 = min(width - 1, x0 + 1)
+                let wx = fx - Double(x0)
+                let a = Double(pixels[y0 * width + x0]), b = Double(pixels[y0 * width + x1])
+                let c = Double(pixels[y1 * width + x0]), d = Double(pixels[y1 * width + x1])
+                let v = (a * (1 - wx) + b * wx) * (1 - wy) + (c * (1 - wx) + d * wx) * wy
+                out[y * w + x] = UInt8(max(0, min(255, v.rounded())))
+            }
+        }
+        return GrayImage(width: w, height: h, pixels: out)
+    }
+}
+
+/// An 8-bit RGB image, interleaved R,G,B, row-major, no padding.
+public struct RGBImage: Sendable, Equatable {
+    /// Width in pixels.
+    public let width: Int
+    /// Height in pixels.
+    public let height: Int
+    /// `width * height * 3` bytes.
+    public var pixels: [UInt8]
+
+    /// Wraps bytes; `pixels.count` must be `width * height * 3`.
+    public init(width: Int, height: Int, pixels: [UInt8]) {
+        precondition(pixels.count == width * height * 3, "RGBImage: \(pixels.count) bytes for \(width)x\(height)")
+        self.width = width; self.height = height; self.pixels = pixels
+    }
+
+    /// (r, g, b) at (x, y).
+    @inlinable public func rgb(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8) {
+        let i = (y * width + x) * 3
+        return (pixels[i], pixels[i + 1], pixels[i + 2])
+    }
+
+    /// Luma with OpenCV's RGB2GRAY weights (0.299, 0.587, 0.114), rounded.
+    public var gray: GrayImage {
+        var out = [UInt8](repeating: 0, count: width * height)
+        for i in 0..<(width * height) {
+            let r = Int(pixels[i * 3]), g = Int(pixels[i * 3 + 1]), b = Int(pixels[i * 3 + 2])
+            // Fixed point as OpenCV: (R*4899 + G*9617 + B*1868 + 8192) >> 14.
+            out[i] = UInt8((r * 4899 + g * 9617 + b * 1868 + 8192) >> 14)
+        }
+        return GrayImage(width: width, height: height, pixels: out)
+    }
+}
+
+/// An axis-aligned rectangle in pixels (or normalised units, by context).
+public struct Box: Sendable, Equatable, Hashable, Codable, CustomStringConvertible {
+    /// Left edge.
+    public var x: Double
+    /// Top edge.
+    public var y: Double
+    /// Width.
+    public var width: Double
+    /// Height.
+    public var height: Double
+    /// Creates a box.
+    public init(x: Double, y: Double, width: Double, height: Double) { self.x = x; self.y = y; self.width = width; self.height = height }
+    /// Centre point.
+    public var center: (x: Double, y: Double) { (x + width / 2, y + height / 2) }
+    /// Area.
+    public var area: Double { max(0, width) * max(0, height) }
+    /// Intersection over union with another box (0 when disjoint).
+    public func iou(_ o: Box) -> Double {
+        let ix = max(0, min(x + width, o.x + o.width) - max(x, o.x))
+        let iy = max(0, min(y + height, o.y + o.height) - max(y, o.y))
+        let inter = ix * iy
+        let union = area + o.area - inter
+        return union > 0 ? inter / union : 0
+    }
+    /// The box scaled by (sx, sy) about the origin (e.g. analysis pixels -> input pixels).
+    public func scaled(_ sx: Double, _ sy: Double) -> Box { Box(x: x * sx, y: y * sy, width: width * sx, height: height * sy) }
+    /// "x,y wxh".
+    public var description: String { "\(Int(x.rounded())),\(Int(y.rounded())) \(Int(width.rounded()))x\(Int(height.rounded()))" }
+}
+
+/// What a detection engine found.
+public struct Detection: Sendable, Equatable {
+    /// The kind of subject.
+    public enum Kind: String, Sendable, Codable { case face, profileFace = "profile-face", upperBody = "upper-body", fullBody = "full-body", salient }
+    /// Where, in the analysed image's pixels.
+    public var box: Box
+    /// Confidence in 0...1 (engine-specific calibration, documented by the engine).
+    public var confidence: Double
+    /// What it is.
+    public var kind: Kind
+    /// Creates a detection.
+    public init(box: Box, confidence: Double, kind: Kind) { self.box = box; self.confidence = confidence; self.kind = kind }
+}
+
+/// A swappable detector (strategy): faces, bodies, saliency, or results from upstream.
+public protocol DetectionEngine: Sendable {
+    /// Engine name as used by `engine=` (faces, bodies, saliency, upstream).
+    var name: String { get }
+    /// Detections in the image's pixel coordinates, best first.
+    func detect(in image: RGBImage) -> [Detection]
+}
