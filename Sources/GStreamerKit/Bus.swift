@@ -87,6 +87,12 @@ public struct MessageStructure: Sendable {
 
     func makeRaw() -> UnsafeMutablePointer<GstStructure> {
         let s = gst_structure_new_empty(name)!
+        fill(s)
+        return s
+    }
+
+    /// Sets every field on an existing structure.
+    func fill(_ s: UnsafeMutablePointer<GstStructure>) {
         for (k, v) in fields {
             switch v {
             case .int(let i): vf_structure_set_int(s, k, i)
@@ -96,6 +102,5 @@ public struct MessageStructure: Sendable {
             case .string(let t): vf_structure_set_string(s, k, t)
             }
         }
-        return s
     }
 }

@@ -1,0 +1,56 @@
+import CGStreamer
+import Synchronization
+
+/// Buffer metadata that survives queues, tees, videoconvert and the host's segment hops: a
+/// GstCustomMeta (GStreamer >= 1.20) registered by name and carrying a GstStructure. Any GStreamer
+/// application reads it with `gst_buffer_get_custom_meta(buf, name)` + `gst_custom_meta_get_structure`.
+public enum CustomMeta {
+    private static let registered = Mutex<Set<String>>([])
+
+    /// Registers a meta name once per process (no tags, so video filters copy it along).
+    public static func register(_ name: String) {
+        GStreamer.initialize()
+        registered.withLock { names in
+            guard !names.contains(name) else { return }
+            // Copy on buffer copies (GStreamer's default for custom metas without a transform function).
+            _ = gst_meta_register_custom(name, nil, nil, nil, nil)
+            names.insert(name)
+        }
+    }
+}
+
+extension Buffer {
+    /// Attaches (or replaces) the custom meta `structure.name` with the structure's fields.
+    /// Metadata needs a writable buffer: a shared one is copied first (the struct, not the pixels).
+    public func setCustomMeta(_ structure: MessageStructure) {
+        CustomMeta.register(structure.name)
+        makeWritable()
+        if let old = gst_buffer_get_custom_meta(raw, structure.name) {
+            _ = gst_buffer_remove_meta(raw, UnsafeMutableRawPointer(old).assumingMemoryBound(to: GstMeta.self))
+        }
+        guard let meta = gst_buffer_add_custom_meta(raw, structure.name), let s = gst_custom_meta_get_structure(meta) else { return }
+        structure.fill(s)
+    }
+
+    /// The fields of the custom meta `name` as GStreamer's structure text, if the buffer has it.
+    public func customMetaText(_ name: String) -> String? {
+        guard let meta = gst_buffer_get_custom_meta(raw, name), let s = gst_custom_meta_get_structure(meta) else { return nil }
+        guard let t = gst_structure_to_string(s) else { return nil }
+        defer { g_free(t) }
+        return String(cString: t)
+    }
+
+    /// A double field of the custom meta `name`.
+    public func customMetaDouble(_ name: String, field: String) -> Double? {
+        guard let meta = gst_buffer_get_custom_meta(raw, name), let s = gst_custom_meta_get_structure(meta) else { return nil }
+        var v: gdouble = 0
+        return gst_structure_get_double(s, field, &v) != 0 ? v : nil
+    }
+
+    /// A string field of the custom meta `name`.
+    public func customMetaString(_ name: String, field: String) -> String? {
+        guard let meta = gst_buffer_get_custom_meta(raw, name), let s = gst_custom_meta_get_structure(meta),
+              let v = gst_structure_get_string(s, field) else { return nil }
+        return String(cString: v)
+    }
+}

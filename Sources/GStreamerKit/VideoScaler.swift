@@ -1,0 +1,58 @@
+import CGStreamer
+
+/// Scales and converts frames to small packed RGB with GStreamer's own GstVideoConverter
+/// (any raw input format, one pass), for analysis at a low resolution.
+public final class VideoScaler: @unchecked Sendable {
+    private let converter: OpaquePointer
+    private var outInfo: GstVideoInfo
+    private let output: UnsafeMutablePointer<GstBuffer>
+    /// Input layout this scaler was built for.
+    public let input: VideoInfo
+    /// Output width.
+    public let width: Int
+    /// Output height.
+    public let height: Int
+
+    /// Builds a converter from `input` to packed RGB of `width` x `height`.
+    public init(input: VideoInfo, width: Int, height: Int) throws(GStreamerError) {
+        GStreamer.initialize()
+        self.input = input; self.width = width; self.height = height
+        var info = GstVideoInfo()
+        gst_video_info_set_format(&info, GST_VIDEO_FORMAT_RGB, guint(width), guint(height))
+        outInfo = info
+        var inInfo = input.raw
+        guard let c = gst_video_converter_new(&inInfo, &outInfo, nil) else {
+            throw GStreamerError(.library, "GStreamer cannot convert \(input.format) \(input.width)x\(input.height) to RGB \(width)x\(height)")
+        }
+        converter = c
+        output = gst_buffer_new_allocate(nil, gsize(outInfo.size), nil)!
+    }
+    deinit {
+        gst_video_converter_free(converter)
+        gst_buffer_unref(output)
+    }
+
+    /// Converts one frame; returns `width * height * 3` RGB bytes (rows packed, no padding).
+    public func rgb(of frame: VideoFrame) throws(GStreamerError) -> [UInt8] {
+        var src = GstVideoFrame(), dst = GstVideoFrame()
+        var inInfo = frame.info.raw
+        guard gst_video_frame_map(&src, &inInfo, frame.buffer.raw, GST_MAP_READ) != 0 else {
+            throw GStreamerError(.stream, "could not map a \(frame.info.format) frame for reading")
+        }
+        defer { gst_video_frame_unmap(&src) }
+        guard gst_video_frame_map(&dst, &outInfo, output, GST_MAP_WRITE) != 0 else {
+            throw GStreamerError(.stream, "could not map the scaler's output")
+        }
+        defer { gst_video_frame_unmap(&dst) }
+        gst_video_converter_frame(converter, &src, &dst)
+        let stride = Int(vf_video_frame_stride(&dst, 0))
+        let base = vf_video_frame_plane(&dst, 0)!
+        var out = [UInt8](repeating: 0, count: width * height * 3)
+        out.withUnsafeMutableBytes { o in
+            for y in 0..<height {
+                (o.baseAddress! + y * width * 3).copyMemory(from: base + y * stride, byteCount: width * 3)
+            }
+        }
+        return out
+    }
+}
