@@ -13,7 +13,9 @@ public enum CustomMeta {
         registered.withLock { names in
             guard !names.contains(name) else { return }
             // Copy on buffer copies (GStreamer's default for custom metas without a transform function).
-            _ = gst_meta_register_custom(name, nil, nil, nil, nil)
+            // No tags (an empty, NULL-terminated list): filters such as videoconvert then copy it.
+            var tags: [UnsafePointer<gchar>?] = [nil]
+            _ = tags.withUnsafeMutableBufferPointer { gst_meta_register_custom(name, $0.baseAddress, nil, nil, nil) }
             names.insert(name)
         }
     }

@@ -19,6 +19,9 @@ public final class VideoScaler: @unchecked Sendable {
         self.input = input; self.width = width; self.height = height
         var info = GstVideoInfo()
         gst_video_info_set_format(&info, GST_VIDEO_FORMAT_RGB, guint(width), guint(height))
+        // GstVideoConverter never converts rates or interlacing: those must match the input.
+        info.fps_n = input.raw.fps_n; info.fps_d = input.raw.fps_d
+        info.interlace_mode = input.raw.interlace_mode
         outInfo = info
         var inInfo = input.raw
         guard let c = gst_video_converter_new(&inInfo, &outInfo, nil) else {

@@ -1,0 +1,23 @@
+import Testing
+@testable import GStreamerKit
+
+@Suite struct VideoScalerTests {
+    @Test(arguments: ["I420", "NV12", "RGBA", "BGRx"])
+    func downscalesAnyFormatToRGB(format: String) throws {
+        let frame = try TestFrames.black(format, width: 64, height: 48)
+        let scaler = try VideoScaler(input: frame.info, width: 16, height: 12)
+        let rgb = try scaler.rgb(of: frame)
+        #expect(rgb.count == 16 * 12 * 3)
+        #expect(rgb.allSatisfy { $0 < 3 })   // black stays black
+    }
+
+    @Test func keepsAWhiteColumnWhereItWas() throws {
+        let frame = try TestFrames.black("RGBA", width: 64, height: 48)
+        let white = OverlayComposition(bgra: TestFrames.whiteColumns(Array(32..<40), width: 64, height: 48), width: 64, height: 48, stride: 256)
+        try frame.blend(white)
+        let rgb = try VideoScaler(input: frame.info, width: 16, height: 12).rgb(of: frame)
+        // Columns 32..39 at full size are columns 8..9 at a quarter.
+        #expect(rgb[(6 * 16 + 8) * 3] > 200)
+        #expect(rgb[(6 * 16 + 3) * 3] < 10)
+    }
+}
