@@ -28,7 +28,7 @@ let package = Package(
         // cairo/pango drawing of guidance value types into BGRA images.
         .target(name: "Overlay", dependencies: ["CCairo"]),
         // The Stage protocol, property specs and the built-in stages.
-        .target(name: "Stages", dependencies: ["GStreamerKit", "Overlay"]),
+        .target(name: "Stages", dependencies: ["GStreamerKit", "Overlay", "FrameAnalysis"]),
         // Description parsing/expansion, segments, bridging, runtime, stats.
         .target(name: "Host", dependencies: ["GStreamerKit", "Stages"]),
         .executableTarget(name: "viewfinder", dependencies: [

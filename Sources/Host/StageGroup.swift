@@ -106,6 +106,7 @@ final class StageGroup: @unchecked Sendable {
             case .timeout:
                 continue
             case .eos:
+                for (i, s) in stages.enumerated() { s.stage.finish(context: contexts[i]) }
                 endAll()
                 return
             case .sample(let buffer, let capsOrNil, let segment):

@@ -64,11 +64,15 @@ public protocol Stage: AnyObject, Sendable {
     func update(_ property: String, value: PropertyValue) throws(StageError)
     /// The gst-launch fragment fed by an extra output nobody linked, or nil to leave it out.
     func defaultBranch(for output: String) -> String?
+    /// End of stream: finish pending work (analysis, files) before end-of-stream goes downstream.
+    func finish(context: StageContext)
 }
 
 extension Stage {
     /// No layout-dependent set-up by default.
     public func configure(_ info: VideoInfo) throws(StageError) {}
+    /// Nothing pending by default.
+    public func finish(context: StageContext) {}
     /// No default branches by default.
     public func defaultBranch(for output: String) -> String? { nil }
     /// Rejects runtime changes by default.

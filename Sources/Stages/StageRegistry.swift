@@ -3,6 +3,7 @@ public enum StageRegistry {
     /// Every stage kind, in the order `viewfinder stages` lists them.
     public static let all: [any Stage.Type] = [
         GridStage.self,
+        ComposeStage.self,
         SnapshotStage.self,
         PassthroughStage.self,
     ]

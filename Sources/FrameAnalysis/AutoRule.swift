@@ -1,0 +1,59 @@
+/// `rule=auto`: applies the placement rule the subject is closest to satisfying, and says which.
+///
+/// Every placement rule (thirds, center, golden, ...) is evaluated; the one with the highest score wins
+/// (ties go to the earlier rule in the list). Its result is returned with the advice prefixed by the
+/// rule's name ("thirds: move the subject up and left"), so the user knows which rule is guiding.
+/// Then every check (edges, horizon) is evaluated; the first one that fails overrides the advice, key,
+/// and (when it has one) the target and direction: a cut subject or a tilted horizon matters more than
+/// fine placement. The score becomes the minimum of the placement score and every failing check's
+/// score, and `wellComposed` requires the placement and every check to pass. Checks that only report
+/// "no subject" are ignored. `rule` stays the chosen placement rule's name.
+/// Details: the chosen rule's details, plus `<rule>.score` for every rule evaluated and
+/// `<check>.<detail>` for every check's details.
+public struct AutoRule: CompositionRule {
+    /// `"auto"`.
+    public let name = "auto"
+    /// Candidates, in tie-breaking order.
+    public var placements: [any CompositionRule]
+    /// Checks that can override the advice, in priority order.
+    public var checks: [any CompositionRule]
+
+    /// Picks from the registry's placement rules, with the registry's checks.
+    public init(from rules: [any CompositionRule] = RuleRegistry.all) {
+        placements = rules.filter { $0.role == .placement }
+        checks = rules.filter { $0.role == .check }
+    }
+
+    /// Picks from explicit lists.
+    public init(placements: [any CompositionRule], checks: [any CompositionRule]) {
+        self.placements = placements; self.checks = checks
+    }
+
+    /// Evaluates every candidate and check, as documented on the type.
+    public func evaluate(_ input: RuleInput) -> RuleResult {
+        guard !placements.isEmpty else { return .noSubject(rule: name) }
+        let results = placements.map { $0.evaluate(input) }
+        var best = results[0]
+        for r in results.dropFirst() where r.score > best.score { best = r }
+        var out = best
+        for r in results { out.details["\(r.rule).score"] = r.score }
+        if input.subject != nil { out.advice = "\(best.rule): \(best.advice)" }
+        var checksPass = true, overridden = false
+        for check in checks {
+            let r = check.evaluate(input)
+            out.details["\(r.rule).score"] = r.score
+            for (k, v) in r.details { out.details["\(r.rule).\(k)"] = v }
+            // A subject check has nothing to say without a subject; the placement already says so.
+            if r.wellComposed || r.adviceKey.hasSuffix(".no-subject") { continue }
+            checksPass = false
+            out.score = min(out.score, r.score)
+            guard !overridden else { continue }
+            overridden = true
+            out.advice = "\(r.rule): \(r.advice)"
+            out.adviceKey = r.adviceKey
+            if let t = r.target { out.target = t; out.direction = r.direction }
+        }
+        out.wellComposed = best.wellComposed && checksPass
+        return out
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import Synchronization
+
+/// Runs analysis jobs off the video thread: a single slot that always holds the latest job, so a
+/// slow analysis skips frames instead of stalling the stream. Results carry their own timestamps.
+final class AnalysisWorker<Job: Sendable>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var pending: Job?
+    private var busy = false
+    private var stopped = false
+    private var thread: Thread?
+    private let work: @Sendable (Job) -> Void
+    /// Jobs replaced before they ran (the stream was faster than the analysis).
+    private(set) var skipped = 0
+    /// Jobs run.
+    private(set) var completed = 0
+
+    init(name: String, work: @escaping @Sendable (Job) -> Void) {
+        self.work = work
+        // The thread keeps the worker alive until `stop()` lets the loop end.
+        let t = Thread { self.loop() }
+        t.name = name
+        thread = t
+        t.start()
+    }
+
+    /// Offers the newest job; replaces one not started yet. Never blocks on the analysis.
+    func submit(_ job: Job) {
+        condition.lock()
+        if pending != nil { skipped += 1 }
+        pending = job
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Waits (bounded) until the pending job, if any, and the running one are done.
+    func drain(timeout: TimeInterval = 10) {
+        let deadline = Date().addingTimeInterval(timeout)
+        condition.lock()
+        while (pending != nil || busy) && Date() < deadline { _ = condition.wait(until: min(deadline, Date().addingTimeInterval(0.05))) }
+        condition.unlock()
+    }
+
+    /// Ends the thread after the current job.
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func loop() {
+        while true {
+            condition.lock()
+            while pending == nil && !stopped { condition.wait() }
+            if stopped { condition.unlock(); return }
+            let job = pending!
+            pending = nil
+            busy = true
+            condition.unlock()
+            work(job)
+            condition.lock()
+            busy = false
+            completed += 1
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+}

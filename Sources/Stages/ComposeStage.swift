@@ -1,0 +1,274 @@
+import FrameAnalysis
+import Foundation
+import GStreamerKit
+import Overlay
+import Synchronization
+
+/// A photographer's eye on a live stream: finds the subject, judges the composition against a rule,
+/// and draws what to do next. Analysis runs on its own thread on a small copy of the latest frame
+/// (analyse small, draw big) so it never stalls the video; every frame carries the latest result as
+/// a `ViewfinderComposition` custom meta, each analysed frame is posted as a `viewfinder/composition`
+/// element message and, with `metadata-location`, written as one JSON line.
+public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is set once in init, then only read.
+    /// The custom meta name other stages and applications read.
+    public static let metaName = "ViewfinderComposition"
+    /// The element message name.
+    public static let messageName = "viewfinder/composition"
+
+    /// Descriptor.
+    public static let descriptor = StageDescriptor(
+        kind: "compose",
+        blurb: "Finds the subject, judges the composition (thirds, center, golden, horizon, edges) and draws guidance",
+        properties: [
+            PropertySpec("engine", "Subject detection: auto (faces, then bodies, then saliency), faces, bodies, saliency", .choice(["auto", "faces", "bodies", "saliency"]), default: "auto"),
+            PropertySpec("rule", "Composition rule; auto picks the one the subject is closest to satisfying", .choice(RuleRegistry.names), default: "auto"),
+            PropertySpec("overlay", "Draw the guidance (false: analyse and publish only)", .bool, default: "true", mutability: .playing),
+            PropertySpec("grid", "Grid under the guidance: auto (the rule's lines), none, or lines joined by '+'", .set(["auto"] + GridLine.allCases.map(\.rawValue)), default: "auto", mutability: .playing),
+            PropertySpec("analysis-width", "Width in pixels the analysis runs at (height keeps the aspect)", .int(64...1920), default: "320"),
+            PropertySpec("analysis-fps", "Analyses per second of stream time; the latest result is drawn on every frame", .double(0.1...120), default: "10", mutability: .playing),
+            PropertySpec("warmup", "Seconds of stream time before the first analysis", .double(0...3600), default: "1"),
+            PropertySpec("min-face", "Smallest face to look for, in input pixels", .int(8...4096), default: "24"),
+            PropertySpec("text-scale", "Size of the advice and score text (1 = 36 px at 1080p)", .double(0.25...4), default: "1", mutability: .playing),
+            PropertySpec("metadata-location", "File to append one JSON line per analysed frame to (empty: none)", .string, default: ""),
+        ],
+        formats: overlayFormats)
+
+    /// One analysis request: a small RGB copy of a frame and where it came from.
+    struct Job: Sendable { var image: RGBImage; var pts: UInt64?; var frame: Int; var inputWidth: Int; var inputHeight: Int }
+
+    // Lock order: settings, then state, then results. The analysis thread only takes `results`.
+    private struct Settings { var overlay: Bool; var grid: [String]; var fps: Double; var textScale: Double }
+    private struct State {
+        var scaler: VideoScaler?
+        var firstPTS: UInt64?
+        var lastSubmitted: UInt64?
+        var drawn: (GuidanceDrawing, Int, Int)?
+        var composition: OverlayComposition?
+        var context: StageContext?
+    }
+    private struct Results { var latest: Guidance?; var latestInput: (width: Int, height: Int) = (0, 0); var smoother = GuidanceSmoother(); var analysed = 0 }
+
+    private let name: String
+    private let settings: Mutex<Settings>
+    private let state = Mutex(State())
+    private let results = Mutex(Results())
+    private let analyzer: CompositionAnalyzer
+    private let analysisWidth: Int
+    private let warmupNs: UInt64
+    private let json: JSONLineWriter?
+    private var worker: AnalysisWorker<Job>!
+
+    /// Creates the stage; opens `metadata-location` for appending.
+    public init(name: String, properties p: PropertyValues) throws(StageError) {
+        self.name = name
+        settings = Mutex(Settings(overlay: p.bool("overlay"), grid: p.set("grid"), fps: p.double("analysis-fps"), textScale: p.double("text-scale")))
+        analysisWidth = p.int("analysis-width")
+        warmupNs = UInt64(p.double("warmup") * 1e9)
+        guard let rule = RuleRegistry.rule(named: p.string("rule")) else {
+            throw StageError(.usage, "\(name): unknown rule '\(p.string("rule"))'")
+        }
+        analyzer = CompositionAnalyzer(engines: try ComposeEngines.make(p.string("engine"), minFace: p.int("min-face"), analysisWidth: p.int("analysis-width"), stage: name),
+                                       engine: p.string("engine"), rule: rule)
+        let loc = p.string("metadata-location")
+        json = loc.isEmpty ? nil : try JSONLineWriter(path: loc, stage: name)
+        worker = AnalysisWorker(name: "vf-\(name)-analysis") { [weak self] job in self?.analyse(job) }
+    }
+
+    deinit { worker.stop() }
+
+    /// The latest analysis (tests and the capture stage read it).
+    public var latest: Guidance? { results.withLock { $0.latest } }
+    /// How many frames were analysed so far.
+    public var analysedFrames: Int { results.withLock { $0.analysed } }
+
+    /// Changes overlay, grid, analysis-fps or text-scale while playing.
+    public func update(_ property: String, value: PropertyValue) throws(StageError) {
+        try settings.withLock { (s: inout Settings) throws(StageError) in
+            switch (property, value) {
+            case ("overlay", .bool(let b)): s.overlay = b
+            case ("grid", .set(let g)): s.grid = g
+            case ("analysis-fps", .double(let d)): s.fps = d
+            case ("text-scale", .double(let d)): s.textScale = d
+            default: throw StageError(.usage, "\(name): property '\(property)' cannot change while playing")
+            }
+        }
+    }
+
+    /// New frame layout: a new scaler for the analysis copy.
+    public func configure(_ info: VideoInfo) throws(StageError) {
+        let w = min(analysisWidth, info.width)
+        let h = max(2, Int((Double(w) * Double(info.height) / Double(info.width)).rounded()))
+        do {
+            let scaler = try VideoScaler(input: info, width: w, height: h)
+            state.withLock { $0.scaler = scaler; $0.drawn = nil; $0.composition = nil }
+        } catch {
+            throw StageError(.library, "\(name): \(error)")
+        }
+    }
+
+    /// Submits the frame for analysis when due, attaches the latest result, queues the drawing.
+    public func process(_ frame: VideoFrame, context: StageContext) throws(StageError) {
+        let s = settings.withLock { $0 }
+        let job: Job? = try state.withLock { (st: inout State) throws(StageError) -> Job? in
+            st.context = context
+            guard let pts = frame.pts ?? frame.duration.map({ $0 * UInt64(frame.index) }) else { return nil }
+            if st.firstPTS == nil { st.firstPTS = pts }
+            guard pts >= st.firstPTS! + warmupNs else { return nil }
+            let period = UInt64(1e9 / s.fps)
+            if let last = st.lastSubmitted, pts < last + period - min(period / 10, 2_000_000) { return nil }
+            st.lastSubmitted = pts
+            guard let scaler = st.scaler else { return nil }
+            do {
+                let rgb = try scaler.rgb(of: frame)
+                return Job(image: RGBImage(width: scaler.width, height: scaler.height, pixels: rgb), pts: frame.pts,
+                           frame: frame.index, inputWidth: frame.info.width, inputHeight: frame.info.height)
+            } catch { throw StageError(.stream, "\(name): \(error)") }
+        }
+        if let job { worker.submit(job) }
+
+        let (latest, input) = results.withLock { ($0.latest, $0.latestInput) }
+        if let g = latest {
+            frame.buffer.setCustomMeta(Self.meta(g, inputWidth: input.width, inputHeight: input.height))
+        }
+        guard s.overlay else { return }
+        let drawing = Self.drawing(latest, grid: s.grid, rule: analyzer.rule.name)
+        let w = frame.info.width, h = frame.info.height
+        let comp: OverlayComposition = state.withLock { st in
+            if let c = st.composition, let d = st.drawn, d.0 == drawing, d.1 == w, d.2 == h { return c }
+            let img = GuidanceRenderer.render(drawing, width: w, height: h, textScale: s.textScale)
+            let c = OverlayComposition(bgra: img.pixels, width: img.width, height: img.height, stride: img.stride)
+            st.drawn = (drawing, w, h)
+            st.composition = c
+            return c
+        }
+        frame.addOverlay(comp)
+    }
+
+    /// Waits for the last analysis so its message and JSON line are out before end-of-stream.
+    public func finish(context: StageContext) {
+        worker.drain()
+        json?.flush()
+    }
+
+    // MARK: analysis thread
+
+    private func analyse(_ job: Job) {
+        let g = results.withLock { r -> Guidance in
+            let g = analyzer.analyze(job.image, pts: job.pts, smoother: &r.smoother)
+            r.latest = g
+            r.latestInput = (job.inputWidth, job.inputHeight)
+            r.analysed += 1
+            return g
+        }
+        let context = state.withLock { $0.context }
+        context?.post(Self.message(g, job: job))
+        json?.write(Self.jsonObject(g, job: job))
+    }
+
+    // MARK: publishing
+
+    static func inputBox(_ g: Guidance, _ w: Int, _ h: Int) -> Box? { g.subjectBox(width: w, height: h) }
+
+    static func facesText(_ g: Guidance, _ w: Int, _ h: Int) -> String {
+        let sx = Double(w) / Double(g.frameWidth), sy = Double(h) / Double(g.frameHeight)
+        return g.detections.filter { $0.kind == .face || $0.kind == .profileFace }.map {
+            let b = $0.box.scaled(sx, sy)
+            return "\(Int(b.x.rounded())),\(Int(b.y.rounded())),\(Int(b.width.rounded())),\(Int(b.height.rounded()))"
+        }.joined(separator: ";")
+    }
+
+    static func meta(_ g: Guidance, inputWidth w: Int, inputHeight h: Int) -> MessageStructure {
+        let b = inputBox(g, w, h)
+        return MessageStructure(metaName, [
+            ("analysis-pts", .uint64(g.pts ?? UInt64.max)), ("rule", .string(g.rule)), ("score", .double(g.score)),
+            ("well-composed", .bool(g.wellComposed)), ("locked", .bool(g.locked)),
+            ("x", .double(b?.x ?? -1)), ("y", .double(b?.y ?? -1)), ("width", .double(b?.width ?? 0)), ("height", .double(b?.height ?? 0)),
+            ("advice", .string(g.advice)),
+        ])
+    }
+
+    static func message(_ g: Guidance, job: Job) -> MessageStructure {
+        let b = inputBox(g, job.inputWidth, job.inputHeight)
+        let faces = facesText(g, job.inputWidth, job.inputHeight)
+        return MessageStructure(messageName, [
+            ("pts", .uint64(g.pts ?? UInt64.max)), ("frame", .uint64(UInt64(job.frame))), ("rule", .string(g.rule)),
+            ("score", .double(g.score)), ("well-composed", .bool(g.wellComposed)), ("locked", .bool(g.locked)),
+            ("x", .double(b?.x ?? -1)), ("y", .double(b?.y ?? -1)), ("width", .double(b?.width ?? 0)), ("height", .double(b?.height ?? 0)),
+            ("engine", .string(g.engine ?? "none")), ("faces", .string(faces)),
+            ("face-count", .int(Int32(faces.isEmpty ? 0 : faces.split(separator: ";").count))),
+            ("advice", .string(g.advice)), ("analysis-ms", .double(g.totalMs)),
+        ])
+    }
+
+    static func jsonObject(_ g: Guidance, job: Job) -> [String: Any] {
+        let sx = Double(job.inputWidth) / Double(g.frameWidth), sy = Double(job.inputHeight) / Double(g.frameHeight)
+        func box(_ b: Box) -> [String: Any] {
+            ["x": (b.x * 100).rounded() / 100, "y": (b.y * 100).rounded() / 100, "width": (b.width * 100).rounded() / 100, "height": (b.height * 100).rounded() / 100]
+        }
+        var o: [String: Any] = [
+            "pts": g.pts.map { NSNumber(value: $0) } ?? NSNull(), "frame": job.frame, "rule": g.rule, "score": (g.score * 1000).rounded() / 1000,
+            "well_composed": g.wellComposed, "locked": g.locked, "advice": g.advice, "engine": g.engine ?? NSNull(),
+            "analysis_ms": (g.totalMs * 1000).rounded() / 1000, "width": job.inputWidth, "height": job.inputHeight,
+        ]
+        o["subject"] = inputBox(g, job.inputWidth, job.inputHeight).map(box) ?? NSNull()
+        o["faces"] = g.detections.filter { $0.kind == .face || $0.kind == .profileFace }.map { d -> [String: Any] in
+            var b = box(d.box.scaled(sx, sy)); b["confidence"] = (d.confidence * 1000).rounded() / 1000; return b
+        }
+        return o
+    }
+
+    static func drawing(_ g: Guidance?, grid: [String], rule: String) -> GuidanceDrawing {
+        let gridLines: [GridLine]
+        if grid == ["auto"] { gridLines = ruleGrid(g?.rule ?? rule) } else { gridLines = grid.compactMap { GridLine(rawValue: $0) }.filter { $0 != .none } }
+        guard let g else {
+            return GuidanceDrawing(subject: nil, target: nil, advice: "", rule: rule, score: 0, wellComposed: false, locked: false, grid: gridLines)
+        }
+        let s = g.subjectNormalized
+        return GuidanceDrawing(subject: s.map { ($0.x, $0.y, $0.width, $0.height) }, target: g.target.map { ($0.x, $0.y) },
+                               advice: g.advice, rule: g.rule, score: (g.score * 100).rounded() / 100,
+                               wellComposed: g.wellComposed, locked: g.locked, grid: gridLines)
+    }
+
+    /// The grid that goes with a rule.
+    static func ruleGrid(_ rule: String) -> [GridLine] {
+        switch rule {
+        case "thirds": [.thirds]
+        case "golden": [.golden]
+        case "center": [.center]
+        default: []
+        }
+    }
+}
+
+/// Appends JSON objects, one per line, to a file.
+final class JSONLineWriter: @unchecked Sendable {
+    private let handle: FileHandle
+    private let lock = NSLock()
+
+    init(path: String, stage: String) throws(StageError) {
+        let fm = FileManager.default
+        if !fm.fileExists(atPath: path) {
+            guard fm.createFile(atPath: path, contents: nil) else {
+                throw StageError(.resource, "\(stage): cannot create metadata-location '\(path)'")
+            }
+        }
+        guard let h = FileHandle(forWritingAtPath: path) else { throw StageError(.resource, "\(stage): cannot write metadata-location '\(path)'") }
+        h.seekToEndOfFile()
+        handle = h
+    }
+
+    func write(_ object: [String: Any]) {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
+        lock.lock(); defer { lock.unlock() }
+        handle.write(data + Data("\n".utf8))
+    }
+
+    func flush() { lock.lock(); defer { lock.unlock() }; try? handle.synchronize() }
+}
+
+/// Builds the detection engines `engine=` can use.
+enum ComposeEngines {
+    static func make(_ engine: String, minFace: Int, analysisWidth: Int, stage: String) throws(StageError) -> [any DetectionEngine] {
+        [SaliencyEngine()]
+    }
+}

@@ -1,0 +1,67 @@
+import Testing
+@testable import FrameAnalysis
+
+@Suite struct AutoRuleTests {
+    func eval(_ b: Box?, luma: GrayImage? = nil, rule: AutoRule = AutoRule()) -> RuleResult {
+        rule.evaluate(RuleInput(subject: b, frameWidth: 320, frameHeight: 180, luma: luma))
+    }
+
+    @Test func picksThirdsAndSaysSo() {
+        let r = eval(subject(at: 1.0 / 3, 2.0 / 3))
+        #expect(r.rule == "thirds" && r.wellComposed && r.advice.hasPrefix("thirds: hold"))
+        #expect(r.details["thirds.score"]! > r.details["center.score"]!)
+    }
+
+    @Test func picksCenterForACentredSubject() {
+        let r = eval(subject(at: 0.5, 0.5), luma: CenterRuleTests.symmetricLuma())
+        #expect(r.rule == "center" && r.wellComposed && r.advice == "center: hold: the subject is centred")
+    }
+
+    @Test func picksGoldenOnTheSpiralEye() {
+        let r = eval(subject(at: 0.2764, 0.2764))
+        #expect(r.rule == "golden" && r.wellComposed)
+    }
+
+    @Test func closestRuleGuidesAnOffSubject() {
+        // (0.25, 0.45): thirds point (1/3, 1/3) is 0.14 away, golden (0.382, 0.382) 0.148, centre 0.255.
+        let r = eval(subject(at: 0.25, 0.45))
+        #expect(r.rule == "thirds" && !r.wellComposed && r.advice == "thirds: move the subject up and right")
+    }
+
+    @Test func cutSubjectOverridesPlacement() {
+        let r = eval(Box(x: 0, y: 0.28, width: 0.15, height: 0.1))
+        #expect(r.advice == "edges: move the subject right: it is cut at the left edge")
+        #expect(!r.wellComposed && r.score == 0)
+        #expect(r.rule != "edges")
+    }
+
+    @Test func tiltedHorizonOverridesAWellPlacedSubject() {
+        let r = eval(subject(at: 1.0 / 3, 1.0 / 3), luma: HorizonRuleTests.tilted(5))
+        #expect(r.rule == "thirds" && !r.wellComposed)
+        #expect(r.adviceKey == "horizon.rotate.ccw" && r.advice.hasPrefix("horizon: level the camera"))
+        #expect(r.target == Point2D(x: 1.0 / 3, y: 1.0 / 3))
+    }
+
+    @Test func noSubject() {
+        let r = eval(nil)
+        #expect(r.score == 0 && !r.wellComposed && r.advice == "looking for a subject")
+    }
+
+    /// A new rule joins `auto` without touching any other code.
+    struct DiagonalRule: CompositionRule {
+        let name = "diagonal"
+        func evaluate(_ input: RuleInput) -> RuleResult {
+            guard let c = input.subjectCenter else { return .noSubject(rule: name) }
+            let d = abs(c.x - c.y) / 2.0.squareRoot()
+            return RuleResult(rule: name, score: 1 - d, wellComposed: d < 0.05, target: nil, direction: .zero,
+                              advice: "diagonal", adviceKey: "diagonal")
+        }
+    }
+
+    @Test func newRulesJoinAuto() {
+        let auto = AutoRule(from: RuleRegistry.all + [DiagonalRule()])
+        #expect(auto.placements.map(\.name) == ["thirds", "center", "golden", "diagonal"])
+        #expect(auto.checks.map(\.name) == ["horizon", "edges"])
+        #expect(eval(subject(at: 0.45, 0.45), rule: auto).rule == "diagonal")
+    }
+}
