@@ -56,3 +56,39 @@ extension Buffer {
         return String(cString: v)
     }
 }
+
+/// Collects one double field of a custom meta from the buffers passing a pad (the newest 1000),
+/// to check that metadata survives the elements in between.
+public final class MetaTrace: @unchecked Sendable {
+    private let values = Mutex<[Double?]>([])
+    let meta: String
+    let field: String
+    init(meta: String, field: String) { self.meta = meta; self.field = field }
+    /// The field's value per buffer seen (nil where the buffer had no such meta), oldest first.
+    public var seen: [Double?] { values.withLock { $0 } }
+    func record(_ v: Double?) {
+        values.withLock { if $0.count >= 1000 { $0.removeFirst() }; $0.append(v) }
+    }
+}
+
+extension Element {
+    /// Traces `meta.field` on the buffers crossing `pad`.
+    public func traceMeta(_ meta: String, field: String, pad: String = "sink") -> MetaTrace {
+        CustomMeta.register(meta)
+        let trace = MetaTrace(meta: meta, field: field)
+        guard let p = gst_element_get_static_pad(raw, pad) else { return trace }
+        defer { gst_object_unref(UnsafeMutableRawPointer(p)) }
+        let ctx = Unmanaged.passRetained(trace).toOpaque()
+        gst_pad_add_probe(p, GST_PAD_PROBE_TYPE_BUFFER, { _, info, data in
+            let t = Unmanaged<MetaTrace>.fromOpaque(data!).takeUnretainedValue()
+            var value: Double?
+            if let b = vf_probe_info_buffer(info!), let m = gst_buffer_get_custom_meta(b, t.meta), let s = gst_custom_meta_get_structure(m) {
+                var v: gdouble = 0
+                if gst_structure_get_double(s, t.field, &v) != 0 { value = v }
+            }
+            t.record(value)
+            return GST_PAD_PROBE_OK
+        }, ctx, { data in Unmanaged<MetaTrace>.fromOpaque(data!).release() })
+        return trace
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+@testable import Host
+@testable import Stages
+import GStreamerKit
+
+/// The compose stage in real pipelines: analysis results as JSON lines, bus messages and buffer meta.
+@Suite(.serialized) struct ComposeStageTests {
+    static func tmp(_ name: String) -> String {
+        let d = FileManager.default.temporaryDirectory.appendingPathComponent("vf-compose-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
+        return d.appendingPathComponent(name).path
+    }
+
+    static func jsonLines(_ path: String) throws -> [[String: Any]] {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        return try text.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+    }
+
+    @Test func salientBallIsFoundAndPublishedEverywhere() throws {
+        let json = Self.tmp("compose.jsonl")
+        // A white ball on black, still (pattern=ball moves; imagefreeze holds one frame).
+        let s = try Session(description: "videotestsrc pattern=ball num-buffers=1 ! video/x-raw,width=640,height=360,framerate=30/1 ! imagefreeze num-buffers=12 ! compose name=c engine=saliency warmup=0 analysis-fps=30 metadata-location=\(json) ! queue ! tee name=t ! queue ! videoconvert ! fakesink name=out t. ! queue ! fakesink")
+        let trace = try #require(s.element(named: "out")).traceMeta(ComposeStage.metaName, field: "width")
+        #expect(s.run() == 0, "\(s.errors)")
+        let lines = try Self.jsonLines(json)
+        let analysed = try #require((s.stage(named: "c") as? ComposeStage)?.analysedFrames)
+        #expect(lines.count == analysed)
+        #expect(lines.count >= 1)
+        // The ball of videotestsrc's first frame: centre around (320, 180) is not it; find where the white pixels are
+        // by decoding the same frame: the ball starts at the top-left area for pattern=ball frame 0.
+        let first = lines[0]
+        let subject = try #require(first["subject"] as? [String: Double])
+        #expect(first["engine"] as? String == "saliency")
+        #expect((first["width"] as? Int) == 640 && (first["height"] as? Int) == 360)
+        #expect(subject["width"]! > 10 && subject["width"]! < 320)
+        // Messages: one per analysed frame, with the same box.
+        let msgs = s.elementMessages.filter { $0.contains("viewfinder/composition") }
+        #expect(msgs.count == lines.count)
+        #expect(msgs[0].contains("engine=(string)saliency"))
+        // Meta crosses queue, tee and videoconvert: the last buffers carry the box width.
+        let widths = trace.seen.compactMap { $0 }
+        #expect(!widths.isEmpty)
+        #expect(abs(widths.last! - (lines.last!["subject"] as! [String: Double])["width"]!) < 0.5)
+    }
+
+    @Test func overlayFalseLeavesPixelsUntouched() throws {
+        let out = Self.tmp("plain.gray")
+        let s = try Session(description: "videotestsrc pattern=black num-buffers=5 ! video/x-raw,format=I420,width=320,height=180 ! compose engine=saliency overlay=false warmup=0 ! videoconvert ! video/x-raw,format=GRAY8 ! filesink location=\(out)")
+        #expect(s.run() == 0)
+        let bytes = try #require(FileManager.default.contents(atPath: out))
+        #expect(bytes.count == 320 * 180 * 5)
+        #expect(bytes.allSatisfy { $0 <= 17 })
+    }
+
+    @Test func overlayDrawsTheRuleGrid() throws {
+        let out = Self.tmp("grid.gray")
+        let s = try Session(description: "videotestsrc pattern=black num-buffers=1 ! video/x-raw,format=I420,width=640,height=360 ! compose engine=saliency rule=thirds warmup=100 ! videoconvert ! video/x-raw,format=GRAY8 ! filesink location=\(out)")
+        #expect(s.run() == 0)
+        let bytes = [UInt8](try #require(FileManager.default.contents(atPath: out)))
+        // Before any analysis, the rule's grid is drawn: the thirds column x = 213 is lit, x = 320 is not.
+        let col = { (x: Int) in (0..<360).map { Int(bytes[$0 * 640 + x]) }.reduce(0, +) / 360 }
+        #expect(col(213) > 60)
+        #expect(col(320) < 30)
+    }
+
+    @Test func badPropertiesAreRejected() {
+        #expect(throws: HostError.self) { try Session(description: "videotestsrc ! compose rule=spiral ! fakesink") }
+        #expect(throws: HostError.self) { try Session(description: "videotestsrc ! compose analysis-width=10 ! fakesink") }
+        #expect(throws: HostError.self) { try Session(description: "videotestsrc ! compose metadata-location=/no/such/dir/x.jsonl ! fakesink") }
+    }
+}
