@@ -27,7 +27,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
             PropertySpec("analysis-width", "Width in pixels the analysis runs at (height keeps the aspect)", .int(64...1920), default: "320"),
             PropertySpec("analysis-fps", "Analyses per second of stream time; the latest result is drawn on every frame", .double(0.1...120), default: "10", mutability: .playing),
             PropertySpec("warmup", "Seconds of stream time before the first analysis", .double(0...3600), default: "1"),
-            PropertySpec("min-face", "Smallest face to look for, in input pixels", .int(8...4096), default: "24"),
+            PropertySpec("min-face", "Smallest face to look for, in input pixels (the search floor is 24 px at analysis-width)", .int(8...4096), default: "24"),
             PropertySpec("text-scale", "Size of the advice and score text (1 = 36 px at 1080p)", .double(0.25...4), default: "1", mutability: .playing),
             PropertySpec("metadata-location", "File to append one JSON line per analysed frame to (empty: none)", .string, default: ""),
         ],
@@ -36,7 +36,8 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     /// One analysis request: a small RGB copy of a frame and where it came from.
     struct Job: Sendable { var image: RGBImage; var pts: UInt64?; var frame: Int; var inputWidth: Int; var inputHeight: Int }
 
-    // Lock order: settings, then state, then results. The analysis thread only takes `results`.
+    // Lock order: settings, then state, then results; `analysis` is taken alone (analysis thread,
+    // configure), never together with the others.
     private struct Settings { var overlay: Bool; var grid: [String]; var fps: Double; var textScale: Double }
     private struct State {
         var scaler: VideoScaler?
@@ -46,13 +47,28 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         var composition: OverlayComposition?
         var context: StageContext?
     }
-    private struct Results { var latest: Guidance?; var latestInput: (width: Int, height: Int) = (0, 0); var smoother = GuidanceSmoother(); var analysed = 0 }
+    /// Owned by the analysis thread (and `configure`): never taken by `process`, so a slow analysis
+    /// cannot hold up a frame.
+    private struct Analysis {
+        var analyzer: CompositionAnalyzer
+        var smoother = GuidanceSmoother()
+        var minFace = 24
+    }
+    /// Published results: held only long enough to copy a value in or out.
+    private struct Results {
+        var latest: Guidance?
+        var latestInput: (width: Int, height: Int) = (0, 0)
+        var analysed = 0
+    }
 
     private let name: String
     private let settings: Mutex<Settings>
     private let state = Mutex(State())
     private let results = Mutex(Results())
-    private let analyzer: CompositionAnalyzer
+    private let analysis: Mutex<Analysis>
+    private let engineName: String
+    private let ruleName: String
+    private let minFace: Int
     private let analysisWidth: Int
     private let warmupNs: UInt64
     private let json: JSONLineWriter?
@@ -67,8 +83,12 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         guard let rule = RuleRegistry.rule(named: p.string("rule")) else {
             throw StageError(.usage, "\(name): unknown rule '\(p.string("rule"))'")
         }
-        analyzer = CompositionAnalyzer(engines: try ComposeEngines.make(p.string("engine"), minFace: p.int("min-face"), analysisWidth: p.int("analysis-width"), stage: name),
-                                       engine: p.string("engine"), rule: rule)
+        engineName = p.string("engine")
+        ruleName = rule.name
+        minFace = p.int("min-face")
+        // Loaded now so a missing cascade is a start-up error; rebuilt in `configure` for the input size.
+        analysis = Mutex(Analysis(analyzer: CompositionAnalyzer(engines: try ComposeEngines.make(engineName, minFace: 24, stage: name),
+                                                                engine: engineName, rule: rule)))
         let loc = p.string("metadata-location")
         json = loc.isEmpty ? nil : try JSONLineWriter(path: loc, stage: name)
         worker = AnalysisWorker(name: "vf-\(name)-analysis") { [weak self] job in self?.analyse(job) }
@@ -104,6 +124,12 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         } catch {
             throw StageError(.library, "\(name): \(error)")
         }
+        // min-face is given in input pixels: the face engine searches from that size at analysis scale.
+        let analysed = max(24, ComposeEngines.analysedMinFace(minFace, analysisWidth: w, inputWidth: info.width))
+        if analysed != analysis.withLock({ $0.minFace }), engineName == "faces" || engineName == "auto" {
+            let engines = try ComposeEngines.make(engineName, minFace: analysed, stage: name)
+            analysis.withLock { $0.analyzer.engines = engines; $0.minFace = analysed }
+        }
     }
 
     /// Submits the frame for analysis when due, attaches the latest result, queues the drawing.
@@ -131,7 +157,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
             frame.buffer.setCustomMeta(Self.meta(g, inputWidth: input.width, inputHeight: input.height))
         }
         guard s.overlay else { return }
-        let drawing = Self.drawing(latest, grid: s.grid, rule: analyzer.rule.name)
+        let drawing = Self.drawing(latest, grid: s.grid, rule: ruleName)
         let w = frame.info.width, h = frame.info.height
         let comp: OverlayComposition = state.withLock { st in
             if let c = st.composition, let d = st.drawn, d.0 == drawing, d.1 == w, d.2 == h { return c }
@@ -153,12 +179,11 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     // MARK: analysis thread
 
     private func analyse(_ job: Job) {
-        let g = results.withLock { r -> Guidance in
-            let g = analyzer.analyze(job.image, pts: job.pts, smoother: &r.smoother)
+        let g = analysis.withLock { a in a.analyzer.analyze(job.image, pts: job.pts, smoother: &a.smoother) }
+        results.withLock { r in
             r.latest = g
             r.latestInput = (job.inputWidth, job.inputHeight)
             r.analysed += 1
-            return g
         }
         let context = state.withLock { $0.context }
         context?.post(Self.message(g, job: job))
@@ -266,9 +291,24 @@ final class JSONLineWriter: @unchecked Sendable {
     func flush() { lock.lock(); defer { lock.unlock() }; try? handle.synchronize() }
 }
 
-/// Builds the detection engines `engine=` can use.
+/// Builds the detection engines `engine=` can use, from Debian's opencv-data cascades.
 enum ComposeEngines {
-    static func make(_ engine: String, minFace: Int, analysisWidth: Int, stage: String) throws(StageError) -> [any DetectionEngine] {
-        [SaliencyEngine()]
+    /// `minFace` is in analysed pixels; OpenCV's frontal cascade cannot go below its 24 px window.
+    static func make(_ engine: String, minFace: Int, stage: String) throws(StageError) -> [any DetectionEngine] {
+        do {
+            switch engine {
+            case "faces": return [try FaceEngine(minFace: max(24, minFace))]
+            case "bodies": return [try BodyEngine()]
+            case "saliency": return [SaliencyEngine()]
+            default: return [try FaceEngine(minFace: max(24, minFace)), try BodyEngine(), SaliencyEngine()]
+            }
+        } catch {
+            throw StageError(.resource, "\(stage): cannot load the \(engine) engine: \(error) (install opencv-data)")
+        }
+    }
+
+    /// The input's `min-face` in analysed pixels.
+    static func analysedMinFace(_ minFace: Int, analysisWidth: Int, inputWidth: Int) -> Int {
+        Int((Double(minFace) * Double(analysisWidth) / Double(max(1, inputWidth))).rounded())
     }
 }

@@ -20,7 +20,7 @@ import GStreamerKit
     @Test func salientBallIsFoundAndPublishedEverywhere() throws {
         let json = Self.tmp("compose.jsonl")
         // A white ball on black, still (pattern=ball moves; imagefreeze holds one frame).
-        let s = try Session(description: "videotestsrc pattern=ball num-buffers=1 ! video/x-raw,width=640,height=360,framerate=30/1 ! imagefreeze num-buffers=12 ! compose name=c engine=saliency warmup=0 analysis-fps=30 metadata-location=\(json) ! queue ! tee name=t ! queue ! videoconvert ! fakesink name=out t. ! queue ! fakesink")
+        let s = try Session(description: "videotestsrc pattern=ball num-buffers=1 ! video/x-raw,width=640,height=360,framerate=30/1 ! imagefreeze is-live=true num-buffers=30 ! compose name=c engine=saliency warmup=0 analysis-fps=30 metadata-location=\(json) ! queue ! tee name=t ! queue ! videoconvert ! fakesink name=out t. ! queue ! fakesink")
         let trace = try #require(s.element(named: "out")).traceMeta(ComposeStage.metaName, field: "width")
         #expect(s.run() == 0, "\(s.errors)")
         let lines = try Self.jsonLines(json)
@@ -42,6 +42,30 @@ import GStreamerKit
         let widths = trace.seen.compactMap { $0 }
         #expect(!widths.isEmpty)
         #expect(abs(widths.last! - (lines.last!["subject"] as! [String: Double])["width"]!) < 0.5)
+    }
+
+    @Test func facesEngineOnBasketball1MatchesOpenCV() throws {
+        let photo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".testdata/basketball1.png").path
+        try #require(FileManager.default.fileExists(atPath: photo), "run launch/testdata (opencv-doc samples)")
+        let json = Self.tmp("faces.jsonl")
+        let s = try Session(description: "filesrc location=\(photo) ! decodebin ! videoconvert ! imagefreeze num-buffers=5 ! compose engine=faces warmup=0 analysis-width=640 metadata-location=\(json) ! fakesink")
+        #expect(s.run() == 0, "\(s.errors)")
+        let lines = try Self.jsonLines(json)
+        #expect(!lines.isEmpty)
+        // OpenCV 4.6 CascadeClassifier(haarcascade_frontalface_default) scale 1.1, 5 neighbours, 24 px on the same
+        // photo (Tests/FrameAnalysisTests/Fixtures/opencv_faces.json): one face at (72, 91) 39x39.
+        let opencv = (x: 72.0, y: 91.0, w: 39.0, h: 39.0)
+        for line in lines {
+            let faces = try #require(line["faces"] as? [[String: Double]])
+            #expect(faces.count == 1)
+            let f = faces[0]
+            let ix = max(0, min(f["x"]! + f["width"]!, opencv.x + opencv.w) - max(f["x"]!, opencv.x))
+            let iy = max(0, min(f["y"]! + f["height"]!, opencv.y + opencv.h) - max(f["y"]!, opencv.y))
+            let iou = ix * iy / (f["width"]! * f["height"]! + opencv.w * opencv.h - ix * iy)
+            #expect(iou >= 0.8)
+            #expect(line["engine"] as? String == "faces")
+        }
     }
 
     @Test func overlayFalseLeavesPixelsUntouched() throws {
