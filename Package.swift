@@ -35,7 +35,8 @@ let package = Package(
             "Host", "Stages",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .testTarget(name: "FrameAnalysisTests", dependencies: ["FrameAnalysis"]),
+        // Fixtures are read by path (#filePath), with the script that produced them.
+        .testTarget(name: "FrameAnalysisTests", dependencies: ["FrameAnalysis"], exclude: ["Fixtures"]),
         .testTarget(name: "HostTests", dependencies: ["Host"]),
         .testTarget(name: "OverlayTests", dependencies: ["Overlay"]),
         .testTarget(name: "StagesTests", dependencies: ["Stages", "Host"]),

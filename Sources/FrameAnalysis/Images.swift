@@ -75,13 +75,13 @@ public struct RGBImage: Sendable, Equatable {
         return (pixels[i], pixels[i + 1], pixels[i + 2])
     }
 
-    /// Luma with OpenCV's RGB2GRAY weights (0.299, 0.587, 0.114), rounded.
+    /// Luma exactly as OpenCV 4.6's RGB2GRAY (0.299, 0.587, 0.114 in 15-bit fixed point, rounded).
     public var gray: GrayImage {
         var out = [UInt8](repeating: 0, count: width * height)
         for i in 0..<(width * height) {
             let r = Int(pixels[i * 3]), g = Int(pixels[i * 3 + 1]), b = Int(pixels[i * 3 + 2])
-            // Fixed point as OpenCV: (R*4899 + G*9617 + B*1868 + 8192) >> 14.
-            out[i] = UInt8((r * 4899 + g * 9617 + b * 1868 + 8192) >> 14)
+            // Fixed point as OpenCV: (R*9798 + G*19235 + B*3735 + 16384) >> 15.
+            out[i] = UInt8((r * 9798 + g * 19235 + b * 3735 + 16384) >> 15)
         }
         return GrayImage(width: width, height: height, pixels: out)
     }

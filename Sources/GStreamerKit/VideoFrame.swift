@@ -82,13 +82,40 @@ public final class OverlayComposition: @unchecked Sendable {
     /// The number of pixels those rectangles cover.
     public let coveredPixels: Int
 
+    /// One premultiplied BGRA image and where it goes in the frame.
+    public struct Layer: Sendable {
+        /// Pixels, `stride` bytes per row.
+        public var pixels: [UInt8]
+        /// Width.
+        public var width: Int
+        /// Height.
+        public var height: Int
+        /// Bytes per row.
+        public var stride: Int
+        /// Left edge in the frame.
+        public var x: Int
+        /// Top edge in the frame.
+        public var y: Int
+        /// Creates a layer.
+        public init(pixels: [UInt8], width: Int, height: Int, stride: Int, x: Int, y: Int) {
+            self.pixels = pixels; self.width = width; self.height = height; self.stride = stride; self.x = x; self.y = y
+        }
+    }
+
     /// Builds a composition from a BGRA image placed at (x, y) in the frame.
-    public init(bgra pixels: [UInt8], width: Int, height: Int, stride: Int, x: Int = 0, y: Int = 0) {
+    public convenience init(bgra pixels: [UInt8], width: Int, height: Int, stride: Int, x: Int = 0, y: Int = 0) {
+        self.init(layers: [Layer(pixels: pixels, width: width, height: height, stride: stride, x: x, y: y)])
+    }
+
+    /// Builds one composition from several positioned images (sprites), each cut to its content.
+    public init(layers: [Layer]) {
         GStreamer.initialize()
-        let rects = OverlayComposition.contentRectangles(pixels, width: width, height: height, stride: stride)
         var comp: OpaquePointer? = nil
         var covered = 0
-        for r in rects {
+        var count = 0
+        for layer in layers {
+          let (pixels, stride, x, y) = (layer.pixels, layer.stride, layer.x, layer.y)
+          for r in OverlayComposition.contentRectangles(pixels, width: layer.width, height: layer.height, stride: stride) {
             var sub = [UInt8](repeating: 0, count: r.w * r.h * 4)
             for row in 0..<r.h {
                 let src = (r.y + row) * stride + r.x * 4
@@ -102,9 +129,11 @@ public final class OverlayComposition: @unchecked Sendable {
             if let c = comp { gst_video_overlay_composition_add_rectangle(c, rect) } else { comp = gst_video_overlay_composition_new(rect) }
             gst_video_overlay_rectangle_unref(rect)
             covered += r.w * r.h
+            count += 1
+          }
         }
         raw = comp ?? gst_video_overlay_composition_new(nil)
-        rectangleCount = rects.count
+        rectangleCount = count
         coveredPixels = covered
     }
     deinit { gst_video_overlay_composition_unref(raw) }
@@ -114,38 +143,49 @@ public final class OverlayComposition: @unchecked Sendable {
     static func contentRectangles(_ p: [UInt8], width: Int, height: Int, stride: Int) -> [(x: Int, y: Int, w: Int, h: Int)] {
         let band = 8, gap = 16
         var out: [(Int, Int, Int, Int)] = []
-        var y0 = 0
-        while y0 < height {
-            let y1 = min(height, y0 + band)
-            // Which columns and rows of this band hold any alpha.
-            var colHas = [Bool](repeating: false, count: width)
-            var top = Int.max, bottom = -1
-            for y in y0..<y1 {
-                var rowHas = false
-                let base = y * stride
-                for x in 0..<width where p[base + x * 4 + 3] != 0 { colHas[x] = true; rowHas = true }
-                if rowHas { top = min(top, y); bottom = y }
-            }
-            if bottom >= 0 {
-                var x = 0
-                while x < width {
-                    guard colHas[x] else { x += 1; continue }
-                    var end = x
-                    var probe = x + 1
-                    while probe < width && probe - end <= gap {
-                        if colHas[probe] { end = probe }
-                        probe += 1
+        var colHas = [Bool](repeating: false, count: width)
+        p.withUnsafeBufferPointer { px in
+            colHas.withUnsafeMutableBufferPointer { cols in
+                var y0 = 0
+                while y0 < height {
+                    let y1 = min(height, y0 + band)
+                    // Which columns and rows of this band hold any alpha.
+                    for i in 0..<width { cols[i] = false }
+                    var top = Int.max, bottom = -1
+                    for y in y0..<y1 {
+                        var rowHas = false
+                        var a = y * stride + 3
+                        for x in 0..<width {
+                            if px[a] != 0 { cols[x] = true; rowHas = true }
+                            a += 4
+                        }
+                        if rowHas { top = min(top, y); bottom = y }
                     }
-                    var runTop = Int.max, runBottom = -1
-                    for y in top...bottom {
-                        let base = y * stride
-                        if (x...end).contains(where: { p[base + $0 * 4 + 3] != 0 }) { runTop = min(runTop, y); runBottom = y }
+                    if bottom >= 0 {
+                        var x = 0
+                        while x < width {
+                            guard cols[x] else { x += 1; continue }
+                            var end = x
+                            var probe = x + 1
+                            while probe < width && probe - end <= gap {
+                                if cols[probe] { end = probe }
+                                probe += 1
+                            }
+                            var runTop = Int.max, runBottom = -1
+                            for y in top...bottom {
+                                var a = y * stride + x * 4 + 3
+                                for _ in x...end {
+                                    if px[a] != 0 { runTop = min(runTop, y); runBottom = y; break }
+                                    a += 4
+                                }
+                            }
+                            out.append((x, runTop, end - x + 1, runBottom - runTop + 1))
+                            x = end + 1
+                        }
                     }
-                    out.append((x, runTop, end - x + 1, runBottom - runTop + 1))
-                    x = end + 1
+                    y0 = y1
                 }
             }
-            y0 = y1
         }
         return out
     }

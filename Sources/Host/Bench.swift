@@ -49,4 +49,35 @@ public enum Bench {
         }
         return BridgeResult(frames: frames, identityFPS: best.identity, stageFPS: best.stage, copies: copies, identical: identical, reachedSink: reached)
     }
+
+    /// Result of `bench compose`.
+    public struct ComposeResult: Sendable {
+        /// Frames through the stage.
+        public var frames: Int
+        /// Mean ms per frame spent in the stage on the video thread (submit, meta, overlay, blend).
+        public var meanMs: Double
+        /// 95th percentile of the same.
+        public var p95Ms: Double
+        /// Analyses run (on the analysis thread) and their mean ms.
+        public var analyses: Int
+        /// Mean ms of one analysis.
+        public var analysisMeanMs: Double
+    }
+
+    /// Runs 1080p video through `compose` (analysis at `analysisWidth`) and reports the stage's cost per frame.
+    public static func compose(frames: Int = 300, analysisWidth: Int = 320, engine: String = "auto") throws(HostError) -> ComposeResult {
+        let json = FileManager.default.temporaryDirectory.appendingPathComponent("vf-bench-compose-\(UUID().uuidString).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: json) }
+        let s = try Session(description: "videotestsrc pattern=ball num-buffers=\(frames) ! video/x-raw,format=I420,width=1920,height=1080,framerate=30/1 ! compose name=c engine=\(engine) analysis-width=\(analysisWidth) warmup=0 metadata-location=\(json) ! fakesink")
+        guard s.run() == 0, let r = s.report, let t = r.stages.first else {
+            throw HostError(.runtime, "compose run failed: \(s.errors.joined(separator: "; "))")
+        }
+        let lines = (try? String(contentsOfFile: json, encoding: .utf8))?.split(separator: "\n") ?? []
+        let ms = lines.compactMap { line -> Double? in
+            guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
+            return o["analysis_ms"] as? Double
+        }
+        return ComposeResult(frames: t.frames, meanMs: t.meanMs, p95Ms: t.p95Ms, analyses: ms.count,
+                             analysisMeanMs: ms.isEmpty ? 0 : ms.reduce(0, +) / Double(ms.count))
+    }
 }

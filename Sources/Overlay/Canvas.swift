@@ -39,6 +39,11 @@ public final class Canvas {
         cairo_surface_destroy(surface)
     }
 
+    /// Moves the origin: later drawing at (x, y) lands at (x + dx, y + dy) (a sprite drawn in frame coordinates).
+    public func translate(dx: Double, dy: Double) {
+        cairo_translate(cr, dx, dy)
+    }
+
     /// Makes every pixel fully transparent.
     public func clear() {
         cairo_save(cr)
@@ -249,6 +254,27 @@ public final class Canvas {
         }
         let pixels = Array(UnsafeBufferPointer(start: data, count: count))
         return BGRAImage(width: width, height: height, stride: stride, pixels: pixels)
+    }
+
+    /// Paints a premultiplied BGRA image with its top-left corner at the (translated) origin, blending over.
+    public func drawImage(_ img: BGRAImage) {
+        guard img.width > 0, img.height > 0,
+              let src = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(img.width), Int32(img.height)) else { return }
+        defer { cairo_surface_destroy(src) }
+        cairo_surface_flush(src)
+        let stride = Int(cairo_image_surface_get_stride(src))
+        if let data = cairo_image_surface_get_data(src) {
+            img.pixels.withUnsafeBytes { p in
+                for y in 0..<img.height {
+                    (data + y * stride).update(from: p.baseAddress!.assumingMemoryBound(to: UInt8.self) + y * img.stride, count: img.width * 4)
+                }
+            }
+        }
+        cairo_surface_mark_dirty(src)
+        cairo_save(cr)
+        cairo_set_source_surface(cr, src, 0, 0)
+        cairo_paint(cr)
+        cairo_restore(cr)
     }
 
     // MARK: - Internals

@@ -36,6 +36,18 @@ public struct GuidanceDrawing: Sendable, Equatable {
     }
 }
 
+/// A small image placed at (x, y) in the frame.
+public struct Sprite: Sendable, Equatable {
+    /// Left edge in frame pixels.
+    public var x: Int
+    /// Top edge in frame pixels.
+    public var y: Int
+    /// The pixels.
+    public var image: BGRAImage
+    /// Creates a sprite.
+    public init(x: Int, y: Int, image: BGRAImage) { self.x = x; self.y = y; self.image = image }
+}
+
 /// Draws guidance with cairo/pango: the rule's grid, the subject box, the target point, an arrow
 /// from subject to target, the advice on a readable backdrop and a score bar. Sizes scale with the
 /// frame height (reference 1080 px) and `textScale`.
@@ -47,48 +59,83 @@ public enum GuidanceRenderer {
     /// Backdrop behind text.
     public static let backdrop = RGBAColor(red: 0, green: 0, blue: 0, alpha: 0.6)
 
-    /// Renders the drawing into a transparent image of the frame's size.
+    /// Renders the drawing into a transparent image of the frame's size (tests, share cards).
     public static func render(_ d: GuidanceDrawing, width: Int, height: Int, textScale: Double = 1) -> BGRAImage {
         let canvas = Canvas(width: width, height: height)
-        draw(d, on: canvas, textScale: textScale)
+        if !d.grid.isEmpty { GridRenderer.draw(gridStyle(d.grid), on: canvas) }
+        for s in sprites(d, width: width, height: height, textScale: textScale) {
+            canvas.translate(dx: Double(s.x), dy: Double(s.y))
+            canvas.drawImage(s.image)
+            canvas.translate(dx: -Double(s.x), dy: -Double(s.y))
+        }
         return canvas.image()
+    }
+
+    /// The grid style used under guidance (white at half opacity, 2 px at 1080p).
+    public static func gridStyle(_ lines: [GridLine]) -> GridStyle {
+        GridStyle(lines: lines, color: RGBAColor(red: 1, green: 1, blue: 1, alpha: 0.5), width: 2)
     }
 
     /// Line width in pixels for this frame height (3 px at 1080p, at least 1).
     public static func lineWidth(height: Int) -> Double { max(1, (3 * Double(height) / 1080).rounded()) }
 
-    /// Draws onto an existing canvas.
-    public static func draw(_ d: GuidanceDrawing, on canvas: Canvas, textScale: Double = 1) {
-        let w = Double(canvas.width), h = Double(canvas.height)
-        let lw = lineWidth(height: canvas.height)
-        if !d.grid.isEmpty {
-            GridRenderer.draw(GridStyle(lines: d.grid, color: RGBAColor(red: 1, green: 1, blue: 1, alpha: 0.5), width: 2), on: canvas)
-        }
+    /// The guidance (without the grid) as small positioned images: the box's four edges, the target
+    /// ring, the arrow, the score label with its bar, the advice. Only the pixels under them are
+    /// drawn and later blended, so a change of advice or box costs little even at 4K.
+    public static func sprites(_ d: GuidanceDrawing, width: Int, height: Int, textScale: Double = 1) -> [Sprite] {
+        let w = Double(width), h = Double(height)
+        let lw = lineWidth(height: height)
         let color = d.wellComposed ? goodColor : adjustColor
+        var out: [Sprite] = []
+        func sprite(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double, _ draw: (Canvas) -> Void) {
+            // Clip to the frame; draw in frame coordinates through a translation.
+            let ix0 = max(0, Int(x0.rounded(.down))), iy0 = max(0, Int(y0.rounded(.down)))
+            let ix1 = min(width, Int(x1.rounded(.up))), iy1 = min(height, Int(y1.rounded(.up)))
+            guard ix1 > ix0, iy1 > iy0 else { return }
+            let c = Canvas(width: ix1 - ix0, height: iy1 - iy0)
+            c.translate(dx: -Double(ix0), dy: -Double(iy0))
+            draw(c)
+            out.append(Sprite(x: ix0, y: iy0, image: c.image()))
+        }
         var center: (Double, Double)?
         if let s = d.subject {
-            canvas.strokeRect(x: s.x * w, y: s.y * h, width: s.width * w, height: s.height * h, color: color, lineWidth: lw)
-            center = ((s.x + s.width / 2) * w, (s.y + s.height / 2) * h)
+            let (bx, by, bw, bh) = (s.x * w, s.y * h, s.width * w, s.height * h)
+            let half = lw / 2
+            // Four edges, each its own thin sprite (a box's inside stays untouched).
+            for (x0, y0, x1, y1) in [(bx - half, by - half, bx + bw + half, by + half), (bx - half, by + bh - half, bx + bw + half, by + bh + half),
+                                     (bx - half, by + half, bx + half, by + bh - half), (bx + bw - half, by + half, bx + bw + half, by + bh - half)] {
+                sprite(x0, y0, x1, y1) { $0.fillRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0, color: color) }
+            }
+            center = (bx + bw / 2, by + bh / 2)
         }
         if let t = d.target {
-            let r = max(4, 10 * h / 1080)
-            canvas.strokeCircle(center: (t.x * w, t.y * h), radius: r, color: color, width: lw)
-            if let c = center, !d.wellComposed {
-                arrow(on: canvas, from: c, to: (t.x * w, t.y * h), color: color, width: lw, head: max(8, 24 * h / 1080))
+            let r = max(4, 10 * h / 1080), c = (t.x * w, t.y * h)
+            sprite(c.0 - r - lw, c.1 - r - lw, c.0 + r + lw, c.1 + r + lw) { $0.strokeCircle(center: c, radius: r, color: color, width: lw) }
+            if let from = center, !d.wellComposed {
+                let head = max(8, 24 * h / 1080)
+                sprite(min(from.0, c.0) - head, min(from.1, c.1) - head, max(from.0, c.0) + head, max(from.1, c.1) + head) {
+                    arrow(on: $0, from: from, to: c, color: color, width: lw, head: head)
+                }
             }
         }
         let font = max(10, 36 * h / 1080 * textScale)
         let pad = font / 2
-        // Score bar, top left: the bar's filled length is the score.
+        // Score label and bar, top left: the bar's filled length is the score.
         let label = "\(d.rule) \(Int((d.score * 100).rounded()))%\(d.locked ? " locked" : "")"
-        let size = canvas.drawText(label, x: pad, y: pad, fontSize: font * 0.75, color: .white, backdrop: backdrop)
+        let measure = Canvas(width: 1, height: 1)
+        let size = measure.measureText(label, fontSize: font * 0.75, backdrop: true)
         let barY = pad + size.height + pad / 2, barW = max(40, 300 * h / 1080 * textScale), barH = max(4, 12 * h / 1080 * textScale)
-        canvas.fillRect(x: pad, y: barY, width: barW, height: barH, color: backdrop)
-        canvas.fillRect(x: pad, y: barY, width: barW * min(1, max(0, d.score)), height: barH, color: color)
-        if !d.advice.isEmpty {
-            let m = canvas.measureText(d.advice, fontSize: font, backdrop: true)
-            canvas.drawText(d.advice, x: max(pad, (w - m.width) / 2), y: h - m.height - pad, fontSize: font, color: .white, backdrop: backdrop)
+        sprite(pad, pad, pad + max(size.width, barW), barY + barH) { c in
+            c.drawText(label, x: pad, y: pad, fontSize: font * 0.75, color: .white, backdrop: backdrop)
+            c.fillRect(x: pad, y: barY, width: barW, height: barH, color: backdrop)
+            c.fillRect(x: pad, y: barY, width: barW * min(1, max(0, d.score)), height: barH, color: color)
         }
+        if !d.advice.isEmpty {
+            let m = measure.measureText(d.advice, fontSize: font, backdrop: true)
+            let x = max(pad, (w - m.width) / 2), y = h - m.height - pad
+            sprite(x, y, x + m.width, y + m.height) { $0.drawText(d.advice, x: x, y: y, fontSize: font, color: .white, backdrop: backdrop) }
+        }
+        return out
     }
 
     /// A line with a filled arrowhead at `to`.

@@ -29,6 +29,10 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
             PropertySpec("warmup", "Seconds of stream time before the first analysis", .double(0...3600), default: "1"),
             PropertySpec("min-face", "Smallest face to look for, in input pixels (the search floor is 24 px at analysis-width)", .int(8...4096), default: "24"),
             PropertySpec("text-scale", "Size of the advice and score text (1 = 36 px at 1080p)", .double(0.25...4), default: "1", mutability: .playing),
+            PropertySpec("verify", "Second-stage check of face hits (eyes, a second cascade, skin) against false faces", .bool, default: "true"),
+            PropertySpec("profiles", "Also look for faces in profile (both sides)", .bool, default: "true"),
+            PropertySpec("rotations", "Also look for faces tilted about 20 degrees in-plane (two more passes)", .bool, default: "false"),
+            PropertySpec("sync", "Analyse on the video thread so no due frame is skipped (offline files, benchmarks); the stream waits", .bool, default: "false"),
             PropertySpec("metadata-location", "File to append one JSON line per analysed frame to (empty: none)", .string, default: ""),
         ],
         formats: overlayFormats)
@@ -45,6 +49,8 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         var lastSubmitted: UInt64?
         var drawn: (GuidanceDrawing, Int, Int)?
         var composition: OverlayComposition?
+        var gridKey: ([GridLine], Int, Int)?
+        var grid: OverlayComposition?
         var context: StageContext?
     }
     /// Owned by the analysis thread (and `configure`): never taken by `process`, so a slow analysis
@@ -67,10 +73,12 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     private let results = Mutex(Results())
     private let analysis: Mutex<Analysis>
     private let engineName: String
+    private let faceOptions: ComposeEngines.FaceOptions
     private let ruleName: String
     private let minFace: Int
     private let analysisWidth: Int
     private let warmupNs: UInt64
+    private let synchronous: Bool
     private let json: JSONLineWriter?
     private var worker: AnalysisWorker<Job>!
 
@@ -80,14 +88,16 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         settings = Mutex(Settings(overlay: p.bool("overlay"), grid: p.set("grid"), fps: p.double("analysis-fps"), textScale: p.double("text-scale")))
         analysisWidth = p.int("analysis-width")
         warmupNs = UInt64(p.double("warmup") * 1e9)
+        synchronous = p.bool("sync")
         guard let rule = RuleRegistry.rule(named: p.string("rule")) else {
             throw StageError(.usage, "\(name): unknown rule '\(p.string("rule"))'")
         }
         engineName = p.string("engine")
         ruleName = rule.name
+        faceOptions = ComposeEngines.FaceOptions(verify: p.bool("verify"), profiles: p.bool("profiles"), rotations: p.bool("rotations"))
         minFace = p.int("min-face")
         // Loaded now so a missing cascade is a start-up error; rebuilt in `configure` for the input size.
-        analysis = Mutex(Analysis(analyzer: CompositionAnalyzer(engines: try ComposeEngines.make(engineName, minFace: 24, stage: name),
+        analysis = Mutex(Analysis(analyzer: CompositionAnalyzer(engines: try ComposeEngines.make(engineName, minFace: 24, faces: faceOptions, stage: name),
                                                                 engine: engineName, rule: rule)))
         let loc = p.string("metadata-location")
         json = loc.isEmpty ? nil : try JSONLineWriter(path: loc, stage: name)
@@ -120,14 +130,14 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         let h = max(2, Int((Double(w) * Double(info.height) / Double(info.width)).rounded()))
         do {
             let scaler = try VideoScaler(input: info, width: w, height: h)
-            state.withLock { $0.scaler = scaler; $0.drawn = nil; $0.composition = nil }
+            state.withLock { $0.scaler = scaler; $0.drawn = nil; $0.composition = nil; $0.gridKey = nil }
         } catch {
             throw StageError(.library, "\(name): \(error)")
         }
         // min-face is given in input pixels: the face engine searches from that size at analysis scale.
         let analysed = max(24, ComposeEngines.analysedMinFace(minFace, analysisWidth: w, inputWidth: info.width))
         if analysed != analysis.withLock({ $0.minFace }), engineName == "faces" || engineName == "auto" {
-            let engines = try ComposeEngines.make(engineName, minFace: analysed, stage: name)
+            let engines = try ComposeEngines.make(engineName, minFace: analysed, faces: faceOptions, stage: name)
             analysis.withLock { $0.analyzer.engines = engines; $0.minFace = analysed }
         }
     }
@@ -150,7 +160,9 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
                            frame: frame.index, inputWidth: frame.info.width, inputHeight: frame.info.height)
             } catch { throw StageError(.stream, "\(name): \(error)") }
         }
-        if let job { worker.submit(job) }
+        if let job {
+            if synchronous { analyse(job) } else { worker.submit(job) }
+        }
 
         let (latest, input) = results.withLock { ($0.latest, $0.latestInput) }
         if let g = latest {
@@ -159,15 +171,26 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         guard s.overlay else { return }
         let drawing = Self.drawing(latest, grid: s.grid, rule: ruleName)
         let w = frame.info.width, h = frame.info.height
-        let comp: OverlayComposition = state.withLock { st in
-            if let c = st.composition, let d = st.drawn, d.0 == drawing, d.1 == w, d.2 == h { return c }
-            let img = GuidanceRenderer.render(drawing, width: w, height: h, textScale: s.textScale)
-            let c = OverlayComposition(bgra: img.pixels, width: img.width, height: img.height, stride: img.stride)
+        // Two cached layers: the grid (changes with size or lines only) and the guidance sprites.
+        let (grid, guidance): (OverlayComposition?, OverlayComposition) = state.withLock { st in
+            if st.gridKey == nil || st.gridKey! != (drawing.grid, w, h) {
+                st.gridKey = (drawing.grid, w, h)
+                st.grid = drawing.grid.isEmpty ? nil : {
+                    let img = GridRenderer.render(GuidanceRenderer.gridStyle(drawing.grid), width: w, height: h)
+                    return OverlayComposition(bgra: img.pixels, width: img.width, height: img.height, stride: img.stride)
+                }()
+            }
+            if let c = st.composition, let d = st.drawn, d.0 == drawing, d.1 == w, d.2 == h { return (st.grid, c) }
+            let layers = GuidanceRenderer.sprites(drawing, width: w, height: h, textScale: s.textScale).map {
+                OverlayComposition.Layer(pixels: $0.image.pixels, width: $0.image.width, height: $0.image.height, stride: $0.image.stride, x: $0.x, y: $0.y)
+            }
+            let c = OverlayComposition(layers: layers)
             st.drawn = (drawing, w, h)
             st.composition = c
-            return c
+            return (st.grid, c)
         }
-        frame.addOverlay(comp)
+        if let grid { frame.addOverlay(grid) }
+        frame.addOverlay(guidance)
     }
 
     /// Waits for the last analysis so its message and JSON line are out before end-of-stream.
@@ -294,13 +317,18 @@ final class JSONLineWriter: @unchecked Sendable {
 /// Builds the detection engines `engine=` can use, from Debian's opencv-data cascades.
 enum ComposeEngines {
     /// `minFace` is in analysed pixels; OpenCV's frontal cascade cannot go below its 24 px window.
-    static func make(_ engine: String, minFace: Int, stage: String) throws(StageError) -> [any DetectionEngine] {
+    struct FaceOptions: Sendable { var verify = true, profiles = true, rotations = false }
+
+    static func make(_ engine: String, minFace: Int, faces o: FaceOptions, stage: String) throws(StageError) -> [any DetectionEngine] {
         do {
+            func face() throws -> FaceEngine {
+                try FaceEngine(minFace: max(24, minFace), verify: o.verify, rotations: o.rotations, profiles: o.profiles)
+            }
             switch engine {
-            case "faces": return [try FaceEngine(minFace: max(24, minFace))]
+            case "faces": return [try face()]
             case "bodies": return [try BodyEngine()]
             case "saliency": return [SaliencyEngine()]
-            default: return [try FaceEngine(minFace: max(24, minFace)), try BodyEngine(), SaliencyEngine()]
+            default: return [try face(), try BodyEngine(), SaliencyEngine()]
             }
         } catch {
             throw StageError(.resource, "\(stage): cannot load the \(engine) engine: \(error) (install opencv-data)")

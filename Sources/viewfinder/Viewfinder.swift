@@ -141,7 +141,7 @@ struct Inspect: ParsableCommand {
 
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "bench", abstract: "Measure a stage against its GStreamer peer in one run.")
-    @Argument(help: "What to measure: bridge.")
+    @Argument(help: "What to measure: bridge, compose, faces.")
     var what: String
     @Option(help: "Frames per run.") var frames: Int = 300
     @Option(help: "Rounds (best of).") var rounds: Int = 3
@@ -152,8 +152,13 @@ struct BenchCommand: ParsableCommand {
             let r = try Bench.bridge(frames: frames, rounds: rounds) { print($0) }
             print("zero-copy: \(r.copies) buffer copies; \(r.identical)/\(r.reachedSink) buffers reached fakesink with the very memory the appsink received")
             print(String(format: "identity %.1f fps, passthrough stage %.1f fps, ratio %.3f", r.identityFPS, r.stageFPS, r.ratio))
+        case "compose":
+            print("bench compose: 1920x1080 I420, \(frames) frames, analysis at 320 px (engine auto)")
+            let r = try Bench.compose(frames: frames)
+            print(String(format: "analysis thread: %d analyses, mean %.2f ms each", r.analyses, r.analysisMeanMs))
+            print(String(format: "compose on the video thread: mean %.3f ms, p95 %.3f ms per 1080p frame (goal <= 5 ms mean)", r.meanMs, r.p95Ms))
         default:
-            throw HostError(.usage, "unknown benchmark '\(what)': expected bridge")
+            throw HostError(.usage, "unknown benchmark '\(what)': expected bridge, compose or faces")
         }
     }
 }
