@@ -62,6 +62,18 @@ static inline guint vf_video_frame_n_planes(GstVideoFrame *f) { return GST_VIDEO
 static inline gint vf_video_frame_comp_height(GstVideoFrame *f, guint c) { return GST_VIDEO_FRAME_COMP_HEIGHT(f, c); }
 static inline gint vf_video_frame_comp_width(GstVideoFrame *f, guint c) { return GST_VIDEO_FRAME_COMP_WIDTH(f, c); }
 
+// gst_structure_set is variadic and the resampler enums need their GTypes: a converter config for
+// analysis copies (linear resampling, no dithering) instead of the default high-quality cubic.
+static inline GstStructure *vf_video_converter_fast_config(gboolean nearest) {
+    return gst_structure_new("GstVideoConverter",
+        GST_VIDEO_CONVERTER_OPT_RESAMPLER_METHOD, GST_TYPE_VIDEO_RESAMPLER_METHOD,
+            nearest ? GST_VIDEO_RESAMPLER_METHOD_NEAREST : GST_VIDEO_RESAMPLER_METHOD_LINEAR,
+        GST_VIDEO_CONVERTER_OPT_CHROMA_RESAMPLER_METHOD, GST_TYPE_VIDEO_RESAMPLER_METHOD, GST_VIDEO_RESAMPLER_METHOD_LINEAR,
+        GST_VIDEO_CONVERTER_OPT_DITHER_METHOD, GST_TYPE_VIDEO_DITHER_METHOD, GST_VIDEO_DITHER_NONE,
+        GST_VIDEO_RESAMPLER_OPT_MAX_TAPS, G_TYPE_INT, 4,
+        NULL);
+}
+
 // GST_VIDEO_OVERLAY_COMPOSITION_FORMAT_RGB is a macro picking BGRA or ARGB by endianness.
 static inline GstVideoFormat vf_overlay_rgb_format(void) { return GST_VIDEO_OVERLAY_COMPOSITION_FORMAT_RGB; }
 

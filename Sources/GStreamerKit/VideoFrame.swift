@@ -138,10 +138,31 @@ public final class OverlayComposition: @unchecked Sendable {
     }
     deinit { gst_video_overlay_composition_unref(raw) }
 
-    /// Bands of at most 8 rows; in each band, column runs with content (gaps under 16 px merged),
-    /// each trimmed to the rows where it has content. Keeps the blended area near the drawn area.
+    /// Bands of at most 8 rows; in each band, column runs with content (gaps under 256 px merged),
+    /// each trimmed to the rows where it has content; then runs that continue straight down from one
+    /// band to the next are joined, so a vertical line is one tall rectangle (each rectangle costs a
+    /// call into GStreamer's blender). Keeps the blended area near the drawn area.
     static func contentRectangles(_ p: [UInt8], width: Int, height: Int, stride: Int) -> [(x: Int, y: Int, w: Int, h: Int)] {
-        let band = 8, gap = 16
+        var merged: [(x: Int, y: Int, w: Int, h: Int)] = []
+        var open: [Int: Int] = [:]   // "x,w" of a rectangle reaching the current band's top -> index in merged
+        for r in bandRectangles(p, width: width, height: height, stride: stride) {
+            let key = r.x << 20 | r.w
+            if let i = open[key], merged[i].y + merged[i].h == r.y {
+                merged[i].h += r.h
+            } else {
+                open[key] = merged.count
+                merged.append(r)
+            }
+        }
+        return merged
+    }
+
+    static func bandRectangles(_ p: [UInt8], width: Int, height: Int, stride: Int) -> [(x: Int, y: Int, w: Int, h: Int)] {
+        // GStreamer's blender (gst_video_blend) unpacks and packs the whole frame row for every row of
+        // every rectangle, then blends only the rectangle's width: two runs sharing rows are cheaper as
+        // one rectangle unless the gap between them is wide (measured here: ~2 us per 1080p row
+        // against ~7 ns per blended pixel), hence runs closer than 256 px are joined.
+        let band = 8, gap = 256
         var out: [(Int, Int, Int, Int)] = []
         var colHas = [Bool](repeating: false, count: width)
         p.withUnsafeBufferPointer { px in
