@@ -1,5 +1,8 @@
 import Foundation
 import GStreamerKit
+import FrameAnalysis
+import Stages
+import Synchronization
 
 /// Side-by-side measurements against a peer GStreamer element, in one run.
 public enum Bench {
@@ -79,5 +82,60 @@ public enum Bench {
         }
         return ComposeResult(frames: t.frames, meanMs: t.meanMs, p95Ms: t.p95Ms, analyses: ms.count,
                              analysisMeanMs: ms.isEmpty ? 0 : ms.reduce(0, +) / Double(ms.count))
+    }
+
+    /// Result of `bench faces`.
+    public struct FacesResult: Sendable {
+        /// Frames compared.
+        public var frames: Int
+        /// Frames per second through GStreamer's `facedetect` (OpenCV).
+        public var facedetectFPS: Double
+        /// Frames per second through `compose engine=faces` (frontal pass, same settings).
+        public var oursFPS: Double
+        /// Faces found by facedetect / by us, over all frames.
+        public var facedetectHits: Int
+        /// Faces found by us.
+        public var ourHits: Int
+        /// Frames where both found the same number of faces and every face matched (IoU >= 0.5).
+        public var agreeingFrames: Int
+        /// ours / facedetect.
+        public var ratio: Double { facedetectFPS > 0 ? oursFPS / facedetectFPS : 0 }
+    }
+
+    /// Runs `facedetect` (scale 1.1, 5 neighbours, 24 px) and our faces engine with the same cascade and
+    /// settings (frontal pass, no verification) on the same frames, one after the other in one run.
+    public static func faces(video: String, frames: Int = 150, width: Int = 640, height: Int = 480) throws(HostError) -> FacesResult {
+        let source = "filesrc location=\(video) ! decodebin ! videoconvert ! videoscale ! video/x-raw,width=\(width),height=\(height) ! identity eos-after=\(frames) ! videoconvert"
+        // GStreamer's element, collecting its per-frame messages.
+        let peer = try Session(description: "\(source) ! facedetect scale-factor=1.1 min-neighbors=5 min-size-width=24 min-size-height=24 display=false ! fakesink")
+        let collected = Mutex<[UInt64: [Box]]>([:])
+        peer.onElementMessage = { _, text in
+            if let m = FacedetectMessage.parse(text) { collected.withLock { $0[m.timestamp] = m.faces } }
+        }
+        var t0 = Date()
+        guard peer.run() == 0 else { throw HostError(.runtime, "facedetect run failed: \(peer.errors.joined(separator: "; ")) (is gstreamer1.0-opencv installed?)") }
+        let peerSeconds = Date().timeIntervalSince(t0)
+        let theirs = collected.withLock { $0 }
+
+        let json = FileManager.default.temporaryDirectory.appendingPathComponent("vf-bench-faces-\(UUID().uuidString).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: json) }
+        let ours = try Session(description: "\(source) ! compose engine=faces sync=true analysis-fps=120 warmup=0 analysis-width=\(width) overlay=false verify=false profiles=false rotations=false metadata-location=\(json) ! fakesink")
+        t0 = Date()
+        guard ours.run() == 0 else { throw HostError(.runtime, "compose run failed: \(ours.errors.joined(separator: "; "))") }
+        let ourSeconds = Date().timeIntervalSince(t0)
+        var mine: [UInt64: [Box]] = [:]
+        for line in ((try? String(contentsOfFile: json, encoding: .utf8)) ?? "").split(separator: "\n") {
+            guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let pts = (o["pts"] as? NSNumber)?.uint64Value,
+                  let faces = o["faces"] as? [[String: Double]] else { continue }
+            mine[pts] = faces.map { Box(x: $0["x"]!, y: $0["y"]!, width: $0["width"]!, height: $0["height"]!) }
+        }
+        var agree = 0
+        for (ts, a) in theirs {
+            let b = mine[ts] ?? []
+            if a.count == b.count && a.allSatisfy({ x in b.contains { $0.iou(x) >= 0.5 } }) { agree += 1 }
+        }
+        return FacesResult(frames: theirs.count, facedetectFPS: Double(theirs.count) / peerSeconds, oursFPS: Double(mine.count) / ourSeconds,
+                           facedetectHits: theirs.values.reduce(0) { $0 + $1.count }, ourHits: mine.values.reduce(0) { $0 + $1.count },
+                           agreeingFrames: agree)
     }
 }

@@ -268,6 +268,7 @@ public final class Session: @unchecked Sendable {
                         if elementMessages.count >= 1000 { elementMessages.removeFirst(elementMessages.count - 999) }
                         elementMessages.append("\(m.source): \(fields)")
                         onElementMessage?(m.source, fields)
+                        for g in groups { for st in g.stages { st.stage.busMessage(source: m.source, structure: fields) } }
                         if options.printMessages { print("message from \(m.source): \(fields)") }
                     default: break
                     }

@@ -20,7 +20,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         kind: "compose",
         blurb: "Finds the subject, judges the composition (thirds, center, golden, horizon, edges) and draws guidance",
         properties: [
-            PropertySpec("engine", "Subject detection: auto (faces, then bodies, then saliency), faces, bodies, saliency", .choice(["auto", "faces", "bodies", "saliency"]), default: "auto"),
+            PropertySpec("engine", "Subject detection: auto (faces, then bodies, then saliency), faces, bodies, saliency, upstream (a facedetect element before the stage)", .choice(["auto", "faces", "bodies", "saliency", "upstream"]), default: "auto"),
             PropertySpec("rule", "Composition rule; auto picks the one the subject is closest to satisfying", .choice(RuleRegistry.names), default: "auto"),
             PropertySpec("overlay", "Draw the guidance (false: analyse and publish only)", .bool, default: "true", mutability: .playing),
             PropertySpec("grid", "Grid under the guidance: auto (the rule's lines), none, or lines joined by '+'", .set(["auto"] + GridLine.allCases.map(\.rawValue)), default: "auto", mutability: .playing),
@@ -71,6 +71,8 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     private let settings: Mutex<Settings>
     private let state = Mutex(State())
     private let results = Mutex(Results())
+    /// `facedetect` results by buffer timestamp (engine=upstream), the newest 128.
+    private let upstream = Mutex<[UInt64: [Box]]>([:])
     private let analysis: Mutex<Analysis>
     private let engineName: String
     private let faceOptions: ComposeEngines.FaceOptions
@@ -199,10 +201,36 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         json?.flush()
     }
 
+    /// Keeps `facedetect` results for `engine=upstream`.
+    public func busMessage(source: String, structure: String) {
+        guard engineName == "upstream", let m = FacedetectMessage.parse(structure) else { return }
+        upstream.withLock { u in
+            u[m.timestamp] = m.faces
+            if u.count > 128, let oldest = u.keys.min() { u[oldest] = nil }
+        }
+    }
+
+    /// The upstream faces for a frame, in analysed pixels; waits (bounded) for the bus to deliver them.
+    private func upstreamFaces(_ job: Job) -> [Detection] {
+        guard let pts = job.pts else { return [] }
+        let deadline = Date().addingTimeInterval(0.25)
+        var faces: [Box]?
+        repeat {
+            faces = upstream.withLock { $0[pts] }
+            if faces == nil { Thread.sleep(forTimeInterval: 0.005) }
+        } while faces == nil && Date() < deadline
+        let sx = Double(job.image.width) / Double(job.inputWidth), sy = Double(job.image.height) / Double(job.inputHeight)
+        return (faces ?? []).map { Detection(box: $0.scaled(sx, sy), confidence: 1, kind: .face) }
+    }
+
     // MARK: analysis thread
 
     private func analyse(_ job: Job) {
-        let g = analysis.withLock { a in a.analyzer.analyze(job.image, pts: job.pts, smoother: &a.smoother) }
+        let fromUpstream = engineName == "upstream" ? upstreamFaces(job) : nil
+        let g = analysis.withLock { a in
+            if let fromUpstream { a.analyzer.engines = [FixedDetections(detections: fromUpstream)] }
+            return a.analyzer.analyze(job.image, pts: job.pts, smoother: &a.smoother)
+        }
         results.withLock { r in
             r.latest = g
             r.latestInput = (job.inputWidth, job.inputHeight)
@@ -328,6 +356,7 @@ enum ComposeEngines {
             case "faces": return [try face()]
             case "bodies": return [try BodyEngine()]
             case "saliency": return [SaliencyEngine()]
+            case "upstream": return [FixedDetections(detections: [])]
             default: return [try face(), try BodyEngine(), SaliencyEngine()]
             }
         } catch {

@@ -64,6 +64,8 @@ public protocol Stage: AnyObject, Sendable {
     func update(_ property: String, value: PropertyValue) throws(StageError)
     /// The gst-launch fragment fed by an extra output nobody linked, or nil to leave it out.
     func defaultBranch(for output: String) -> String?
+    /// An element message seen on any segment's bus (e.g. `facedetect` results), on the host's thread.
+    func busMessage(source: String, structure: String)
     /// End of stream: finish pending work (analysis, files) before end-of-stream goes downstream.
     func finish(context: StageContext)
 }
@@ -71,6 +73,8 @@ public protocol Stage: AnyObject, Sendable {
 extension Stage {
     /// No layout-dependent set-up by default.
     public func configure(_ info: VideoInfo) throws(StageError) {}
+    /// Ignores bus messages by default.
+    public func busMessage(source: String, structure: String) {}
     /// Nothing pending by default.
     public func finish(context: StageContext) {}
     /// No default branches by default.

@@ -145,6 +145,7 @@ struct BenchCommand: ParsableCommand {
     var what: String
     @Option(help: "Frames per run.") var frames: Int = 300
     @Option(help: "Rounds (best of).") var rounds: Int = 3
+    @Option(help: "Video for bench faces (default .testdata/vtest.avi).") var video: String?
     func run() throws {
         switch what {
         case "bridge":
@@ -157,6 +158,15 @@ struct BenchCommand: ParsableCommand {
             let r = try Bench.compose(frames: frames)
             print(String(format: "analysis thread: %d analyses, mean %.2f ms each", r.analyses, r.analysisMeanMs))
             print(String(format: "compose on the video thread: mean %.3f ms, p95 %.3f ms per 1080p frame (goal <= 5 ms mean)", r.meanMs, r.p95Ms))
+        case "faces":
+            let video = URL(fileURLWithPath: video ?? ".testdata/vtest.avi").path
+            guard FileManager.default.fileExists(atPath: video) else {
+                throw HostError(.usage, "bench faces: video '\(video)' does not exist (run launch/testdata for opencv-doc's vtest.avi, or pass --video FILE)")
+            }
+            print("bench faces: \(video) at 640x480, \(frames) frames; facedetect (OpenCV) vs compose engine=faces, scale 1.1, 5 neighbours, 24 px")
+            let r = try Bench.faces(video: video, frames: frames)
+            print("hits: facedetect \(r.facedetectHits), ours \(r.ourHits); frames agreeing \(r.agreeingFrames)/\(r.frames)")
+            print(String(format: "facedetect %.1f fps, ours %.1f fps, ratio %.2f", r.facedetectFPS, r.oursFPS, r.ratio))
         default:
             throw HostError(.usage, "unknown benchmark '\(what)': expected bridge, compose or faces")
         }

@@ -17,18 +17,27 @@ import Testing
 
     private func plain(_ rects: [Rect]) -> [[Int]] { rects.map { [$0.x, $0.y, $0.w, $0.h] } }
 
-    @Test func twoVerticalLinesBecomeOneThinRectanglePerLineAndBand() {
-        let (w, h) = (200, 64)
-        let img = TestFrames.whiteColumns([10, 150], width: w, height: h)
+    @Test func verticalLinesFarApartStayThinAndRunTheFullHeight() {
+        // 300 px apart (over the 256 px join distance): one tall 1-px rectangle per line.
+        let (w, h) = (400, 64)
+        let img = TestFrames.whiteColumns([10, 310], width: w, height: h)
         let rects = OverlayComposition.contentRectangles(img, width: w, height: h, stride: w * 4)
-        #expect(plain(rects) == (0..<8).flatMap { b in [[10, b * 8, 1, 8], [150, b * 8, 1, 8]] })
+        #expect(plain(rects) == [[10, 0, 1, 64], [310, 0, 1, 64]])
         let covered = pixels(in: rects)
         #expect(covered.count == 128)
         #expect(Set(covered) == opaquePixels(img, width: w, height: h))
-
         let comp = OverlayComposition(bgra: img, width: w, height: h, stride: w * 4)
-        #expect(comp.rectangleCount == 16)
+        #expect(comp.rectangleCount == 2)
         #expect(comp.coveredPixels == 128)
+    }
+
+    @Test func verticalLinesCloseTogetherShareOneRectangle() {
+        // 140 px apart: gst_video_blend unpacks whole rows per rectangle, so one shared rectangle is cheaper.
+        let (w, h) = (200, 64)
+        let img = TestFrames.whiteColumns([10, 150], width: w, height: h)
+        let rects = OverlayComposition.contentRectangles(img, width: w, height: h, stride: w * 4)
+        #expect(plain(rects) == [[10, 0, 141, 64]])
+        #expect(Set(pixels(in: rects)).isSuperset(of: opaquePixels(img, width: w, height: h)))
     }
 
     @Test func twoHorizontalLinesBecomeOneRowRectangleEach() {
@@ -47,8 +56,8 @@ import Testing
         let (w, h) = (100, 10)
         let img = TestFrames.whiteColumns([20, 30, 60], width: w, height: h)
         let rects = OverlayComposition.contentRectangles(img, width: w, height: h, stride: w * 4)
-        // 20 and 30 are 10 apart (merged); 60 is 30 further (its own rectangle).
-        #expect(plain(rects) == [[20, 0, 11, 8], [60, 0, 1, 8], [20, 8, 11, 2], [60, 8, 1, 2]])
+        // 20, 30 and 60 are all within 256 px: one run, joined down the two bands.
+        #expect(plain(rects) == [[20, 0, 41, 10]])
     }
 
     @Test func paddedStrideIsHonoured() {
@@ -77,7 +86,7 @@ import Testing
         let (w, h) = (64, 48)
         let frame = try TestFrames.black(format, width: w, height: h)
         let comp = OverlayComposition(bgra: TestFrames.whiteColumns([21], width: w, height: h), width: w, height: h, stride: w * 4)
-        #expect(comp.rectangleCount == 6)      // six bands of 8 rows
+        #expect(comp.rectangleCount == 1)      // six bands of 8 rows joined into one
         #expect(comp.coveredPixels == h)
         try frame.blend(comp)
 

@@ -68,6 +68,23 @@ import GStreamerKit
         }
     }
 
+    @Test func upstreamEngineUsesFacedetectResults() throws {
+        let photo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".testdata/basketball1.png").path
+        try #require(FileManager.default.fileExists(atPath: photo), "run launch/testdata (opencv-doc samples)")
+        let json = Self.tmp("upstream.jsonl")
+        let s = try Session(description: "filesrc location=\(photo) ! decodebin ! videoconvert ! imagefreeze num-buffers=4 ! videoconvert ! facedetect scale-factor=1.1 min-neighbors=5 min-size-width=24 min-size-height=24 display=false ! videoconvert ! compose engine=upstream warmup=0 metadata-location=\(json) ! fakesink")
+        #expect(s.run() == 0, "\(s.errors)")
+        let lines = try Self.jsonLines(json)
+        #expect(!lines.isEmpty)
+        for line in lines {
+            #expect(line["engine"] as? String == "upstream")
+            let faces = try #require(line["faces"] as? [[String: Double]])
+            // facedetect's own box (OpenCV 4.6, same cascade): 72,91 39x39.
+            #expect(faces.map { [$0["x"]!, $0["y"]!, $0["width"]!, $0["height"]!] } == [[72, 91, 39, 39]])
+        }
+    }
+
     @Test func overlayFalseLeavesPixelsUntouched() throws {
         let out = Self.tmp("plain.gray")
         let s = try Session(description: "videotestsrc pattern=black num-buffers=5 ! video/x-raw,format=I420,width=320,height=180 ! compose engine=saliency overlay=false warmup=0 ! videoconvert ! video/x-raw,format=GRAY8 ! filesink location=\(out)")

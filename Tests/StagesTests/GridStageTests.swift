@@ -112,10 +112,11 @@ import Stages
         #expect(outs[0].overlays[0] === outs[1].overlays[0])
         // Both frames got the same pixels.
         #expect(outs[0].frame.buffer.bytes() == outs[1].frame.buffer.bytes())
-        // Cut into 8-row bands (90): the two bands holding a horizontal third (rows 240, 480) are one
-        // full-width rectangle each; the 88 others hold two 1-px columns (2 px at 1080p is 1 px at 720p).
+        // Cut into 8-row bands: the two bands holding a horizontal third (rows 240, 480) are one full-width
+        // rectangle each; between them the 1-px columns (2 px at 1080p is 1 px at 720p, 427 px apart) are
+        // joined down the bands into three tall rectangles per column.
         let comp = outs[0].overlays[0]
-        #expect(comp.rectangleCount == 2 + 88 * 2)
+        #expect(comp.rectangleCount == 2 + 3 * 2)
         #expect(comp.coveredPixels == 2 * Self.w * 8 + 2 * (Self.h - 2 * 8))
         #expect(comp.coveredPixels < Self.w * Self.h / 10)
 

@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func shippedPipelinesExpand() throws {
-        for name in ["demo", "demo-file", "record-mp4", "file-overlay", "snapshot"] {
+        for name in ["demo", "demo-file", "record-mp4", "file-overlay", "snapshot", "compose"] {
             let path = Tools.root.appendingPathComponent("pipelines/\(name).pipeline").path
             let text = try String(contentsOfFile: path, encoding: .utf8)
             #expect(text.hasPrefix("# \(name):"), "\(name) opens with what it does")
@@ -54,6 +54,18 @@ import Testing
         let r = try Tools.run(Tools.viewfinder, ["run", Tools.root.appendingPathComponent("pipelines/demo-file.pipeline").path, "--set", "videotestsrc.num-buffers=30"], cwd: d)
         #expect(r.code == 0, "\(r.err)")
         #expect(try Tools.ffprobeFrames(d.appendingPathComponent("out/demo.mp4").path) == 30)
+    }
+
+    @Test func benchFacesAndComposePrintTheirFigures() throws {
+        let video = Tools.root.appendingPathComponent(".testdata/vtest.avi").path
+        try #require(FileManager.default.fileExists(atPath: video), "run launch/testdata")
+        let f = try Tools.run(Tools.viewfinder, ["bench", "faces", "--frames", "10", "--video", video], timeout: 180)
+        #expect(f.code == 0, "\(f.err)")
+        #expect(f.out.contains("frames agreeing") && f.out.contains("/10"))
+        #expect(f.out.split(separator: "\n").last?.contains("ratio") == true)
+        let c = try Tools.vf("bench", "compose", "--frames", "30", timeout: 180)
+        #expect(c.code == 0, "\(c.err)")
+        #expect(c.out.contains("per 1080p frame"))
     }
 
     @Test func benchBridgeIsZeroCopyAndPrintsRatioLast() throws {
