@@ -19,18 +19,21 @@ public struct GuidanceDrawing: Sendable, Equatable {
     public var locked: Bool
     /// Grid lines drawn under everything (the rule's own lines by default).
     public var grid: [GridLine]
+    /// The rule's reference points (e.g. the four thirds intersections), normalised, drawn as small crosses.
+    public var points: [(x: Double, y: Double)]
 
     /// Creates a drawing.
     public init(subject: (x: Double, y: Double, width: Double, height: Double)?, target: (x: Double, y: Double)?,
-                advice: String, rule: String, score: Double, wellComposed: Bool, locked: Bool, grid: [GridLine]) {
+                advice: String, rule: String, score: Double, wellComposed: Bool, locked: Bool, grid: [GridLine],
+                points: [(x: Double, y: Double)] = []) {
         self.subject = subject; self.target = target; self.advice = advice; self.rule = rule
-        self.score = score; self.wellComposed = wellComposed; self.locked = locked; self.grid = grid
+        self.score = score; self.wellComposed = wellComposed; self.locked = locked; self.grid = grid; self.points = points
     }
 
     /// Equal when every drawn value is equal (tuples compared field by field).
     public static func == (a: GuidanceDrawing, b: GuidanceDrawing) -> Bool {
         a.advice == b.advice && a.rule == b.rule && a.score == b.score && a.wellComposed == b.wellComposed &&
-            a.locked == b.locked && a.grid == b.grid &&
+            a.locked == b.locked && a.grid == b.grid && a.points.map { [$0.x, $0.y] } == b.points.map { [$0.x, $0.y] } &&
             a.subject.map { [$0.x, $0.y, $0.width, $0.height] } == b.subject.map { [$0.x, $0.y, $0.width, $0.height] } &&
             a.target.map { [$0.x, $0.y] } == b.target.map { [$0.x, $0.y] }
     }
@@ -56,6 +59,8 @@ public enum GuidanceRenderer {
     public static let adjustColor = RGBAColor(red: 1, green: 0.78, blue: 0.1, alpha: 0.95)
     /// Colour once the frame follows the rule.
     public static let goodColor = RGBAColor(red: 0.2, green: 0.9, blue: 0.35, alpha: 0.95)
+    /// Colour of the rule's reference points.
+    public static let pointColor = RGBAColor(red: 1, green: 1, blue: 1, alpha: 0.7)
     /// Backdrop behind text.
     public static let backdrop = RGBAColor(red: 0, green: 0, blue: 0, alpha: 0.6)
 
@@ -96,6 +101,16 @@ public enum GuidanceRenderer {
             c.translate(dx: -Double(ix0), dy: -Double(iy0))
             draw(c)
             out.append(Sprite(x: ix0, y: iy0, image: c.image()))
+        }
+        // The rule's points: small crosses, so the rule shows without full-height lines (each frame row a
+        // line crosses costs a row of GStreamer's blender).
+        let arm = max(4, 14 * h / 1080)
+        for p in d.points {
+            let c = (p.x * w, p.y * h)
+            sprite(c.0 - arm - lw, c.1 - arm - lw, c.0 + arm + lw, c.1 + arm + lw) { canvas in
+                canvas.strokeLine(from: (c.0 - arm, c.1), to: (c.0 + arm, c.1), color: pointColor, width: lw)
+                canvas.strokeLine(from: (c.0, c.1 - arm), to: (c.0, c.1 + arm), color: pointColor, width: lw)
+            }
         }
         var center: (Double, Double)?
         if let s = d.subject {

@@ -23,7 +23,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
             PropertySpec("engine", "Subject detection: auto (faces, then bodies, then saliency), faces, bodies, saliency, upstream (a facedetect element before the stage)", .choice(["auto", "faces", "bodies", "saliency", "upstream"]), default: "auto"),
             PropertySpec("rule", "Composition rule; auto picks the one the subject is closest to satisfying", .choice(RuleRegistry.names), default: "auto"),
             PropertySpec("overlay", "Draw the guidance (false: analyse and publish only)", .bool, default: "true", mutability: .playing),
-            PropertySpec("grid", "Grid under the guidance: auto (the rule's lines), none, or lines joined by '+'", .set(["auto"] + GridLine.allCases.map(\.rawValue)), default: "auto", mutability: .playing),
+            PropertySpec("grid", "Rule marks: points (the rule's target points), auto (the rule's full lines), none, or grid lines joined by '+'", .set(["points", "auto"] + GridLine.allCases.map(\.rawValue)), default: "points", mutability: .playing),
             PropertySpec("analysis-width", "Width in pixels the analysis runs at (height keeps the aspect)", .int(64...1920), default: "320"),
             PropertySpec("analysis-fps", "Analyses per second of stream time; the latest result is drawn on every frame", .double(0.1...120), default: "10", mutability: .playing),
             PropertySpec("warmup", "Seconds of stream time before the first analysis", .double(0...3600), default: "1"),
@@ -38,13 +38,14 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         formats: overlayFormats)
 
     /// One analysis request: a small RGB copy of a frame and where it came from.
-    struct Job: Sendable { var image: RGBImage; var pts: UInt64?; var frame: Int; var inputWidth: Int; var inputHeight: Int }
+    /// The frame holds a second reference to the buffer (no copy); blending on the video thread then
+    /// copies on write, so the analysis sees clean pixels. At most two frames are held (pending + running).
+    struct Job: Sendable { var frame: VideoFrame; var pts: UInt64?; var index: Int; var inputWidth: Int; var inputHeight: Int }
 
     // Lock order: settings, then state, then results; `analysis` is taken alone (analysis thread,
     // configure), never together with the others.
     private struct Settings { var overlay: Bool; var grid: [String]; var fps: Double; var textScale: Double }
     private struct State {
-        var scaler: VideoScaler?
         var firstPTS: UInt64?
         var lastSubmitted: UInt64?
         var drawn: (GuidanceDrawing, Int, Int)?
@@ -57,6 +58,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     /// cannot hold up a frame.
     private struct Analysis {
         var analyzer: CompositionAnalyzer
+        var scaler: VideoScaler?
         var smoother = GuidanceSmoother()
         var minFace = 24
     }
@@ -65,6 +67,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         var latest: Guidance?
         var latestInput: (width: Int, height: Int) = (0, 0)
         var analysed = 0
+        var failure: String?
     }
 
     private let name: String
@@ -132,7 +135,8 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         let h = max(2, Int((Double(w) * Double(info.height) / Double(info.width)).rounded()))
         do {
             let scaler = try VideoScaler(input: info, width: w, height: h)
-            state.withLock { $0.scaler = scaler; $0.drawn = nil; $0.composition = nil; $0.gridKey = nil }
+            analysis.withLock { $0.scaler = scaler }
+            state.withLock { $0.drawn = nil; $0.composition = nil; $0.gridKey = nil }
         } catch {
             throw StageError(.library, "\(name): \(error)")
         }
@@ -147,7 +151,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     /// Submits the frame for analysis when due, attaches the latest result, queues the drawing.
     public func process(_ frame: VideoFrame, context: StageContext) throws(StageError) {
         let s = settings.withLock { $0 }
-        let job: Job? = try state.withLock { (st: inout State) throws(StageError) -> Job? in
+        let job: Job? = state.withLock { (st: inout State) -> Job? in
             st.context = context
             guard let pts = frame.pts ?? frame.duration.map({ $0 * UInt64(frame.index) }) else { return nil }
             if st.firstPTS == nil { st.firstPTS = pts }
@@ -155,15 +159,14 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
             let period = UInt64(1e9 / s.fps)
             if let last = st.lastSubmitted, pts < last + period - min(period / 10, 2_000_000) { return nil }
             st.lastSubmitted = pts
-            guard let scaler = st.scaler else { return nil }
-            do {
-                let rgb = try scaler.rgb(of: frame)
-                return Job(image: RGBImage(width: scaler.width, height: scaler.height, pixels: rgb), pts: frame.pts,
-                           frame: frame.index, inputWidth: frame.info.width, inputHeight: frame.info.height)
-            } catch { throw StageError(.stream, "\(name): \(error)") }
+            let held = VideoFrame(buffer: frame.buffer.shared(), info: frame.info, caps: frame.caps, segment: frame.segment, index: frame.index)
+            return Job(frame: held, pts: frame.pts, index: frame.index, inputWidth: frame.info.width, inputHeight: frame.info.height)
         }
         if let job {
             if synchronous { analyse(job) } else { worker.submit(job) }
+        }
+        if let failure = results.withLock({ r -> String? in defer { r.failure = nil }; return r.failure }) {
+            throw StageError(.stream, "\(name): \(failure)")
         }
 
         let (latest, input) = results.withLock { ($0.latest, $0.latestInput) }
@@ -211,7 +214,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     }
 
     /// The upstream faces for a frame, in analysed pixels; waits (bounded) for the bus to deliver them.
-    private func upstreamFaces(_ job: Job) -> [Detection] {
+    private func upstreamFaces(_ job: Job, analysedWidth: Int, analysedHeight: Int) -> [Detection] {
         guard let pts = job.pts else { return [] }
         let deadline = Date().addingTimeInterval(0.25)
         var faces: [Box]?
@@ -219,17 +222,29 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
             faces = upstream.withLock { $0[pts] }
             if faces == nil { Thread.sleep(forTimeInterval: 0.005) }
         } while faces == nil && Date() < deadline
-        let sx = Double(job.image.width) / Double(job.inputWidth), sy = Double(job.image.height) / Double(job.inputHeight)
+        let sx = Double(analysedWidth) / Double(job.inputWidth), sy = Double(analysedHeight) / Double(job.inputHeight)
         return (faces ?? []).map { Detection(box: $0.scaled(sx, sy), confidence: 1, kind: .face) }
     }
 
     // MARK: analysis thread
 
     private func analyse(_ job: Job) {
-        let fromUpstream = engineName == "upstream" ? upstreamFaces(job) : nil
+        // The small RGB copy is made here, off the video thread, with GStreamer's converter.
+        let image: RGBImage
+        do {
+            guard let scaled = try analysis.withLock({ a throws(GStreamerError) -> RGBImage? in
+                guard let sc = a.scaler else { return nil }
+                return RGBImage(width: sc.width, height: sc.height, pixels: try sc.rgb(of: job.frame))
+            }) else { return }
+            image = scaled
+        } catch {
+            results.withLock { $0.failure = "\(error)" }
+            return
+        }
+        let fromUpstream = engineName == "upstream" ? upstreamFaces(job, analysedWidth: image.width, analysedHeight: image.height) : nil
         let g = analysis.withLock { a in
             if let fromUpstream { a.analyzer.engines = [FixedDetections(detections: fromUpstream)] }
-            return a.analyzer.analyze(job.image, pts: job.pts, smoother: &a.smoother)
+            return a.analyzer.analyze(image, pts: job.pts, smoother: &a.smoother)
         }
         results.withLock { r in
             r.latest = g
@@ -267,7 +282,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         let b = inputBox(g, job.inputWidth, job.inputHeight)
         let faces = facesText(g, job.inputWidth, job.inputHeight)
         return MessageStructure(messageName, [
-            ("pts", .uint64(g.pts ?? UInt64.max)), ("frame", .uint64(UInt64(job.frame))), ("rule", .string(g.rule)),
+            ("pts", .uint64(g.pts ?? UInt64.max)), ("frame", .uint64(UInt64(job.index))), ("rule", .string(g.rule)),
             ("score", .double(g.score)), ("well-composed", .bool(g.wellComposed)), ("locked", .bool(g.locked)),
             ("x", .double(b?.x ?? -1)), ("y", .double(b?.y ?? -1)), ("width", .double(b?.width ?? 0)), ("height", .double(b?.height ?? 0)),
             ("engine", .string(g.engine ?? "none")), ("faces", .string(faces)),
@@ -282,7 +297,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
             ["x": (b.x * 100).rounded() / 100, "y": (b.y * 100).rounded() / 100, "width": (b.width * 100).rounded() / 100, "height": (b.height * 100).rounded() / 100]
         }
         var o: [String: Any] = [
-            "pts": g.pts.map { NSNumber(value: $0) } ?? NSNull(), "frame": job.frame, "rule": g.rule, "score": (g.score * 1000).rounded() / 1000,
+            "pts": g.pts.map { NSNumber(value: $0) } ?? NSNull(), "frame": job.index, "rule": g.rule, "score": (g.score * 1000).rounded() / 1000,
             "well_composed": g.wellComposed, "locked": g.locked, "advice": g.advice, "engine": g.engine ?? NSNull(),
             "analysis_ms": (g.totalMs * 1000).rounded() / 1000, "width": job.inputWidth, "height": job.inputHeight,
         ]
@@ -296,13 +311,25 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     static func drawing(_ g: Guidance?, grid: [String], rule: String) -> GuidanceDrawing {
         let gridLines: [GridLine]
         if grid == ["auto"] { gridLines = ruleGrid(g?.rule ?? rule) } else { gridLines = grid.compactMap { GridLine(rawValue: $0) }.filter { $0 != .none } }
+        let points = grid.contains("points") ? rulePoints(g?.rule ?? rule) : []
         guard let g else {
-            return GuidanceDrawing(subject: nil, target: nil, advice: "", rule: rule, score: 0, wellComposed: false, locked: false, grid: gridLines)
+            return GuidanceDrawing(subject: nil, target: nil, advice: "", rule: rule, score: 0, wellComposed: false, locked: false,
+                                   grid: gridLines, points: points)
         }
         let s = g.subjectNormalized
         return GuidanceDrawing(subject: s.map { ($0.x, $0.y, $0.width, $0.height) }, target: g.target.map { ($0.x, $0.y) },
                                advice: g.advice, rule: g.rule, score: (g.score * 100).rounded() / 100,
-                               wellComposed: g.wellComposed, locked: g.locked, grid: gridLines)
+                               wellComposed: g.wellComposed, locked: g.locked, grid: gridLines, points: points)
+    }
+
+    /// The reference points that go with a rule (normalised).
+    static func rulePoints(_ rule: String) -> [(x: Double, y: Double)] {
+        switch rule {
+        case "thirds": ThirdsRule.targets.points.map { ($0.x, $0.y) }
+        case "golden": GoldenRule.phiPoints.map { ($0.x, $0.y) }
+        case "center": [(0.5, 0.5)]
+        default: []
+        }
     }
 
     /// The grid that goes with a rule.
