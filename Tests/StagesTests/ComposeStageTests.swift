@@ -96,13 +96,25 @@ import GStreamerKit
 
     @Test func overlayDrawsTheRuleGrid() throws {
         let out = Self.tmp("grid.gray")
-        let s = try Session(description: "videotestsrc pattern=black num-buffers=1 ! video/x-raw,format=I420,width=640,height=360 ! compose engine=saliency rule=thirds warmup=100 ! videoconvert ! video/x-raw,format=GRAY8 ! filesink location=\(out)")
+        let s = try Session(description: "videotestsrc pattern=black num-buffers=1 ! video/x-raw,format=I420,width=640,height=360 ! compose engine=saliency rule=thirds grid=auto warmup=100 ! videoconvert ! video/x-raw,format=GRAY8 ! filesink location=\(out)")
         #expect(s.run() == 0)
         let bytes = [UInt8](try #require(FileManager.default.contents(atPath: out)))
         // Before any analysis, the rule's grid is drawn: the thirds column x = 213 is lit, x = 320 is not.
         let col = { (x: Int) in (0..<360).map { Int(bytes[$0 * 640 + x]) }.reduce(0, +) / 360 }
         #expect(col(213) > 60)
         #expect(col(320) < 30)
+    }
+
+    @Test func defaultMarksTheRulePointsOnly() throws {
+        let out = Self.tmp("points.gray")
+        let s = try Session(description: "videotestsrc pattern=black num-buffers=1 ! video/x-raw,format=I420,width=640,height=360 ! compose engine=saliency rule=thirds warmup=100 ! videoconvert ! video/x-raw,format=GRAY8 ! filesink location=\(out)")
+        #expect(s.run() == 0)
+        let px = [UInt8](try #require(FileManager.default.contents(atPath: out)))
+        let at = { (x: Int, y: Int) in Int(px[y * 640 + x]) }
+        // A cross at each thirds intersection (213, 120), (426, 240)...; no line between them.
+        #expect(at(213, 120) > 100 && at(426, 240) > 100 && at(426, 120) > 100 && at(213, 240) > 100)
+        #expect(at(213, 180) < 30)   // half-way down the would-be line
+        #expect(at(320, 120) < 30)
     }
 
     @Test func badPropertiesAreRejected() {

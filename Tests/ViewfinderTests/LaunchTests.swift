@@ -30,7 +30,7 @@ import Testing
         #expect(frames >= 57 && frames <= 60)   // >= 95 %
     }
 
-    @Test(arguments: ["I420", "NV12", "RGBA", "BGRA", "RGBx", "BGRx"])
+    @Test(arguments: ["I420", "NV12", "RGBA", "BGRA", "RGBx", "BGRx", "YUY2", "UYVY", "Y444"])
     func gridPixelsOnBlack(format: String) throws {
         let d = Tools.tempDir()
         let out = d.appendingPathComponent("grid.png").path
