@@ -3,6 +3,7 @@ import Testing
 @testable import Host
 @testable import Stages
 import GStreamerKit
+import FrameAnalysis
 
 /// The compose stage in real pipelines: analysis results as JSON lines, bus messages and buffer meta.
 @Suite(.serialized) struct ComposeStageTests {
@@ -10,6 +11,14 @@ import GStreamerKit
         let d = FileManager.default.temporaryDirectory.appendingPathComponent("vf-compose-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
         return d.appendingPathComponent(name).path
+    }
+
+    /// A real photo prepared by launch/testdata (opencv-doc samples).
+    static func photo(_ name: String) throws -> String {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".testdata/\(name)").path
+        try #require(FileManager.default.fileExists(atPath: path), "run launch/testdata (opencv-doc samples)")
+        return path
     }
 
     static func jsonLines(_ path: String) throws -> [[String: Any]] {
@@ -45,9 +54,7 @@ import GStreamerKit
     }
 
     @Test func facesEngineOnBasketball1MatchesOpenCV() throws {
-        let photo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent(".testdata/basketball1.png").path
-        try #require(FileManager.default.fileExists(atPath: photo), "run launch/testdata (opencv-doc samples)")
+        let photo = try Self.photo("basketball1.png")
         let json = Self.tmp("faces.jsonl")
         let s = try Session(description: "filesrc location=\(photo) ! decodebin ! videoconvert ! imagefreeze num-buffers=5 ! compose engine=faces warmup=0 analysis-width=640 metadata-location=\(json) ! fakesink")
         #expect(s.run() == 0, "\(s.errors)")
@@ -55,23 +62,18 @@ import GStreamerKit
         #expect(!lines.isEmpty)
         // OpenCV 4.6 CascadeClassifier(haarcascade_frontalface_default) scale 1.1, 5 neighbours, 24 px on the same
         // photo (Tests/FrameAnalysisTests/Fixtures/opencv_faces.json): one face at (72, 91) 39x39.
-        let opencv = (x: 72.0, y: 91.0, w: 39.0, h: 39.0)
+        let opencv = Box(x: 72, y: 91, width: 39, height: 39)
         for line in lines {
             let faces = try #require(line["faces"] as? [[String: Double]])
             #expect(faces.count == 1)
             let f = faces[0]
-            let ix = max(0, min(f["x"]! + f["width"]!, opencv.x + opencv.w) - max(f["x"]!, opencv.x))
-            let iy = max(0, min(f["y"]! + f["height"]!, opencv.y + opencv.h) - max(f["y"]!, opencv.y))
-            let iou = ix * iy / (f["width"]! * f["height"]! + opencv.w * opencv.h - ix * iy)
-            #expect(iou >= 0.8)
+            #expect(Box(x: f["x"]!, y: f["y"]!, width: f["width"]!, height: f["height"]!).iou(opencv) >= 0.8)
             #expect(line["engine"] as? String == "faces")
         }
     }
 
     @Test func upstreamEngineUsesFacedetectResults() throws {
-        let photo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent(".testdata/basketball1.png").path
-        try #require(FileManager.default.fileExists(atPath: photo), "run launch/testdata (opencv-doc samples)")
+        let photo = try Self.photo("basketball1.png")
         let json = Self.tmp("upstream.jsonl")
         let s = try Session(description: "filesrc location=\(photo) ! decodebin ! videoconvert ! imagefreeze num-buffers=4 ! videoconvert ! facedetect scale-factor=1.1 min-neighbors=5 min-size-width=24 min-size-height=24 display=false ! videoconvert ! compose engine=upstream warmup=0 metadata-location=\(json) ! fakesink")
         #expect(s.run() == 0, "\(s.errors)")
