@@ -5,6 +5,7 @@ public enum StageRegistry {
         GridStage.self,
         ComposeStage.self,
         SnapshotStage.self,
+        RinglightStage.self,
         PassthroughStage.self,
     ]
 

@@ -6,7 +6,7 @@ import Testing
     @Test func stagesListsEveryStage() throws {
         let r = try Tools.vf("stages")
         #expect(r.code == 0)
-        for kind in ["grid", "compose", "snapshot", "passthrough"] { #expect(r.out.contains("\n\(kind) ") || r.out.hasPrefix("\(kind) ")) }
+        for kind in ["grid", "compose", "snapshot", "ringlight", "passthrough"] { #expect(r.out.contains("\n\(kind) ") || r.out.hasPrefix("\(kind) ")) }
     }
 
     @Test func inspectShowsPropertiesLikeGstInspect() throws {
@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func shippedPipelinesExpand() throws {
-        for name in ["demo", "demo-file", "record-mp4", "file-overlay", "snapshot", "compose"] {
+        for name in ["demo", "demo-file", "record-mp4", "file-overlay", "snapshot", "compose", "selfie"] {
             let path = Tools.root.appendingPathComponent("pipelines/\(name).pipeline").path
             let text = try String(contentsOfFile: path, encoding: .utf8)
             #expect(text.hasPrefix("# \(name):"), "\(name) opens with what it does")

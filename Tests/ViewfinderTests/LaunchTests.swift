@@ -98,6 +98,24 @@ import Testing
         #expect(exif.out.contains("DateTimeOriginal                : \(year):"))
     }
 
+    @Test func mirroredPreviewUnmirroredCleanPhoto() throws {
+        let d = Tools.tempDir()
+        let preview = d.appendingPathComponent("preview.gray").path
+        // smpte bars: light grey on the left, dark/blue on the right — easy to tell mirrored from not.
+        let r = try Tools.vf("launch", "videotestsrc pattern=smpte num-buffers=1 ! video/x-raw,width=320,height=240 ! snapshot name=s at=0 ! ringlight width=60 opacity=100 preset=pure-white ! videoflip video-direction=horiz ! videoconvert ! video/x-raw,format=GRAY8 ! filesink location=\(preview)  s.snapshot ! queue ! jpegenc ! filesink location=\(d.path)/photo.jpg")
+        #expect(r.code == 0, "\(r.err)")
+        let photo = try Tools.luma(of: d.appendingPathComponent("photo.jpg").path, decoder: "jpegdec")
+        let prev = try #require(FileManager.default.contents(atPath: preview)).map { Int($0) }
+        #expect(photo.width == 320 && prev.count == 320 * 240)
+        let col = { (x: Int) in (40..<120).map { prev[$0 * 320 + x] }.reduce(0, +) / 80 }
+        // Photo: unmirrored (left bar light, right bar dark) and without the ring (the dark right edge stays dark).
+        #expect(Tools.columnMean(photo, x: 30) > Tools.columnMean(photo, x: 290) + 60)
+        #expect(Tools.columnMean(photo, x: 318) < 80)
+        // Preview: mirrored (the light bar is now on the right) and lit by the white ring, even over the dark bar.
+        #expect(col(290) > col(30) + 60)
+        #expect(col(1) >= 230 && col(30) < 80)
+    }
+
     @Test func progressPrintsALiveLine() throws {
         let r = try Tools.vf("launch", "--progress", "videotestsrc is-live=true num-buffers=75 ! video/x-raw,width=320,height=240,framerate=30/1 ! grid ! fakesink", timeout: 30)
         #expect(r.code == 0)
