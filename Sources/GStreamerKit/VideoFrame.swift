@@ -67,6 +67,22 @@ public final class VideoFrame: @unchecked Sendable {
         }
     }
 
+    /// Lets `body` change one plane in place through a bounds-checked span (no pointer escapes):
+    /// the buffer is made writable first (copy-on-write when shared). `stride` is bytes per row.
+    public func withMutablePlane<E: Error>(_ plane: Int = 0, _ body: (inout MutableSpan<UInt8>, _ stride: Int) throws(E) -> Void) throws(E) -> Bool {
+        buffer.makeWritable()
+        var frame = GstVideoFrame()
+        var info = self.info.raw
+        guard gst_video_frame_map(&frame, &info, buffer.raw, GstMapFlags(GST_MAP_READ.rawValue | GST_MAP_WRITE.rawValue)) != 0 else { return false }
+        defer { gst_video_frame_unmap(&frame) }
+        let stride = Int(vf_video_frame_stride(&frame, guint(plane)))
+        let rows = Int(vf_video_frame_comp_height(&frame, guint(plane)))
+        guard let base = vf_video_frame_plane(&frame, guint(plane)) else { return false }
+        var span = MutableSpan<UInt8>(_unsafeStart: base, count: stride * rows)
+        try body(&span, stride)
+        return true
+    }
+
     /// Copies one plane's rows (full strides, padding included) into an array, with the row length and count.
     public func planeBytes(plane: Int) throws(GStreamerError) -> (bytes: [UInt8], rowBytes: Int, rows: Int) {
         var frame = GstVideoFrame()

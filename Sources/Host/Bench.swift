@@ -138,4 +138,30 @@ public enum Bench {
                            facedetectHits: theirs.values.reduce(0) { $0 + $1.count }, ourHits: mine.values.reduce(0) { $0 + $1.count },
                            agreeingFrames: agree)
     }
+
+    /// Result of `bench chromakey`: frames per second of each, same source, one after the other.
+    public struct ChromaKeyResult: Sendable {
+        /// Frames per run.
+        public var frames: Int
+        /// GStreamer's `alpha method=custom` with the same key colour.
+        public var alphaFPS: Double
+        /// The chromakey stage.
+        public var oursFPS: Double
+        /// ours / alpha.
+        public var ratio: Double { alphaFPS > 0 ? oursFPS / alphaFPS : 0 }
+    }
+
+    /// 1080p RGBA green-screen frames through `alpha method=custom` and through `chromakey`.
+    public static func chromakey(frames: Int = 200) throws(HostError) -> ChromaKeyResult {
+        let source = "videotestsrc pattern=ball background-color=0xff00c000 foreground-color=0xffd8a080 num-buffers=\(frames) ! video/x-raw,format=RGBA,width=1920,height=1080"
+        func time(_ d: String) throws(HostError) -> Double {
+            let s = try Session(description: d)
+            let t0 = Date()
+            guard s.run() == 0 else { throw HostError(.runtime, "run failed: \(s.errors.joined(separator: "; "))") }
+            return Double(frames) / Date().timeIntervalSince(t0)
+        }
+        let alpha = try time("\(source) ! alpha method=custom target-r=0 target-g=192 target-b=0 ! fakesink")
+        let ours = try time("\(source) ! chromakey color=#00c000 ! fakesink")
+        return ChromaKeyResult(frames: frames, alphaFPS: alpha, oursFPS: ours)
+    }
 }

@@ -6,6 +6,7 @@ public enum StageRegistry {
         ComposeStage.self,
         SnapshotStage.self,
         RinglightStage.self,
+        ChromaKeyStage.self,
         PassthroughStage.self,
     ]
 

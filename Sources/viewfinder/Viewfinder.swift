@@ -141,7 +141,7 @@ struct Inspect: ParsableCommand {
 
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "bench", abstract: "Measure a stage against its GStreamer peer in one run.")
-    @Argument(help: "What to measure: bridge, compose, faces.")
+    @Argument(help: "What to measure: bridge, compose, faces, chromakey.")
     var what: String
     @Option(help: "Frames per run.") var frames: Int = 300
     @Option(help: "Rounds (best of).") var rounds: Int = 3
@@ -167,8 +167,12 @@ struct BenchCommand: ParsableCommand {
             let r = try Bench.faces(video: video, frames: frames)
             print("hits: facedetect \(r.facedetectHits), ours \(r.ourHits); frames agreeing \(r.agreeingFrames)/\(r.frames)")
             print(String(format: "facedetect %.1f fps, ours %.1f fps, ratio %.2f", r.facedetectFPS, r.oursFPS, r.ratio))
+        case "chromakey":
+            print("bench chromakey: 1920x1080 RGBA green screen, \(frames) frames; peer: alpha method=custom, same colour")
+            let r = try Bench.chromakey(frames: frames)
+            print(String(format: "alpha %.1f fps, chromakey %.1f fps, ratio %.2f", r.alphaFPS, r.oursFPS, r.ratio))
         default:
-            throw HostError(.usage, "unknown benchmark '\(what)': expected bridge, compose or faces")
+            throw HostError(.usage, "unknown benchmark '\(what)': expected bridge, compose, faces or chromakey")
         }
     }
 }

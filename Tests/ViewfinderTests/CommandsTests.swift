@@ -6,7 +6,7 @@ import Testing
     @Test func stagesListsEveryStage() throws {
         let r = try Tools.vf("stages")
         #expect(r.code == 0)
-        for kind in ["grid", "compose", "snapshot", "ringlight", "passthrough"] { #expect(r.out.contains("\n\(kind) ") || r.out.hasPrefix("\(kind) ")) }
+        for kind in ["grid", "compose", "snapshot", "ringlight", "chromakey", "passthrough"] { #expect(r.out.contains("\n\(kind) ") || r.out.hasPrefix("\(kind) ")) }
     }
 
     @Test func inspectShowsPropertiesLikeGstInspect() throws {
@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func shippedPipelinesExpand() throws {
-        for name in ["demo", "demo-file", "record-mp4", "file-overlay", "snapshot", "compose", "selfie"] {
+        for name in ["demo", "demo-file", "record-mp4", "file-overlay", "snapshot", "compose", "selfie", "greenscreen"] {
             let path = Tools.root.appendingPathComponent("pipelines/\(name).pipeline").path
             let text = try String(contentsOfFile: path, encoding: .utf8)
             #expect(text.hasPrefix("# \(name):"), "\(name) opens with what it does")
@@ -66,6 +66,9 @@ import Testing
         let counts = line.split(separator: " ").last!.split(separator: "/").compactMap { Int($0) }
         #expect(counts.count == 2 && counts[0] == counts[1] && counts[1] >= 9, "\(line)")
         #expect(f.out.split(separator: "\n").last?.contains("ratio") == true)
+        let k = try Tools.vf("bench", "chromakey", "--frames", "10", timeout: 180)
+        #expect(k.code == 0, "\(k.err)")
+        #expect(k.out.split(separator: "\n").last?.contains("ratio") == true)
         let c = try Tools.vf("bench", "compose", "--frames", "30", timeout: 180)
         #expect(c.code == 0, "\(c.err)")
         #expect(c.out.contains("per 1080p frame"))
