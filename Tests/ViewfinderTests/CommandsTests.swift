@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func shippedPipelinesExpand() throws {
-        for name in ["demo", "demo-file", "record-mp4", "file-overlay", "snapshot", "compose", "selfie", "greenscreen"] {
+        for name in ["demo", "demo-file", "record-mp4", "file-overlay", "snapshot", "compose", "selfie", "greenscreen", "greenscreen-photo"] {
             let path = Tools.root.appendingPathComponent("pipelines/\(name).pipeline").path
             let text = try String(contentsOfFile: path, encoding: .utf8)
             #expect(text.hasPrefix("# \(name):"), "\(name) opens with what it does")
