@@ -3,9 +3,10 @@ import Overlay
 import Synchronization
 
 /// A selfie ring light: a coloured border around the frame, drawn through the overlay path (cairo,
-/// then GStreamer's blender). Put it after `snapshot`/`capture` in a description to light the preview
-/// while photos stay clean: overlays are blended after the last stage of a fused group, and a stage
-/// later in the chain sees the frame only after the snapshot was taken.
+/// then GStreamer's blender). Next to `snapshot` (`ringlight ! snapshot` or `snapshot ! ringlight`,
+/// fused into one worker) the preview is lit while photos stay clean: overlays are blended only after
+/// the group's last stage. With an element in between (`ringlight ! queue ! snapshot`) the ring is
+/// already in the pixels the snapshot takes.
 public final class RinglightStage: Stage {
     /// Colour presets, as in the selfie camera this comes from.
     public static let presets: [(name: String, hex: String)] = [

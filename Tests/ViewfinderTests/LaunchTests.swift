@@ -116,6 +116,15 @@ import Testing
         #expect(col(1) >= 230 && col(30) < 80)
     }
 
+    @Test func ringlightBeforeSnapshotInOneGroupKeepsThePhotoClean() throws {
+        let d = Tools.tempDir()
+        let r = try Tools.vf("launch", "videotestsrc pattern=black num-buffers=1 ! video/x-raw,width=320,height=240 ! ringlight opacity=100 width=120 ! snapshot name=s at=0 ! fakesink  s.snapshot ! queue ! jpegenc ! filesink location=\(d.path)/photo.jpg")
+        #expect(r.code == 0, "\(r.err)")
+        let photo = try Tools.luma(of: d.appendingPathComponent("photo.jpg").path, decoder: "jpegdec")
+        #expect(photo.width == 320)
+        #expect(Tools.columnMean(photo, x: 2) < 30)   // no white ring in the photo
+    }
+
     @Test func progressPrintsALiveLine() throws {
         let r = try Tools.vf("launch", "--progress", "videotestsrc is-live=true num-buffers=75 ! video/x-raw,width=320,height=240,framerate=30/1 ! grid ! fakesink", timeout: 30)
         #expect(r.code == 0)
