@@ -141,6 +141,27 @@ public final class OverlayComposition: @unchecked Sendable {
     /// Per-rectangle compositions for blending into cropped views; nil when built for no frame size.
     let pieces: [Piece]?
 
+    /// Blends every piece once into a scratch frame of `format`, so GStreamer converts (and caches on the
+    /// rectangles) the pixels it needs for that format now — on the caller's thread — rather than on the
+    /// first blend into a video frame.
+    public func prepare(for format: String) {
+        guard let pieces else { return }
+        GStreamer.initialize()
+        let f = gst_video_format_from_string(format)
+        guard f != GST_VIDEO_FORMAT_UNKNOWN else { return }
+        for p in pieces {
+            var info = GstVideoInfo()
+            guard gst_video_info_set_format(&info, f, guint(p.ow), guint(p.oh)) != 0,
+                  let buf = gst_buffer_new_allocate(nil, gsize(info.size), nil) else { continue }
+            var frame = GstVideoFrame()
+            if gst_video_frame_map(&frame, &info, buf, GstMapFlags(GST_MAP_READ.rawValue | GST_MAP_WRITE.rawValue)) != 0 {
+                _ = gst_video_overlay_composition_blend(p.composition, &frame)
+                gst_video_frame_unmap(&frame)
+            }
+            gst_buffer_unref(buf)
+        }
+    }
+
     /// Crops are aligned to 4 pixels so every planar/packed subsampling we blend (4:2:0, 4:2:2, 4:1:1)
     /// starts on a whole chroma sample.
     static let cropAlignment = 4

@@ -43,7 +43,8 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     struct Job: Sendable { var frame: VideoFrame; var pts: UInt64?; var index: Int; var inputWidth: Int; var inputHeight: Int }
 
     // Lock order: settings, then state, then results; `analysis` is taken alone (analysis thread,
-    // configure), never together with the others.
+    // configure), never together with the others. The analysis thread takes settings and results
+    // one after the other, never nested.
     private struct Settings { var overlay: Bool; var grid: [String]; var fps: Double; var textScale: Double }
     private struct State {
         var firstPTS: UInt64?
@@ -68,6 +69,9 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         var latestInput: (width: Int, height: Int) = (0, 0)
         var analysed = 0
         var failure: String?
+        /// The overlay for `latest`, drawn by the analysis thread.
+        struct Prepared { var drawing: GuidanceDrawing; var width: Int; var height: Int; var textScale: Double; var composition: OverlayComposition }
+        var prepared: Prepared?
     }
 
     private let name: String
@@ -186,10 +190,12 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
                 }()
             }
             if let c = st.composition, let d = st.drawn, d.0 == drawing, d.1 == w, d.2 == h { return (st.grid, c) }
-            let layers = GuidanceRenderer.sprites(drawing, width: w, height: h, textScale: s.textScale).map {
-                OverlayComposition.Layer(pixels: $0.image.pixels, width: $0.image.width, height: $0.image.height, stride: $0.image.stride, x: $0.x, y: $0.y)
+            // Normally the analysis thread has drawn it already; draw here only when it has not.
+            let prepared = results.withLock { r -> OverlayComposition? in
+                guard let p = r.prepared, p.drawing == drawing, p.width == w, p.height == h, p.textScale == s.textScale else { return nil }
+                return p.composition
             }
-            let c = OverlayComposition(layers: layers)
+            let c = prepared ?? Self.guidanceComposition(drawing, width: w, height: h, textScale: s.textScale)
             st.drawn = (drawing, w, h)
             st.composition = c
             return (st.grid, c)
@@ -246,14 +252,32 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
             if let fromUpstream { a.analyzer.engines = [FixedDetections(detections: fromUpstream)] }
             return a.analyzer.analyze(image, pts: job.pts, smoother: &a.smoother)
         }
+        // Draw the new guidance here, off the video thread, for the frame size it will be shown at.
+        let s = settings.withLock { $0 }
+        var prepared: Results.Prepared?
+        if s.overlay {
+            let drawing = Self.drawing(g, grid: s.grid, rule: ruleName)
+            let comp = Self.guidanceComposition(drawing, width: job.inputWidth, height: job.inputHeight, textScale: s.textScale)
+            comp.prepare(for: job.frame.info.format)
+            prepared = .init(drawing: drawing, width: job.inputWidth, height: job.inputHeight, textScale: s.textScale, composition: comp)
+        }
         results.withLock { r in
             r.latest = g
             r.latestInput = (job.inputWidth, job.inputHeight)
             r.analysed += 1
+            r.prepared = prepared
         }
         let context = state.withLock { $0.context }
         context?.post(Self.message(g, job: job))
         json?.write(Self.jsonObject(g, job: job))
+    }
+
+    /// The guidance sprites as one overlay (cairo/pango drawing, cut to content).
+    static func guidanceComposition(_ drawing: GuidanceDrawing, width w: Int, height h: Int, textScale: Double) -> OverlayComposition {
+        let layers = GuidanceRenderer.sprites(drawing, width: w, height: h, textScale: textScale).map {
+            OverlayComposition.Layer(pixels: $0.image.pixels, width: $0.image.width, height: $0.image.height, stride: $0.image.stride, x: $0.x, y: $0.y)
+        }
+        return OverlayComposition(layers: layers)
     }
 
     // MARK: publishing
