@@ -1,0 +1,127 @@
+/// Camera steadiness from the frames alone (no gyroscope): global motion between analysed frames
+/// by block matching on small luma, robust to subjects moving in front of a fixed camera, plus
+/// sharpness (variance of the Laplacian).
+///
+/// Motion: the previous frame is cut into `blocks` x `blocks` blocks; each block searches +-`search`
+/// pixels in the new frame for the shift with the smallest sum of absolute differences. The camera's
+/// motion is the per-axis MEDIAN of the block shifts, so a person walking through a few blocks does not
+/// count as camera motion. A step is steady when |motion| <= `steadyPixels`. Verdict: `stableAfter`
+/// consecutive steady steps -> stable, `unstableAfter` consecutive unsteady steps -> unstable; a jump
+/// larger than `resetPixels` (a cut, a bump) resets the count at once.
+public struct StabilityEstimator: Sendable {
+    /// One step's measurements.
+    public struct Step: Sendable, Equatable {
+        /// Global motion (pixels of the analysed image) from the previous frame to this one.
+        public var dx: Int
+        /// Vertical global motion.
+        public var dy: Int
+        /// Variance of the Laplacian of this frame (higher is sharper).
+        public var sharpness: Double
+        /// Whether this step was steady.
+        public var steady: Bool
+        /// The verdict after this step.
+        public var stable: Bool
+    }
+
+    /// Blocks per side.
+    public var blocks = 6
+    /// Search radius in pixels.
+    public var search = 6
+    /// Largest motion counted as steady (pixels).
+    public var steadyPixels = 1
+    /// Motion that resets the verdict at once (pixels).
+    public var resetPixels = 5
+    /// Steady steps needed to become stable.
+    public var stableAfter = 10
+    /// Unsteady steps needed to become unstable.
+    public var unstableAfter = 5
+
+    private var previous: GrayImage?
+    private var steadyRun = 0
+    private var unsteadyRun = 0
+    /// The current verdict.
+    public private(set) var stable = false
+
+    /// Creates an estimator with the default thresholds.
+    public init() {}
+
+    /// Forgets the history (new scene, new caps).
+    public mutating func reset() { previous = nil; steadyRun = 0; unsteadyRun = 0; stable = false }
+
+    /// Feeds the next frame's luma (same size every time; a size change resets).
+    public mutating func update(_ frame: GrayImage) -> Step {
+        let sharp = Self.laplacianVariance(frame)
+        defer { previous = frame }
+        guard let prev = previous, prev.width == frame.width, prev.height == frame.height else {
+            steadyRun = 0; unsteadyRun = 0; stable = false
+            return Step(dx: 0, dy: 0, sharpness: sharp, steady: false, stable: false)
+        }
+        let (dx, dy) = globalMotion(from: prev, to: frame)
+        let magnitude = max(abs(dx), abs(dy))
+        let steady = magnitude <= steadyPixels
+        if magnitude > resetPixels {
+            steadyRun = 0; unsteadyRun = unstableAfter; stable = false
+        } else if steady {
+            steadyRun += 1; unsteadyRun = 0
+            if steadyRun >= stableAfter { stable = true }
+        } else {
+            unsteadyRun += 1; steadyRun = 0
+            if unsteadyRun >= unstableAfter { stable = false }
+        }
+        return Step(dx: dx, dy: dy, sharpness: sharp, steady: steady, stable: stable)
+    }
+
+    /// Median of per-block best shifts from `a` to `b` (content moving right gives dx > 0).
+    public func globalMotion(from a: GrayImage, to b: GrayImage) -> (dx: Int, dy: Int) {
+        let w = a.width, h = a.height
+        let bw = (w - 2 * search) / blocks, bh = (h - 2 * search) / blocks
+        guard bw >= 4, bh >= 4 else { return (0, 0) }
+        var xs: [Int] = [], ys: [Int] = []
+        for by in 0..<blocks {
+            for bx in 0..<blocks {
+                let x0 = search + bx * bw, y0 = search + by * bh
+                // Skip flat blocks: no texture, no reliable match.
+                var mn = 255, mx = 0
+                for y in stride(from: y0, to: y0 + bh, by: 2) { for x in stride(from: x0, to: x0 + bw, by: 2) {
+                    let v = Int(a.pixels[y * w + x]); mn = min(mn, v); mx = max(mx, v)
+                } }
+                guard mx - mn > 12 else { continue }
+                var best = Int.max, bestShift = (0, 0)
+                for sy in -search...search {
+                    for sx in -search...search {
+                        var sad = 0
+                        for y in y0..<(y0 + bh) {
+                            let ra = y * w, rb = (y + sy) * w + sx
+                            for x in x0..<(x0 + bw) { sad += abs(Int(a.pixels[ra + x]) - Int(b.pixels[rb + x])) }
+                            if sad >= best { break }
+                        }
+                        // Prefer the smaller shift on ties so a static block reads (0, 0).
+                        if sad < best || (sad == best && abs(sx) + abs(sy) < abs(bestShift.0) + abs(bestShift.1)) {
+                            best = sad; bestShift = (sx, sy)
+                        }
+                    }
+                }
+                xs.append(bestShift.0); ys.append(bestShift.1)
+            }
+        }
+        guard !xs.isEmpty else { return (0, 0) }
+        xs.sort(); ys.sort()
+        return (xs[xs.count / 2], ys[ys.count / 2])
+    }
+
+    /// Variance of the 4-neighbour Laplacian over the interior.
+    public static func laplacianVariance(_ g: GrayImage) -> Double {
+        let w = g.width, h = g.height
+        guard w > 2, h > 2 else { return 0 }
+        var sum = 0.0, sum2 = 0.0
+        for y in 1..<(h - 1) {
+            for x in 1..<(w - 1) {
+                let i = y * w + x
+                let l = Double(4 * Int(g.pixels[i]) - Int(g.pixels[i - 1]) - Int(g.pixels[i + 1]) - Int(g.pixels[i - w]) - Int(g.pixels[i + w]))
+                sum += l; sum2 += l * l
+            }
+        }
+        let n = Double((w - 2) * (h - 2))
+        return sum2 / n - (sum / n) * (sum / n)
+    }
+}
