@@ -219,18 +219,15 @@ public final class OverlayComposition: @unchecked Sendable {
             _ = sub.withUnsafeBytes { gst_buffer_fill(buf, 0, $0.baseAddress, gsize($0.count)) }
             gst_buffer_add_video_meta(buf, GST_VIDEO_FRAME_FLAG_NONE, vf_overlay_rgb_format(), guint(r.w), guint(r.h))
             let rect = gst_video_overlay_rectangle_new_raw(buf, gint(x + r.x), gint(y + r.y), guint(r.w), guint(r.h), GST_VIDEO_OVERLAY_FORMAT_FLAG_PREMULTIPLIED_ALPHA)!
-            gst_buffer_unref(buf)
             if let c = comp { gst_video_overlay_composition_add_rectangle(c, rect) } else { comp = gst_video_overlay_composition_new(rect) }
             gst_video_overlay_rectangle_unref(rect)
             // The same pixels placed inside an aligned crop, for blending into a cropped view.
             let rx = x + r.x, ry = y + r.y
             let ox = max(0, rx - rx % a), oy = max(0, ry - ry % a)
             let ow = (rx + r.w + a - 1) / a * a - ox, oh = (ry + r.h + a - 1) / a * a - oy
-            let pbuf = gst_buffer_new_allocate(nil, gsize(sub.count), nil)!
-            _ = sub.withUnsafeBytes { gst_buffer_fill(pbuf, 0, $0.baseAddress, gsize($0.count)) }
-            gst_buffer_add_video_meta(pbuf, GST_VIDEO_FRAME_FLAG_NONE, vf_overlay_rgb_format(), guint(r.w), guint(r.h))
-            let prect = gst_video_overlay_rectangle_new_raw(pbuf, gint(rx - ox), gint(ry - oy), guint(r.w), guint(r.h), GST_VIDEO_OVERLAY_FORMAT_FLAG_PREMULTIPLIED_ALPHA)!
-            gst_buffer_unref(pbuf)
+            // Both rectangles hold a reference to the same pixel buffer (rectangles never write to it).
+            let prect = gst_video_overlay_rectangle_new_raw(buf, gint(rx - ox), gint(ry - oy), guint(r.w), guint(r.h), GST_VIDEO_OVERLAY_FORMAT_FLAG_PREMULTIPLIED_ALPHA)!
+            gst_buffer_unref(buf)
             pieces.append(Piece(composition: gst_video_overlay_composition_new(prect), ox: ox, oy: oy, ow: ow, oh: oh))
             gst_video_overlay_rectangle_unref(prect)
             covered += r.w * r.h

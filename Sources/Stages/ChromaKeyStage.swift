@@ -92,7 +92,7 @@ public final class ChromaKeyStage: Stage {
         if s.pick != "none" {
             let picked: (r: Double, g: Double, b: Double)? = try state.withLock { (st: inout State) throws(StageError) in
                 if st.pickedVersion != s.version || st.picked == nil {
-                    let img = try Self.rgbImage(frame, order: order)
+                    let img = try Self.rgbImage(frame)
                     st.picked = s.pick == "auto" ? ChromaKey.dominantBorderColor(img) : ChromaKey.pick(img, x: s.pickX, y: s.pickY)
                     st.pickedVersion = s.version
                 }
@@ -134,16 +134,11 @@ public final class ChromaKeyStage: Stage {
         }
     }
 
-    static func rgbImage(_ frame: VideoFrame, order: ChromaKey.Order) throws(StageError) -> RGBImage {
-        let plane: (bytes: [UInt8], rowBytes: Int, rows: Int)
-        do { plane = try frame.planeBytes(plane: 0) } catch { throw StageError(.stream, "\(error)") }
-        let o = order.offsets
-        let w = frame.info.width, h = frame.info.height
-        var rgb = [UInt8](repeating: 0, count: w * h * 3)
-        for y in 0..<h { for x in 0..<w {
-            let i = y * plane.rowBytes + x * 4, j = (y * w + x) * 3
-            rgb[j] = plane.bytes[i + o.r]; rgb[j + 1] = plane.bytes[i + o.g]; rgb[j + 2] = plane.bytes[i + o.b]
-        } }
-        return RGBImage(width: w, height: h, pixels: rgb)
+    /// The frame as packed RGB, converted by GStreamer (any channel order), for picking the key.
+    static func rgbImage(_ frame: VideoFrame) throws(StageError) -> RGBImage {
+        do {
+            let scaler = try VideoScaler(input: frame.info, width: frame.info.width, height: frame.info.height)
+            return RGBImage(width: scaler.width, height: scaler.height, pixels: try scaler.rgb(of: frame))
+        } catch { throw StageError(.stream, "\(error)") }
     }
 }
