@@ -8,6 +8,7 @@
 #include <gst/app/gstappsrc.h>
 #include <gst/video/video.h>
 #include <gst/video/video-overlay-composition.h>
+#include <gst/tag/tag.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,6 +73,33 @@ static inline GstStructure *vf_video_converter_fast_config(gboolean nearest) {
         GST_VIDEO_CONVERTER_OPT_DITHER_METHOD, GST_TYPE_VIDEO_DITHER_METHOD, GST_VIDEO_DITHER_NONE,
         GST_VIDEO_RESAMPLER_OPT_MAX_TAPS, G_TYPE_INT, 4,
         NULL);
+}
+
+// A converter that copies the source rectangle (x, y, w, h) into a destination of its size, same format.
+static inline GstStructure *vf_video_converter_crop_config(gint x, gint y, gint w, gint h) {
+    return gst_structure_new("GstVideoConverter",
+        GST_VIDEO_CONVERTER_OPT_SRC_X, G_TYPE_INT, x,
+        GST_VIDEO_CONVERTER_OPT_SRC_Y, G_TYPE_INT, y,
+        GST_VIDEO_CONVERTER_OPT_SRC_WIDTH, G_TYPE_INT, w,
+        GST_VIDEO_CONVERTER_OPT_SRC_HEIGHT, G_TYPE_INT, h,
+        GST_VIDEO_CONVERTER_OPT_DITHER_METHOD, GST_TYPE_VIDEO_DITHER_METHOD, GST_VIDEO_DITHER_NONE,
+        NULL);
+}
+
+// GValue type checks are macros.
+static inline int vf_value_kind(const GValue *v) {
+    if (G_VALUE_HOLDS_STRING(v)) return 1;
+    if (G_VALUE_HOLDS_INT(v)) return 2;
+    if (G_VALUE_HOLDS_UINT(v)) return 3;
+    if (G_VALUE_HOLDS_UINT64(v)) return 4;
+    if (G_VALUE_HOLDS_INT64(v)) return 5;
+    if (G_VALUE_HOLDS_DOUBLE(v)) return 6;
+    if (G_VALUE_HOLDS_BOOLEAN(v)) return 7;
+    return 0;
+}
+static inline gboolean vf_event_is_custom(GstEvent *e) {
+    GstEventType t = GST_EVENT_TYPE(e);
+    return t == GST_EVENT_CUSTOM_DOWNSTREAM || t == GST_EVENT_CUSTOM_DOWNSTREAM_OOB || t == GST_EVENT_CUSTOM_UPSTREAM || t == GST_EVENT_CUSTOM_BOTH;
 }
 
 // GST_VIDEO_OVERLAY_COMPOSITION_FORMAT_RGB is a macro picking BGRA or ARGB by endianness.

@@ -1,0 +1,54 @@
+import CGStreamer
+
+extension Buffer {
+    /// A deep copy: new pixel memory, same timestamps and metadata (custom metas included). For keeping
+    /// frames past their upstream pool's lifetime (a capture ring).
+    public func deepCopy() -> Buffer { Buffer(owning: gst_buffer_copy_deep(raw)) }
+}
+
+extension VideoFrame {
+    /// This frame's pixels copied into fresh memory, same layout and timestamps.
+    public func copied() -> VideoFrame {
+        VideoFrame(buffer: buffer.deepCopy(), info: info, caps: caps, segment: segment, index: index)
+    }
+
+    /// The rectangle (x, y, width, height) copied into a frame of its own size and the same format,
+    /// by GStreamer's video converter. The rectangle is clamped to the frame and its origin and size are
+    /// rounded down to the format's chroma subsampling. Timestamps and metadata go along.
+    public func cropped(x: Int, y: Int, width: Int, height: Int) throws(GStreamerError) -> VideoFrame {
+        let fi = info.raw.finfo.pointee
+        // Horizontal / vertical subsampling of the chroma planes (log2), so crops keep chroma aligned.
+        let hs = Int(fi.n_components > 1 ? withUnsafeBytes(of: fi.w_sub) { $0.load(fromByteOffset: MemoryLayout<guint>.stride, as: guint.self) } : 0)
+        let vs = Int(fi.n_components > 1 ? withUnsafeBytes(of: fi.h_sub) { $0.load(fromByteOffset: MemoryLayout<guint>.stride, as: guint.self) } : 0)
+        let ax = (1 << hs) - 1, ay = (1 << vs) - 1
+        let cx = max(0, min(x, info.width - 1)) & ~ax, cy = max(0, min(y, info.height - 1)) & ~ay
+        let cw = max(1 << hs, min(width, info.width - cx) & ~ax), ch = max(1 << vs, min(height, info.height - cy) & ~ay)
+        var inInfo = info.raw
+        var outInfo = GstVideoInfo()
+        gst_video_info_set_format(&outInfo, fi.format, guint(cw), guint(ch))
+        outInfo.fps_n = inInfo.fps_n; outInfo.fps_d = inInfo.fps_d
+        outInfo.par_n = inInfo.par_n; outInfo.par_d = inInfo.par_d
+        outInfo.interlace_mode = inInfo.interlace_mode
+        outInfo.colorimetry = inInfo.colorimetry
+        outInfo.chroma_site = inInfo.chroma_site
+        guard let conv = gst_video_converter_new(&inInfo, &outInfo, vf_video_converter_crop_config(gint(cx), gint(cy), gint(cw), gint(ch))) else {
+            throw GStreamerError(.library, "GStreamer cannot crop \(info.format) \(info.width)x\(info.height) to \(cw)x\(ch)")
+        }
+        defer { gst_video_converter_free(conv) }
+        let out = gst_buffer_new_allocate(nil, gsize(outInfo.size), nil)!
+        // Timestamps, flags and metadata from the source.
+        _ = gst_buffer_copy_into(out, buffer.raw, GstBufferCopyFlags(GST_BUFFER_COPY_FLAGS.rawValue | GST_BUFFER_COPY_TIMESTAMPS.rawValue | GST_BUFFER_COPY_META.rawValue), 0, gsize.max)
+        var src = GstVideoFrame(), dst = GstVideoFrame()
+        guard gst_video_frame_map(&src, &inInfo, buffer.raw, GST_MAP_READ) != 0 else {
+            gst_buffer_unref(out); throw GStreamerError(.stream, "could not map a \(info.format) frame for reading")
+        }
+        defer { gst_video_frame_unmap(&src) }
+        guard gst_video_frame_map(&dst, &outInfo, out, GST_MAP_WRITE) != 0 else {
+            gst_buffer_unref(out); throw GStreamerError(.stream, "could not map the crop's output")
+        }
+        gst_video_converter_frame(conv, &src, &dst)
+        gst_video_frame_unmap(&dst)
+        let caps = Caps(owning: gst_video_info_to_caps(&outInfo))
+        return VideoFrame(buffer: Buffer(owning: out), info: VideoInfo(outInfo), caps: caps, segment: segment, index: index)
+    }
+}

@@ -1,0 +1,53 @@
+import Testing
+@testable import FrameAnalysis
+
+@Suite("CaptureChoice")
+struct CaptureChoiceTests {
+    typealias C = CaptureChoice.Candidate
+
+    @Test func theSharpWellPlacedFrameWinsOverTheNewest() {
+        var ring = (0..<15).map { _ in C(score: 0.4, sharpness: 20, motion: 1) }
+        ring[6] = C(score: 0.95, sharpness: 300, motion: 0)
+        #expect(CaptureChoice.best(ring) == 6)
+        #expect(abs(CaptureChoice.quality(ring[6], maxSharpness: 300) - (0.5 * 0.95 + 0.3 + 0.2)) < 1e-12)
+        #expect(abs(CaptureChoice.quality(ring[0], maxSharpness: 300) - (0.5 * 0.4 + 0.3 * 20 / 300 + 0.1)) < 1e-12)
+    }
+
+    @Test func tiesGoToTheNewestAndEmptyRingHasNone() {
+        #expect(CaptureChoice.best([]) == nil)
+        #expect(CaptureChoice.best(Array(repeating: C(score: nil, sharpness: 5, motion: 0), count: 4)) == 3)
+    }
+
+    @Test func withoutScoresSharpnessAndSteadinessDecide() {
+        let ring = [C(score: nil, sharpness: 100, motion: 3), C(score: nil, sharpness: 90, motion: 0), C(score: nil, sharpness: 10, motion: 0)]
+        // 0.3 + 0.05 = 0.35 vs 0.27 + 0.2 = 0.47 vs 0.03 + 0.2 = 0.23
+        #expect(CaptureChoice.best(ring) == 1)
+    }
+
+    @Test func aspectParsing() {
+        #expect(CaptureChoice.Aspect.parse("3:4") == .some(CaptureChoice.Aspect(w: 3, h: 4)))
+        #expect(CaptureChoice.Aspect.parse("none") == .some(nil))
+        #expect(CaptureChoice.Aspect.parse("3x4") == nil)
+        #expect(CaptureChoice.Aspect.parse("0:4") == nil)
+    }
+
+    @Test func portraitCropOfALandscapeFramePutsTheSubjectOnAThirdsLine() {
+        // 1280x720 at 3:4 -> 540x720; subject centred at x=700: the window puts it at 1/3 or 2/3 of 540.
+        let subject = Box(x: 680, y: 220, width: 40, height: 40)   // centre (700, 240) = 1/3 of 720 high
+        let c = CaptureChoice.crop(width: 1280, height: 720, aspect: .init(w: 3, h: 4), subject: subject, rule: "thirds")
+        #expect(c.width == 540 && c.height == 720 && c.y == 0)
+        #expect(c.x == 520)     // 700 - 540/3 = 520: subject on the left third line
+        let centre = CaptureChoice.crop(width: 1280, height: 720, aspect: .init(w: 3, h: 4), subject: subject, rule: "center")
+        #expect(centre.x == 430)  // 700 - 270
+    }
+
+    @Test func cropStaysInsideTheFrameAndCentresWithoutASubject() {
+        let edge = CaptureChoice.crop(width: 1280, height: 720, aspect: .init(w: 1, h: 1), subject: Box(x: 0, y: 300, width: 20, height: 20), rule: "thirds")
+        #expect(edge.x == 0 && edge.width == 720 && edge.height == 720)
+        let none = CaptureChoice.crop(width: 1280, height: 720, aspect: .init(w: 1, h: 1), subject: nil, rule: "thirds")
+        #expect(none.x == 280 && none.y == 0)
+        // A wider aspect than the frame is limited by the width.
+        let wide = CaptureChoice.crop(width: 640, height: 480, aspect: .init(w: 16, h: 9), subject: nil, rule: "thirds")
+        #expect(wide.width == 640 && wide.height == 360 && wide.y == 60)
+    }
+}
