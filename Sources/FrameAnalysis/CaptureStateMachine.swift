@@ -187,7 +187,7 @@ public struct CaptureStateMachine: Sendable, Equatable {
         // Where the conditions allow us to be; forward one stage at a time, backward at once.
         let allowed: CapturePhase
         let why: String
-        if !o.stable { allowed = .waitingForStability; why = "camera moving: hold still" }
+        if !o.stable { allowed = .waitingForStability; why = "hold the camera still" }
         else if !o.subject { allowed = .detectingRegion; why = "steady; looking for a subject" }
         else if !o.composed { allowed = .templateReady; why = "subject found; follow the guide" }
         else { allowed = .readyToCapture; why = "well composed; hold it" }

@@ -5,7 +5,7 @@
 /// Motion: the previous frame is cut into `blocks` x `blocks` blocks; each block searches +-`search`
 /// pixels in the new frame for the shift with the smallest sum of absolute differences. The camera's
 /// motion is the per-axis MEDIAN of the block shifts, so a person walking through a few blocks does not
-/// count as camera motion. A step is steady when |motion| <= `steadyPixels`. Verdict: `stableAfter`
+/// count as camera motion; flat blocks (no texture to match) vote for no motion. A step is steady when |motion| <= `steadyPixels`. Verdict: `stableAfter`
 /// consecutive steady steps -> stable, `unstableAfter` consecutive unsteady steps -> unstable; a jump
 /// larger than `resetPixels` (a cut, a bump) resets the count at once.
 public struct StabilityEstimator: Sendable {
@@ -80,12 +80,13 @@ public struct StabilityEstimator: Sendable {
         for by in 0..<blocks {
             for bx in 0..<blocks {
                 let x0 = search + bx * bw, y0 = search + by * bh
-                // Skip flat blocks: no texture, no reliable match.
+                // A flat block (no texture) matches any shift: it votes "no motion". So a small textured
+                // subject moving over a plain background (a ball on black) is not taken for the camera.
                 var mn = 255, mx = 0
                 for y in stride(from: y0, to: y0 + bh, by: 2) { for x in stride(from: x0, to: x0 + bw, by: 2) {
                     let v = Int(a.pixels[y * w + x]); mn = min(mn, v); mx = max(mx, v)
                 } }
-                guard mx - mn > 12 else { continue }
+                guard mx - mn > 12 else { xs.append(0); ys.append(0); continue }
                 var best = Int.max, bestShift = (0, 0)
                 for sy in -search...search {
                     for sx in -search...search {

@@ -12,17 +12,25 @@ extension VideoFrame {
         VideoFrame(buffer: buffer.deepCopy(), info: info, caps: caps, segment: segment, index: index)
     }
 
-    /// The rectangle (x, y, width, height) copied into a frame of its own size and the same format,
-    /// by GStreamer's video converter. The rectangle is clamped to the frame and its origin and size are
-    /// rounded down to the format's chroma subsampling. Timestamps and metadata go along.
-    public func cropped(x: Int, y: Int, width: Int, height: Int) throws(GStreamerError) -> VideoFrame {
+    /// The rectangle `cropped` really copies: clamped to the frame, origin and size rounded down to the
+    /// format's chroma subsampling.
+    public func alignedCrop(x: Int, y: Int, width: Int, height: Int) -> (x: Int, y: Int, width: Int, height: Int) {
         let fi = info.raw.finfo.pointee
         // Horizontal / vertical subsampling of the chroma planes (log2), so crops keep chroma aligned.
         let hs = Int(fi.n_components > 1 ? withUnsafeBytes(of: fi.w_sub) { $0.load(fromByteOffset: MemoryLayout<guint>.stride, as: guint.self) } : 0)
         let vs = Int(fi.n_components > 1 ? withUnsafeBytes(of: fi.h_sub) { $0.load(fromByteOffset: MemoryLayout<guint>.stride, as: guint.self) } : 0)
         let ax = (1 << hs) - 1, ay = (1 << vs) - 1
         let cx = max(0, min(x, info.width - 1)) & ~ax, cy = max(0, min(y, info.height - 1)) & ~ay
-        let cw = max(1 << hs, min(width, info.width - cx) & ~ax), ch = max(1 << vs, min(height, info.height - cy) & ~ay)
+        return (cx, cy, max(1 << hs, min(width, info.width - cx) & ~ax), max(1 << vs, min(height, info.height - cy) & ~ay))
+    }
+
+    /// The rectangle (x, y, width, height) copied into a frame of its own size and the same format,
+    /// by GStreamer's video converter. The rectangle is clamped to the frame and its origin and size are
+    /// rounded down to the format's chroma subsampling. Timestamps and metadata go along.
+    public func cropped(x: Int, y: Int, width: Int, height: Int) throws(GStreamerError) -> VideoFrame {
+        let (cx, cy, cw, ch) = alignedCrop(x: x, y: y, width: width, height: height)
+        let fi = info.raw.finfo.pointee
+        // Horizontal / vertical subsampling of the chroma planes (log2), so crops keep chroma aligned.
         var inInfo = info.raw
         var outInfo = GstVideoInfo()
         gst_video_info_set_format(&outInfo, fi.format, guint(cw), guint(ch))

@@ -25,12 +25,13 @@ public struct JPEGFile: Sendable {
         guard b.count >= 4, b[0] == 0xFF, b[1] == 0xD8 else { return nil }
         var out = JPEGFile(complete: false, width: 0, height: 0, tags: [:])
         var i = 2
-        while i + 4 <= b.count {
+        while i + 2 <= b.count {
             guard b[i] == 0xFF else { return out }
             let marker = b[i + 1]
             if marker == 0xFF { i += 1; continue }
             if marker == 0xD9 { out.complete = true; return out }
             if marker == 0x01 || (0xD0...0xD7).contains(marker) { i += 2; continue }
+            guard i + 4 <= b.count else { return out }
             let len = Int(b[i + 2]) << 8 | Int(b[i + 3])
             guard len >= 2, i + 2 + len <= b.count else { return out }
             let payload = Array(b[(i + 4)..<(i + 2 + len)])

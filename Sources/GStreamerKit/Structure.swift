@@ -34,6 +34,16 @@ extension MessageStructure {
         self.init(String(cString: gst_structure_get_name(s)), fields)
     }
 
+    /// GStreamer's text for this structure (`name, key=(type)value, ...`).
+    public var text: String {
+        GStreamer.initialize()
+        let s = makeRaw()
+        defer { gst_structure_free(s) }
+        guard let t = gst_structure_to_string(s) else { return name }
+        defer { g_free(t) }
+        return String(cString: t)
+    }
+
     /// The value of a field.
     public subscript(_ key: String) -> Value? { fields.first { $0.0 == key }?.1 }
     /// A string field.

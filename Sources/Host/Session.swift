@@ -220,6 +220,7 @@ public final class Session: @unchecked Sendable {
             // Snapshot-like outputs are not live: their branch prerolls on the first frame pushed.
             for e in g.extras.values { e.src.configure(live: false, maxBuffers: 8, minLatency: 0) }
             g.onLatencyChange = { [weak self] seg in self?.latencyDirty.store(seg + 1, ordering: .relaxed) }
+            g.watchEvents()
         }
 
         let base = clock.now
@@ -258,6 +259,19 @@ public final class Session: @unchecked Sendable {
                     switch m.kind {
                     case .eos: eos.insert(i)
                     case .error(let text, let debug):
+                        if let (group, output) = branchOwner(segment: i), !eos.contains(i) {
+                            // A photo branch failed (full disk, unwritable directory): report it, stop that
+                            // branch only, tell its stage; the stream goes on.
+                            FileHandle.standardError.write(Data("ERROR from element \(m.source) in the '\(output)' branch (stopped; the stream goes on): \(text)\n".utf8))
+                            branchErrors.append("\(m.source): \(text)")
+                            pipelines[i].setState(.null)
+                            eos.insert(i)
+                            let note = MessageStructure("viewfinder/output-error", [("stage", .string(String(output.split(separator: ".")[0]))),
+                                ("output", .string(String(output.split(separator: ".").last ?? ""))), ("element", .string(m.source)), ("text", .string(text))])
+                            for st in group.stages { st.stage.busMessage(source: m.source, structure: note.text) }
+                            continue
+                        }
+                        if eos.contains(i) { continue }
                         errors.append(errorText(segment: i, message: m, text: text, debug: debug))
                         return finish(code: 1, fallback: nil, start: start)
                     case .warning(let text, _):
@@ -283,6 +297,20 @@ public final class Session: @unchecked Sendable {
         }
         if options.progress { FileHandle.standardError.write(Data("\n".utf8)) }
         return finish(code: 0, fallback: nil, start: start)
+    }
+
+    /// Errors of photo branches that were stopped while the stream went on.
+    public private(set) var branchErrors: [String] = []
+
+    /// The stage group and "stage.output" whose extra output feeds segment `i`, when that segment is a
+    /// branch fed only by that output (a photo branch), not a path to other stages or the main output.
+    private func branchOwner(segment i: Int) -> (StageGroup, String)? {
+        for g in groups {
+            guard let (key, _) = g.extras.first(where: { $0.value.segment == i }) else { continue }
+            if groups.contains(where: { $0.sinkSegment == i }) || groups.contains(where: { $0.main?.segment == i }) { return nil }
+            return (g, key)
+        }
+        return nil
     }
 
     private let latencyDirty = Atomic<Int>(0)
@@ -335,6 +363,7 @@ public final class Session: @unchecked Sendable {
         // Sources first so nothing new enters while the rest shuts down.
         for p in pipelines { p.setState(.null) }
         for g in groups { _ = g.join() }
+        for g in groups { for st in g.stages { st.stage.close() } }
         let r = currentReport(start: start)
         report = r
         if code != 0 && r.framesOut == 0 {

@@ -96,6 +96,23 @@ final class StageGroup: @unchecked Sendable {
         for e in extras.values { e.src.endOfStream() }
     }
 
+    /// Custom events reaching the group: downstream into its appsink, upstream into any of its appsrcs.
+    private lazy var eventWatches: [CustomEventWatch] = {
+        var w = [sink.watchCustomEvents(pad: "sink", names: [])]
+        if let main { w.append(main.src.watchCustomEvents(pad: "src", names: [])) }
+        for e in extras.values { w.append(e.src.watchCustomEvents(pad: "src", names: [])) }
+        return w
+    }()
+
+    /// Installs the event probes (before the pipelines start).
+    func watchEvents() { _ = eventWatches }
+
+    private func deliverEvents() {
+        for w in eventWatches {
+            for e in w.drain() { for s in stages { s.stage.customEvent(e) } }
+        }
+    }
+
     private func run() {
         var lastCaps: Caps?
         var index = 0
@@ -137,6 +154,7 @@ final class StageGroup: @unchecked Sendable {
                         }
                     }
                 }
+                deliverEvents()
                 let frame = VideoFrame(buffer: buffer, info: caps.videoInfo!, caps: caps, segment: segment, index: index)
                 index += 1
                 var times: [Double] = []

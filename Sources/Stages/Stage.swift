@@ -68,6 +68,12 @@ public protocol Stage: AnyObject, Sendable {
     func busMessage(source: String, structure: String)
     /// End of stream: finish pending work (analysis, files) before end-of-stream goes downstream.
     func finish(context: StageContext)
+    /// A custom event (GST_EVENT_CUSTOM_*) that reached the stage: downstream from before it or
+    /// upstream from any of its outputs; delivered on the worker thread before the next frame.
+    func customEvent(_ event: MessageStructure)
+    /// The pipelines have stopped (after end-of-stream, an error or an abort): finish background work
+    /// that follows the stream (files being indexed). Called on the host's thread.
+    func close()
 }
 
 extension Stage {
@@ -77,6 +83,10 @@ extension Stage {
     public func busMessage(source: String, structure: String) {}
     /// Nothing pending by default.
     public func finish(context: StageContext) {}
+    /// Ignores custom events by default.
+    public func customEvent(_ event: MessageStructure) {}
+    /// Nothing to close by default.
+    public func close() {}
     /// No default branches by default.
     public func defaultBranch(for output: String) -> String? { nil }
     /// Rejects runtime changes by default.

@@ -4,6 +4,7 @@ public enum StageRegistry {
     public static let all: [any Stage.Type] = [
         GridStage.self,
         ComposeStage.self,
+        CaptureStage.self,
         SnapshotStage.self,
         RinglightStage.self,
         ChromaKeyStage.self,

@@ -55,7 +55,7 @@ struct CaptureStateMachineTests {
     @Test func waitingForStabilityStaysWhileTheCameraMoves() {
         var m = Self.machine(at: .waitingForStability)
         _ = m.handle(Self.obs(0.1, stable: false))
-        #expect(m.phase == .waitingForStability && m.reason == "camera moving: hold still")
+        #expect(m.phase == .waitingForStability && m.reason == "hold the camera still")
         _ = m.handle(Self.obs(0.2, subject: false))
         #expect(m.phase == .detectingRegion && m.reason == "steady; looking for a subject")
     }

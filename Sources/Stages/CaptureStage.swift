@@ -1,0 +1,607 @@
+import FrameAnalysis
+import Foundation
+import GStreamerKit
+import Overlay
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The auto-capture assistant: waits for a steady camera and a well-composed frame (compose's
+/// `ViewfinderComposition` meta), then sends the best recent clean frame down its `snapshot` output,
+/// with EXIF tags, a thumbnail and an entry in `DIR/records.json`. Also the manual shutter (SIGUSR1, `s`,
+/// the `viewfinder-capture` custom event, `at=`, `interval=`) and the self-timer.
+///
+/// Threads: `process` runs on the group's worker; `busMessage` on the host's thread; files are renamed,
+/// read back and indexed on the stage's own writer queue, so saving never blocks the video.
+public final class CaptureStage: Stage {
+    /// The custom event (upstream or downstream) that triggers a capture; optional field `timer` (int seconds).
+    public static let eventName = "viewfinder-capture"
+    /// Element messages posted on every state change and capture.
+    public static let messageName = "viewfinder/capture"
+
+    /// Descriptor.
+    public static let descriptor = StageDescriptor(
+        kind: "capture",
+        blurb: "Auto-capture: steady camera + good composition (compose's meta) -> the best recent frame as a photo with EXIF, thumbnail and records.json; manual, event, timed and self-timer triggers",
+        properties: [
+            PropertySpec("auto", "Capture when stable and well composed for 'delay'", .bool, default: "true", mutability: .playing),
+            PropertySpec("delay", "Seconds the shot must stay ready before an auto capture", .double(0...60), default: "1", mutability: .playing),
+            PropertySpec("cooldown", "Seconds between two auto captures", .double(0...3600), default: "3", mutability: .playing),
+            PropertySpec("max-shots", "Stop capturing after this many photos (0: no limit)", .int(0...1_000_000), default: "0", mutability: .playing),
+            PropertySpec("max-pending", "Photos that may be saving at once; further triggers are refused (busy)", .int(1...8), default: "4"),
+            PropertySpec("manual", "React to SIGUSR1 and to the 's' key when stdin is a terminal", .bool, default: "true", mutability: .playing),
+            PropertySpec("at", "Frame numbers (from 0) that trigger a capture, comma-separated", .intList, default: ""),
+            PropertySpec("interval", "Seconds of stream time between triggered captures (0: off)", .double(0...86_400), default: "0", mutability: .playing),
+            PropertySpec("timer", "Self-timer seconds for manual, event, at and interval triggers (0: off)", .choice(["0", "3", "5", "10"]), default: "0", mutability: .playing),
+            PropertySpec("ring-ms", "Milliseconds of recent clean frames kept to pick the best from (0: the current frame)", .int(0...5000), default: "500"),
+            PropertySpec("ring-mb", "Memory budget of that ring in MiB", .int(1...4096), default: "64"),
+            PropertySpec("directory", "Where the default branches write IMG_nnnnn.jpg, thumbs/ and records.json", .string, default: "photos"),
+            PropertySpec("quality", "JPEG quality of the default branches", .int(1...100), default: "90"),
+            PropertySpec("crop", "Crop the photo to this aspect, placing the subject for the rule", .choice(["none", "3:4", "4:3", "1:1", "16:9"]), default: "none"),
+            PropertySpec("keep-full", "With a crop, also save the uncropped frame as IMG_nnnnn_full.jpg", .bool, default: "false"),
+            PropertySpec("thumbnails", "Make thumbs/IMG_nnnnn.jpg (<= 300 px, by videoscale + jpegenc)", .bool, default: "true"),
+            PropertySpec("index", "Keep DIR/records.json", .bool, default: "true"),
+            PropertySpec("orientation", "EXIF orientation written with each photo", .choice(["rotate-0", "rotate-90", "rotate-180", "rotate-270", "flip-rotate-0", "flip-rotate-90", "flip-rotate-180", "flip-rotate-270"]), default: "rotate-0"),
+            PropertySpec("overlay", "Draw the state, its reason and the countdown on the preview (never on photos)", .bool, default: "true", mutability: .playing),
+            PropertySpec("analysis-width", "Width of the luma image used for stability and sharpness", .int(64...640), default: "160"),
+            PropertySpec("stable-after", "Consecutive steady frames before the camera counts as stable", .int(1...300), default: "10"),
+            PropertySpec("unstable-after", "Consecutive unsteady frames before it counts as unstable", .int(1...300), default: "5"),
+            PropertySpec("steady-pixels", "Largest global motion (analysis pixels per frame) that is still steady", .int(0...20), default: "1"),
+            PropertySpec("reset-pixels", "Motion (analysis pixels) that resets stability at once", .int(1...50), default: "5"),
+        ],
+        outputs: [
+            OutputSpec("snapshot", "the chosen full-resolution (or cropped) clean frame, after its tags (datetime, description, application, orientation)"),
+            OutputSpec("thumbnail", "the same frame for a thumbnail branch"),
+            OutputSpec("full", "the uncropped frame when crop and keep-full are set"),
+        ],
+        formats: overlayFormats)
+
+    /// compose's verdict read from a frame's meta.
+    struct Composition: Sendable {
+        var rule: String, score: Double, composed: Bool, advice: String, subject: Box?
+    }
+
+    private struct Settings {
+        var auto: Bool, delay: Double, cooldown: Double, maxShots: Int, manual: Bool, interval: Double, timer: Int
+        var overlay: Bool
+        let maxPending: Int, at: [Int], ringMs: Int, ringBytes: Int, directory: String, quality: Int
+        let crop: CaptureChoice.Aspect?, keepFull: Bool, thumbnails: Bool, index: Bool, orientation: String
+        let analysisWidth: Int
+    }
+
+    private struct RingEntry {
+        var frame: VideoFrame
+        var time: UInt64
+        var candidate: CaptureChoice.Candidate
+        var composition: Composition?
+    }
+
+    /// One capture on its way to disk.
+    struct Pending: Sendable {
+        var number: Int
+        var pts: UInt64?
+        var trigger: CaptureTrigger
+        var composition: Composition?
+        var crop: (x: Int, y: Int, width: Int, height: Int)?
+        var date: Date
+        /// Outputs whose default branch writes a file for it ("snapshot", "thumbnail", "full").
+        var expected: Set<String>
+        /// Files reported complete by multifilesink, by output.
+        var files: [String: String] = [:]
+        /// False when the snapshot branch is the user's own: the record is made if a multifilesink reports it.
+        var tracked: Bool
+    }
+
+    private struct Runtime {
+        var machine = CaptureStateMachine()
+        var estimator = StabilityEstimator()
+        var scaler: VideoScaler?
+        var ring: [RingEntry] = []
+        var ringBytes = 0
+        var timer = SelfTimer()
+        var seenTriggers: Int
+        var events: [MessageStructure] = []
+        var nextAt = 0
+        var lastInterval: UInt64?
+        var nextNumber: Int
+        var pending: [Pending] = []
+        var posted: (CapturePhase, String, CaptureReadiness)?
+        var overlayKey: String?
+        var overlay: OverlayComposition?
+        var sawMeta = false
+        var warnedNoMeta = false
+        var context: StageContext?
+        var frames = 0
+    }
+
+    /// The stage's name.
+    public let name: String
+    private let settings: Mutex<Settings>
+    private let runtime: Mutex<Runtime>
+    private let triggers: Triggers
+    /// Default branches the planner asked for (outputs nothing linked).
+    private let defaultOutputs = Mutex<Set<String>>([])
+    /// The index; touched only on `writer`.
+    private let index: PhotoIndex?
+    private let writer: DispatchQueue
+    /// Messages the index had while opening (reconcile), printed once the bus exists.
+    public let openingWarnings: [String]
+
+    /// Creates the stage listening to the process-wide triggers.
+    public convenience init(name: String, properties: PropertyValues) throws(StageError) {
+        try self.init(name: name, properties: properties, triggers: .shared)
+    }
+
+    /// Creates the stage listening to `triggers` (tests pass their own). Opens and reconciles the index.
+    public init(name: String, properties p: PropertyValues, triggers: Triggers) throws(StageError) {
+        self.name = name
+        guard let aspect = CaptureChoice.Aspect.parse(p.string("crop")) else {
+            throw StageError(.usage, "\(name): crop '\(p.string("crop"))': expected none, 3:4, 4:3, 1:1 or 16:9")
+        }
+        let s = Settings(auto: p.bool("auto"), delay: p.double("delay"), cooldown: p.double("cooldown"), maxShots: p.int("max-shots"),
+                         manual: p.bool("manual"), interval: p.double("interval"), timer: Int(p.string("timer")) ?? 0,
+                         overlay: p.bool("overlay"), maxPending: p.int("max-pending"), at: p.intList("at"), ringMs: p.int("ring-ms"),
+                         ringBytes: p.int("ring-mb") << 20, directory: p.string("directory"), quality: p.int("quality"),
+                         crop: aspect, keepFull: p.bool("keep-full"), thumbnails: p.bool("thumbnails"), index: p.bool("index"),
+                         orientation: p.string("orientation"), analysisWidth: p.int("analysis-width"))
+        settings = Mutex(s)
+        self.triggers = triggers
+        let idx: PhotoIndex
+        do { idx = try PhotoIndex(directory: s.directory) } catch { throw StageError(.usage, "\(name): \(error.message)") }
+        index = s.index ? idx : nil
+        openingWarnings = s.index ? idx.warnings : []
+        for w in openingWarnings { FileHandle.standardError.write(Data("WARNING from stage \(name): \(w)\n".utf8)) }
+        writer = DispatchQueue(label: "vf-\(name)-writer")
+        var rt = Runtime(seenTriggers: triggers.count, nextNumber: idx.nextNumber)
+        rt.machine.delay = UInt64(s.delay * 1e9)
+        rt.machine.cooldown = UInt64(s.cooldown * 1e9)
+        rt.machine.maxShots = s.maxShots
+        rt.machine.maxPending = s.maxPending
+        rt.machine.autoCapture = s.auto
+        rt.estimator.stableAfter = p.int("stable-after")
+        rt.estimator.unstableAfter = p.int("unstable-after")
+        rt.estimator.steadyPixels = p.int("steady-pixels")
+        rt.estimator.resetPixels = p.int("reset-pixels")
+        _ = rt.machine.handle(.start)
+        runtime = Mutex(rt)
+    }
+
+    // MARK: - Reading state (tests, apps)
+
+    /// The current stage of the state machine.
+    public var phase: CapturePhase { runtime.withLock { $0.machine.phase } }
+    /// Why it is there.
+    public var reason: String { runtime.withLock { $0.machine.reason } }
+    /// Photos captured so far.
+    public var shots: Int { runtime.withLock { $0.machine.shots } }
+    /// Records in the index (read on the writer queue, so it includes every photo already saved).
+    public var records: [PhotoRecord] { writer.sync { index?.records ?? [] } }
+
+    // MARK: - Branches
+
+    private func path(_ rel: String) -> String {
+        let dir = settings.withLock { $0.directory }
+        return (dir as NSString).appendingPathComponent(rel)
+    }
+
+    private static func quoted(_ s: String) -> String {
+        "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
+    /// multifilesink names of the default branches.
+    func sinkName(_ output: String) -> String { "\(name)_\(output)_files" }
+
+    /// Default branches write into `DIR/.partial/` (files are moved into DIR once complete):
+    /// snapshot `jpegenc ! jifmux ! multifilesink`, thumbnail `videoscale ! <=300 px ! jpegenc ! multifilesink`,
+    /// full like snapshot with `_full` names. Numbers continue after the highest photo in DIR.
+    public func defaultBranch(for output: String) -> String? {
+        let s = settings.withLock { $0 }
+        let start = runtime.withLock { $0.nextNumber }
+        let partial = (s.directory as NSString).appendingPathComponent(".partial")
+        let sink = { (pattern: String) in
+            "multifilesink name=\(self.sinkName(output)) location=\(Self.quoted((partial as NSString).appendingPathComponent(pattern))) index=\(start) post-messages=true"
+        }
+        let branch: String
+        switch output {
+        case "snapshot":
+            branch = "queue max-size-buffers=8 ! jpegenc quality=\(s.quality) ! jifmux ! " + sink("IMG_%05d.jpg")
+        case "thumbnail":
+            guard s.thumbnails else { return nil }
+            branch = "queue max-size-buffers=8 ! videoscale ! video/x-raw,width=[1,300],height=[1,300],pixel-aspect-ratio=1/1 ! jpegenc quality=85 ! " + sink("thumbs/IMG_%05d.jpg")
+        case "full":
+            guard s.crop != nil && s.keepFull else { return nil }
+            branch = "queue max-size-buffers=8 ! jpegenc quality=\(s.quality) ! jifmux ! " + sink("IMG_%05d_full.jpg")
+        default: return nil
+        }
+        defaultOutputs.withLock { _ = $0.insert(output) }
+        return branch
+    }
+
+    // MARK: - Properties while playing
+
+    /// Changes auto, delay, cooldown, max-shots, manual, interval, timer or overlay while playing.
+    public func update(_ property: String, value: PropertyValue) throws(StageError) {
+        try settings.withLock { (s: inout Settings) throws(StageError) in
+            switch (property, value) {
+            case ("auto", .bool(let b)): s.auto = b
+            case ("delay", .double(let d)): s.delay = d
+            case ("cooldown", .double(let d)): s.cooldown = d
+            case ("max-shots", .int(let i)): s.maxShots = i
+            case ("manual", .bool(let b)): s.manual = b
+            case ("interval", .double(let d)): s.interval = d
+            case ("timer", .choice(let c)): s.timer = Int(c) ?? 0
+            case ("overlay", .bool(let b)): s.overlay = b
+            default: throw StageError(.usage, "capture: property '\(property)' cannot change while playing")
+            }
+        }
+        let s = settings.withLock { $0 }
+        runtime.withLock { rt in
+            rt.machine.autoCapture = s.auto
+            rt.machine.delay = UInt64(s.delay * 1e9)
+            rt.machine.cooldown = UInt64(s.cooldown * 1e9)
+            rt.machine.maxShots = s.maxShots
+        }
+    }
+
+    /// Layout known: the stability scaler is rebuilt and the history forgotten.
+    public func configure(_ info: VideoInfo) throws(StageError) {
+        let w = settings.withLock { $0.analysisWidth }
+        let aw = min(w, info.width), ah = max(16, Int((Double(info.height) * Double(aw) / Double(info.width)).rounded()))
+        let scaler: VideoScaler
+        do { scaler = try VideoScaler(input: info, width: aw, height: ah) } catch { throw StageError(.library, "\(name): \(error.message)") }
+        runtime.withLock { rt in
+            rt.scaler = scaler
+            rt.estimator.reset()
+            rt.ring.removeAll(); rt.ringBytes = 0
+        }
+    }
+
+    /// A `viewfinder-capture` custom event (field `timer` optional) triggers like the shutter.
+    public func customEvent(_ event: MessageStructure) {
+        guard event.name == Self.eventName else { return }
+        runtime.withLock { $0.events.append(event) }
+    }
+
+    // MARK: - Frames
+
+    /// Stability, ring, triggers, state, capture, overlay.
+    public func process(_ frame: VideoFrame, context: StageContext) throws(StageError) {
+        let s = settings.withLock { $0 }
+        let time = frame.runningTime ?? frame.pts ?? UInt64(frame.index) * 33_333_333
+        let comp = Self.composition(of: frame)
+        // Luma for stability and sharpness (GStreamer's converter, a few thousand pixels).
+        let scaler = runtime.withLock { $0.scaler }
+        var gray: GrayImage?
+        if let scaler {
+            do { gray = RGBImage(width: scaler.width, height: scaler.height, pixels: try scaler.rgb(of: frame)).gray } catch {
+                throw StageError(.stream, "\(name): \(error.message)")
+            }
+        }
+        let copy = s.ringMs > 0 ? frame.copied() : nil
+        let fired = triggers.count
+        var posts: [MessageStructure] = []
+        var capture: (CaptureTrigger, RingEntry, Int)?
+        runtime.withLock { rt in
+            rt.context = context
+            rt.frames += 1
+            if rt.machine.phase == .startingCamera {
+                _ = rt.machine.handle(.firstFrame)
+                for w in openingWarnings { posts.append(MessageStructure(Self.messageName, [("event", .string("warning")), ("text", .string(w))])) }
+            }
+            let step = gray.map { rt.estimator.update($0) }
+            let candidate = CaptureChoice.Candidate(score: comp?.score, sharpness: step?.sharpness ?? 0,
+                                                    motion: Double(max(abs(step?.dx ?? 0), abs(step?.dy ?? 0))))
+            if comp != nil { rt.sawMeta = true }
+            if s.auto && !rt.sawMeta && !rt.warnedNoMeta && rt.frames == 90 {
+                rt.warnedNoMeta = true
+                posts.append(MessageStructure(Self.messageName, [("event", .string("warning")),
+                    ("text", .string("no ViewfinderComposition meta on the frames: auto capture needs 'compose' before 'capture'"))]))
+            }
+            // Ring of clean copies: newest last, bounded by time and bytes.
+            let current = RingEntry(frame: copy ?? frame, time: time, candidate: candidate, composition: comp)
+            if let copy {
+                rt.ring.append(current)
+                rt.ringBytes += copy.buffer.size
+                let horizon = UInt64(s.ringMs) * 1_000_000
+                while rt.ring.count > 1, rt.ring[0].time &+ horizon < time || rt.ringBytes > s.ringBytes {
+                    rt.ringBytes -= rt.ring.removeFirst().frame.buffer.size
+                }
+            }
+            // Auto: the state machine decides from this frame's observation.
+            let obs = CaptureStateMachine.Observation(time: time, stable: step?.stable ?? false,
+                                                      subject: comp?.subject != nil, composed: comp?.composed ?? false)
+            var decision = rt.machine.handle(.observe(obs))
+            // Other triggers: manual shutter, events, frame numbers, interval; the self-timer delays them.
+            var asked: [(CaptureTrigger, Int?)] = []
+            if s.manual && fired != rt.seenTriggers { asked.append((.manual, nil)) }
+            rt.seenTriggers = fired
+            for e in rt.events { asked.append((.event, e.integer("timer").map { Int($0) })) }
+            rt.events.removeAll()
+            while rt.nextAt < s.at.count && s.at[rt.nextAt] < frame.index { rt.nextAt += 1 }
+            if rt.nextAt < s.at.count && s.at[rt.nextAt] == frame.index { rt.nextAt += 1; asked.append((.at, nil)) }
+            if s.interval > 0 {
+                // 1 ms slack so 30 fps timestamps land on whole seconds.
+                if rt.lastInterval == nil || time + 1_000_000 >= rt.lastInterval! + UInt64(s.interval * 1e9) {
+                    rt.lastInterval = time
+                    asked.append((.interval, nil))
+                }
+            }
+            for (kind, timerOverride) in asked {
+                let secs = timerOverride ?? s.timer
+                if secs > 0 {
+                    rt.timer.arm(at: time, seconds: secs)
+                    posts.append(MessageStructure(Self.messageName, [("event", .string("timer")), ("trigger", .string(kind.rawValue)),
+                        ("seconds", .int(Int32(secs))), ("fires-at", .uint64(rt.timer.deadline ?? 0))]))
+                } else if case .none = decision {
+                    decision = rt.machine.handle(.trigger(kind, time: time))
+                } else {
+                    posts.append(MessageStructure(Self.messageName, [("event", .string("refused")), ("trigger", .string(kind.rawValue)), ("reason", .string("already capturing"))]))
+                }
+            }
+            if rt.timer.fires(at: time), case .none = decision {
+                decision = rt.machine.handle(.trigger(.timer, time: time))
+            }
+            switch decision {
+            case .none: break
+            case .refused(let why):
+                posts.append(MessageStructure(Self.messageName, [("event", .string("refused")), ("reason", .string(why)),
+                    ("readiness", .string(rt.machine.readiness.rawValue))]))
+            case .capture(let kind):
+                // The self-timer takes the frame at its deadline; everything else the best of the ring.
+                let pick: RingEntry
+                if kind == .timer || rt.ring.isEmpty { pick = current }
+                else { pick = rt.ring[CaptureChoice.best(rt.ring.map(\.candidate))!] }
+                capture = (kind, pick, rt.nextNumber)
+                rt.nextNumber += 1
+            }
+        }
+        if let (kind, pick, number) = capture {
+            posts += take(kind, pick, number: number, settings: s, context: context)
+        }
+        // State changes and readiness on the bus.
+        let state = runtime.withLock { rt -> (CapturePhase, String, CaptureReadiness, Int, Int, Int?) in
+            (rt.machine.phase, rt.machine.reason, rt.machine.readiness, rt.machine.shots, rt.machine.pending, rt.timer.remaining(at: time))
+        }
+        let changed = runtime.withLock { rt -> Bool in
+            if let p = rt.posted, p.0 == state.0, p.1 == state.1, p.2 == state.2 { return false }
+            rt.posted = (state.0, state.1, state.2)
+            return true
+        }
+        if changed {
+            posts.append(MessageStructure(Self.messageName, [("event", .string("state")), ("state", .string(state.0.rawValue)),
+                ("reason", .string(state.1)), ("readiness", .string(state.2.rawValue)), ("shots", .int(Int32(state.3))),
+                ("pending", .int(Int32(state.4))), ("pts", .uint64(frame.pts ?? UInt64.max))]))
+        }
+        for m in posts { context.post(m) }
+        if s.overlay { drawOverlay(on: frame, phase: state.0, reason: state.1, countdown: state.5) }
+    }
+
+    /// Reads compose's meta from the frame.
+    static func composition(of frame: VideoFrame) -> Composition? {
+        let meta = ComposeStage.metaName
+        guard let score = frame.buffer.customMetaDouble(meta, field: "score") else { return nil }
+        guard let text = frame.buffer.customMetaText(meta), let m = MessageStructure(parsing: text) else { return nil }
+        var box: Box?
+        if let w = m.double("width"), let h = m.double("height"), w > 0, h > 0, let x = m.double("x"), let y = m.double("y") {
+            box = Box(x: x, y: y, width: w, height: h)
+        }
+        return Composition(rule: m.string("rule") ?? "", score: score, composed: m.bool("well-composed") ?? false,
+                           advice: m.string("advice") ?? "", subject: box)
+    }
+
+    /// Crops, tags and pushes the chosen frame; registers the pending save. Returns messages to post.
+    private func take(_ kind: CaptureTrigger, _ pick: RingEntry, number: Int, settings s: Settings, context: StageContext) -> [MessageStructure] {
+        var photo = pick.frame
+        var window: (x: Int, y: Int, width: Int, height: Int)?
+        var full: VideoFrame?
+        if let aspect = s.crop {
+            let w = CaptureChoice.crop(width: photo.info.width, height: photo.info.height, aspect: aspect,
+                                       subject: pick.composition?.subject, rule: pick.composition?.rule ?? "thirds")
+            do {
+                window = photo.alignedCrop(x: w.x, y: w.y, width: w.width, height: w.height)
+                let c = try photo.cropped(x: w.x, y: w.y, width: w.width, height: w.height)
+                if s.keepFull { full = photo }
+                photo = c
+            } catch {
+                return fail(capture: "crop failed: \(error.message)", time: pick.time)
+            }
+        }
+        let c = pick.composition
+        var desc = "Viewfinder photo \(number) (\(kind.rawValue))"
+        if let c { desc += String(format: ": %@, score %.2f, %@", c.rule, c.score, c.advice) }
+        let tags = TagList([
+            (TagList.dateTime, .dateTime(Date())),
+            (TagList.applicationName, .string("Viewfinder")),
+            (TagList.description, .string(desc)),
+            (TagList.imageOrientation, .string(s.orientation)),
+        ])
+        // Tags first on every output: jifmux turns them into this photo's EXIF.
+        context.push(tags, on: "snapshot")
+        guard context.push(photo, on: "snapshot") else {
+            return fail(capture: "the snapshot output is not running", time: pick.time)
+        }
+        let defaults = defaultOutputs.withLock { $0 }
+        var expected: Set<String> = []
+        if defaults.contains("snapshot") { expected.insert("snapshot") }
+        if s.thumbnails, context.push(photo, on: "thumbnail"), defaults.contains("thumbnail") { expected.insert("thumbnail") }
+        if let full {
+            context.push(tags, on: "full")
+            if context.push(full, on: "full"), defaults.contains("full") { expected.insert("full") }
+        }
+        let tracked = defaults.contains("snapshot")
+        let pending = Pending(number: number, pts: photo.pts, trigger: kind, composition: c,
+                              crop: window, date: Date(), expected: expected, tracked: tracked)
+        let (phase, readiness) = runtime.withLock { rt -> (CapturePhase, CaptureReadiness) in
+            _ = rt.machine.handle(.captured(time: pick.time))
+            if s.index || tracked { rt.pending.append(pending) }
+            // A branch of the user's own: handed over counts as saved for the state machine.
+            if !tracked { _ = rt.machine.handle(.saved) }
+            // Bounded: never more than max-pending tracked saves plus a few untracked leftovers.
+            if rt.pending.count > 4 * s.maxPending { rt.pending.removeFirst(rt.pending.count - 4 * s.maxPending) }
+            return (rt.machine.phase, rt.machine.readiness)
+        }
+        return [MessageStructure(Self.messageName, [
+            ("event", .string("capture")), ("number", .int(Int32(number))), ("trigger", .string(kind.rawValue)),
+            ("pts", .uint64(photo.pts ?? UInt64.max)), ("frame", .uint64(UInt64(photo.index))),
+            ("score", .double(c?.score ?? -1)), ("width", .int(Int32(photo.info.width))), ("height", .int(Int32(photo.info.height))),
+            ("state", .string(phase.rawValue)), ("readiness", .string(readiness.rawValue)),
+        ])]
+    }
+
+    private func fail(capture why: String, time: UInt64) -> [MessageStructure] {
+        runtime.withLock { _ = $0.machine.handle(.captureFailed(why, time: time)) }
+        return [MessageStructure(Self.messageName, [("event", .string("error")), ("reason", .string(why))])]
+    }
+
+    // MARK: - Files
+
+    /// multifilesink reports each file it closed; the host reports a branch that failed.
+    public func busMessage(source: String, structure: String) {
+        guard let m = MessageStructure(parsing: structure) else { return }
+        if m.name == "viewfinder/output-error", m.string("stage") == name {
+            outputFailed(m.string("output") ?? "?", text: m.string("text") ?? "write error")
+            return
+        }
+        guard m.name == "GstMultiFileSink", let file = m.string("filename") else { return }
+        let ts = m.integer("timestamp").map { UInt64(bitPattern: $0) }
+        let output = ["snapshot", "thumbnail", "full"].first { sinkName($0) == source }
+        let done: Pending? = runtime.withLock { rt in
+            // Our default sinks name their output; any other multifilesink is the user's snapshot branch.
+            let kind = output ?? "snapshot"
+            guard let i = rt.pending.firstIndex(where: { p in
+                p.pts == ts && p.files[kind] == nil && (output != nil ? p.expected.contains(kind) : !p.tracked)
+            }) else { return nil }
+            rt.pending[i].files[kind] = file
+            let p = rt.pending[i]
+            let complete = p.tracked ? p.expected.isSubset(of: Set(p.files.keys)) : true
+            guard complete else { return nil }
+            rt.pending.remove(at: i)
+            return p
+        }
+        if let done { writer.async { [self] in self.finish(done) } }
+    }
+
+    /// Moves the files of a complete capture into place, reads the photo back, indexes it.
+    private func finish(_ p: Pending) {
+        let s = settings.withLock { $0 }
+        var final: [String: String] = [:]
+        var problem: String?
+        for (output, file) in p.files.sorted(by: { $0.key < $1.key }) {
+            guard PhotoIndex.syncFile(file) else { problem = "cannot read back '\(file)'"; break }
+            guard p.tracked else { final[output] = file; continue }
+            let base = (file as NSString).lastPathComponent
+            let rel = output == "thumbnail" ? "thumbs/" + base : base
+            let dest = (s.directory as NSString).appendingPathComponent(rel)
+            if rename(file, dest) != 0 { problem = "cannot move '\(file)' to '\(dest)'"; break }
+            final[output] = dest
+        }
+        if problem == nil {
+            PhotoIndex.syncDirectory(s.directory)
+            PhotoIndex.syncDirectory((s.directory as NSString).appendingPathComponent("thumbs"))
+        }
+        var record: PhotoRecord?
+        if problem == nil, let photo = final["snapshot"] {
+            if let info = JPEGFile.read(photo), info.complete {
+                let rel: (String) -> String = { path in
+                    let dir = (s.directory as NSString).standardizingPath + "/"
+                    let std = (path as NSString).standardizingPath
+                    return std.hasPrefix(dir) ? String(std.dropFirst(dir.count)) : std
+                }
+                let c = p.composition
+                record = PhotoRecord(
+                    id: PhotoIndex.number(of: photo) ?? p.number, file: rel(photo), thumbnail: final["thumbnail"].map(rel),
+                    full: final["full"].map(rel), time: PhotoIndex.timeText(p.date), pts: p.pts, width: info.width, height: info.height,
+                    rule: c?.rule, score: c?.score, advice: c?.advice,
+                    subject: c?.subject.map { PhotoRecord.Rect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) },
+                    trigger: p.trigger.rawValue, crop: s.crop?.description ?? "none",
+                    cropWindow: p.crop.map { PhotoRecord.Rect(x: Double($0.x), y: Double($0.y), width: Double($0.width), height: Double($0.height)) },
+                    exif: info.tags)
+            } else {
+                problem = "'\(photo)' is not a complete JPEG"
+            }
+        }
+        if problem == nil, let record, let index {
+            do { try index.add(record) } catch { problem = error.message }
+        }
+        let ctx: StageContext? = runtime.withLock { rt in
+            if p.tracked {
+                if let problem { _ = rt.machine.handle(.saveFailed(problem, time: p.pts ?? 0)) } else { _ = rt.machine.handle(.saved) }
+            }
+            return rt.context
+        }
+        var fields: [(String, MessageStructure.Value)] = [("event", .string(problem == nil ? "saved" : "error")), ("number", .int(Int32(p.number)))]
+        if let f = final["snapshot"] { fields.append(("file", .string(f))) }
+        if let problem { fields.append(("reason", .string(problem))) }
+        ctx?.post(MessageStructure(Self.messageName, fields))
+    }
+
+    /// A branch stopped with an error (full disk, unwritable directory): its pending photos are failed
+    /// and their unfinished files removed; the stream goes on.
+    private func outputFailed(_ output: String, text: String) {
+        let failed: [Pending] = runtime.withLock { rt in
+            let f = rt.pending.filter { $0.expected.contains(output) || (output == "snapshot") }
+            rt.pending.removeAll { $0.expected.contains(output) || (output == "snapshot") }
+            for p in f where p.tracked { _ = rt.machine.handle(.saveFailed("\(output) branch: \(text)", time: p.pts ?? 0)) }
+            if f.isEmpty { _ = rt.machine.handle(.saveFailed("\(output) branch: \(text)", time: 0)) }
+            return f
+        }
+        let dir = settings.withLock { $0.directory }
+        writer.async {
+            let partial = (dir as NSString).appendingPathComponent(".partial")
+            for p in failed {
+                for rel in [String(format: "IMG_%05d.jpg", p.number), String(format: "IMG_%05d_full.jpg", p.number), String(format: "thumbs/IMG_%05d.jpg", p.number)] {
+                    try? FileManager.default.removeItem(atPath: (partial as NSString).appendingPathComponent(rel))
+                }
+            }
+        }
+    }
+
+    /// After the pipelines stopped: wait for the files in hand to be indexed.
+    public func close() { writer.sync {} }
+
+    // MARK: - Overlay
+
+    private func drawOverlay(on frame: VideoFrame, phase: CapturePhase, reason: String, countdown: Int?) {
+        let w = frame.info.width, h = frame.info.height
+        let key = "\(w)x\(h)|\(phase.rawValue)|\(reason)|\(countdown.map(String.init) ?? "-")"
+        let comp: OverlayComposition = runtime.withLock { rt in
+            if let o = rt.overlay, rt.overlayKey == key { return o }
+            let o = Self.render(width: w, height: h, phase: phase, reason: reason, countdown: countdown)
+            rt.overlay = o; rt.overlayKey = key
+            return o
+        }
+        frame.addOverlay(comp)
+    }
+
+    /// The state label (small, bottom left) and the countdown (large, centred), as sprites.
+    static func render(width w: Int, height h: Int, phase: CapturePhase, reason: String, countdown: Int?) -> OverlayComposition {
+        var layers: [OverlayComposition.Layer] = []
+        let font = max(10, Double(h) / 40)
+        let label = "\(phase.rawValue) · \(reason)"
+        let probe = Canvas(width: 1, height: 1)
+        let size = probe.measureText(label, fontSize: font, backdrop: true)
+        let lw = min(w, Int(size.width.rounded(.up)) + 1), lh = min(h, Int(size.height.rounded(.up)) + 1)
+        let colour: RGBAColor = phase == .readyToCapture || phase == .capturingPhoto ? RGBAColor(red: 0.4, green: 1, blue: 0.4, alpha: 1)
+            : phase == .error ? RGBAColor(red: 1, green: 0.4, blue: 0.4, alpha: 1) : RGBAColor(red: 1, green: 1, blue: 1, alpha: 1)
+        let c = Canvas(width: lw, height: lh)
+        c.drawText(label, x: 0, y: 0, fontSize: font, color: colour, backdrop: RGBAColor(red: 0, green: 0, blue: 0, alpha: 0.55))
+        let img = c.image()
+        let margin = max(4, h / 60)
+        layers.append(.init(pixels: img.pixels, width: img.width, height: img.height, stride: img.stride,
+                            x: margin, y: max(0, h - lh - margin)))
+        if let n = countdown, n > 0 {
+            let big = Double(h) / 3
+            let text = "\(n)"
+            let sz = probe.measureText(text, fontSize: big, backdrop: true)
+            let cw = min(w, Int(sz.width.rounded(.up)) + 1), ch = min(h, Int(sz.height.rounded(.up)) + 1)
+            let cc = Canvas(width: cw, height: ch)
+            cc.drawText(text, x: 0, y: 0, fontSize: big, color: RGBAColor(red: 1, green: 1, blue: 1, alpha: 1),
+                        backdrop: RGBAColor(red: 0, green: 0, blue: 0, alpha: 0.45))
+            let ci = cc.image()
+            layers.append(.init(pixels: ci.pixels, width: ci.width, height: ci.height, stride: ci.stride,
+                                x: max(0, (w - cw) / 2), y: max(0, (h - ch) / 2)))
+        }
+        return OverlayComposition(layers: layers)
+    }
+}
