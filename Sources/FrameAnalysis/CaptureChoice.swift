@@ -98,12 +98,16 @@ public struct SelfTimer: Sendable, Equatable {
     /// Whole seconds left to show (3, 2, 1), nil when disarmed.
     public func remaining(at time: UInt64) -> Int? {
         guard let d = deadline else { return nil }
-        if time >= d { return 0 }
+        if time &+ Self.slack >= d { return 0 }
         return Int((d - time + 999_999_999) / 1_000_000_000)
     }
-    /// True once, for the first frame at or after the deadline (which disarms it).
+    /// Timestamps of frames at rational rates are rounded down (30 fps: 33_333_333 ns), so frame 120
+    /// sits 40 ns before 4 s: a frame within this slack of the deadline counts as on time.
+    public static let slack: UInt64 = 1_000_000
+
+    /// True once, for the first frame at or after the deadline, less the slack (which disarms it).
     public mutating func fires(at time: UInt64) -> Bool {
-        guard let d = deadline, time >= d else { return false }
+        guard let d = deadline, time &+ Self.slack >= d else { return false }
         deadline = nil
         return true
     }

@@ -91,7 +91,8 @@ public struct StabilityEstimator: Sendable {
                 for sy in -search...search {
                     for sx in -search...search {
                         var sad = 0
-                        for y in y0..<(y0 + bh) {
+                        // Every second row: half the work, the same best shift on natural texture.
+                        for y in stride(from: y0, to: y0 + bh, by: 2) {
                             let ra = y * w, rb = (y + sy) * w + sx
                             for x in x0..<(x0 + bw) { sad += abs(Int(a.pixels[ra + x]) - Int(b.pixels[rb + x])) }
                             if sad >= best { break }

@@ -175,6 +175,8 @@ public final class CaptureStage: Stage {
     public var reason: String { runtime.withLock { $0.machine.reason } }
     /// Photos captured so far.
     public var shots: Int { runtime.withLock { $0.machine.shots } }
+    /// Frames held in the ring now, and their bytes.
+    public var ring: (frames: Int, bytes: Int) { runtime.withLock { ($0.ring.count, $0.ringBytes) } }
     /// Records in the index (read on the writer queue, so it includes every photo already saved).
     public var records: [PhotoRecord] { writer.sync { index?.records ?? [] } }
 

@@ -104,7 +104,8 @@ public final class PhotoIndex: @unchecked Sendable {
         // Left-overs of a run that was killed while saving: never complete by construction.
         for sub in ["", "thumbs"] {
             let d = (partialDirectory as NSString).appendingPathComponent(sub)
-            for f in (try? fm.contentsOfDirectory(atPath: d)) ?? [] where f.hasSuffix(".jpg") {
+            // multifilesink writes through a temp file and a rename (g_file_set_contents): either may be here.
+            for f in (try? fm.contentsOfDirectory(atPath: d)) ?? [] where f != "thumbs" {
                 try? fm.removeItem(atPath: (d as NSString).appendingPathComponent(f))
                 warnings.append("removed unfinished \(sub.isEmpty ? "" : sub + "/")\(f) left by an interrupted run")
             }

@@ -10,6 +10,9 @@ enum Interactive {
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
         signal(SIGUSR1, SIG_IGN)
+        // A file-size limit (ulimit -f) must fail the write that hits it (an error for that branch),
+        // not kill the whole process and leave its recordings unfinished.
+        signal(SIGXFSZ, SIG_IGN)
         let queue = DispatchQueue(label: "viewfinder.signals")
         let interrupts = Counter()
         let onInterrupt: @Sendable () -> Void = {

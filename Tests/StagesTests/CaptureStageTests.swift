@@ -1,0 +1,202 @@
+import Foundation
+import GStreamerKit
+import Stages
+import Testing
+
+/// The capture stage fed frame by frame (no pipeline): triggers, state, the ring's choice, crop, timer.
+@Suite struct CaptureStageTests {
+    static let info = try! VideoInfo(format: "I420", width: 160, height: 120, fpsN: 30, fpsD: 1)
+    static let frameNs: UInt64 = 33_333_333
+
+    /// A fresh photo directory.
+    static func directory() -> String {
+        let d = NSTemporaryDirectory() + "vf-capture-\(UUID().uuidString)"
+        try? FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+        return d
+    }
+
+    final class Rig {
+        let stage: CaptureStage
+        let context = RecordingContext(stageName: "cap")
+        let triggers = Triggers()
+        let directory = CaptureStageTests.directory()
+        var index = 0
+        var info = CaptureStageTests.info
+        init(_ assignments: [(String, String)]) throws {
+            let values = try StageHarness.values(kind: "capture", name: "cap", [("directory", directory)] + assignments)
+            stage = try CaptureStage(name: "cap", properties: values, triggers: triggers)
+            try stage.configure(info)
+        }
+        /// Feeds one frame of `bytes` (default black) with compose's meta when `score` is given.
+        @discardableResult func feed(_ bytes: [UInt8]? = nil, score: Double? = nil, composed: Bool = false,
+                                     subject: (Double, Double, Double, Double)? = nil) throws -> VideoFrame {
+            let buffer = Buffer(bytes: bytes ?? StageHarness.blackBytes(info))
+            buffer.pts = UInt64(index) * CaptureStageTests.frameNs
+            buffer.duration = CaptureStageTests.frameNs
+            if let score {
+                let b = subject ?? (-1, -1, 0, 0)
+                buffer.setCustomMeta(MessageStructure(ComposeStage.metaName, [
+                    ("analysis-pts", .uint64(buffer.pts ?? 0)), ("rule", .string("thirds")), ("score", .double(score)),
+                    ("well-composed", .bool(composed)), ("locked", .bool(false)),
+                    ("x", .double(b.0)), ("y", .double(b.1)), ("width", .double(b.2)), ("height", .double(b.3)),
+                    ("advice", .string(composed ? "hold it" : "move the subject left")),
+                ]))
+            }
+            let frame = VideoFrame(buffer: buffer, info: info, caps: try Caps(info.capsString), segment: Segment(), index: index)
+            index += 1
+            try stage.process(frame, context: context)
+            try frame.blendOverlays()
+            return frame
+        }
+        var captures: [MessageStructure] { context.messages.filter { $0.string("event") == "capture" } }
+        var states: [String] { context.messages.filter { $0.string("event") == "state" }.compactMap { $0.string("state") } }
+    }
+
+    /// I420 bytes whose luma is `luma(x, y)`, chroma neutral.
+    static func frame(_ luma: (Int, Int) -> UInt8) -> [UInt8] {
+        var b = StageHarness.blackBytes(info)
+        for y in 0..<info.height { for x in 0..<info.width { b[y * info.stride(plane: 0) + x] = luma(x, y) } }
+        return b
+    }
+
+    static func lumaPlane(_ f: VideoFrame) throws -> [UInt8] {
+        let p = try f.planeBytes(plane: 0)
+        return (0..<p.rows).flatMap { Array(p.bytes[($0 * p.rowBytes)..<($0 * p.rowBytes + f.info.width)]) }
+    }
+
+    @Test func autoCapturesOnceStableAndComposedForTheDelay() throws {
+        let rig = try Rig([("delay", "1"), ("overlay", "false")])
+        for _ in 0..<60 { try rig.feed(score: 0.9, composed: true, subject: (50, 40, 10, 10)) }
+        // Stable after 10 steady steps (frame 10), then one stage per frame: ready at frame 13 (433 ms);
+        // held 1 s -> the first frame at or after 1433 ms is frame 43.
+        #expect(Array(rig.states.prefix(5)) == ["waitingForStability", "detectingRegion", "templateReady", "readyToCapture", "capturingPhoto"] ||
+                Array(rig.states.prefix(4)) == ["waitingForStability", "detectingRegion", "templateReady", "readyToCapture"])
+        let c = try #require(rig.captures.first)
+        #expect(c.string("trigger") == "auto")
+        #expect(rig.captures.count == 1)   // cooldown 3 s
+        // The frame chosen is from the ring around frame 43 (all equal: the newest wins the tie).
+        #expect(c.uint64("frame") == 43)
+        #expect(rig.context.pushedIndexes(on: "snapshot") == [43])
+        #expect(rig.context.pushedIndexes(on: "thumbnail") == [43])
+        let tags = try #require(rig.context.tags(on: "snapshot").first)
+        #expect(tags.names == ["datetime", "application-name", "description", "image-orientation"])
+        #expect(tags.string("description") == "Viewfinder photo 1 (auto): thirds, score 0.90, hold it")
+        #expect(tags.string("image-orientation") == "rotate-0")
+    }
+
+    @Test func withoutComposeMetaAutoNeverFiresAndSaysWhy() throws {
+        let rig = try Rig([("delay", "0")])
+        for _ in 0..<95 { try rig.feed() }
+        #expect(rig.captures.isEmpty)
+        #expect(rig.stage.phase == .detectingRegion)
+        #expect(rig.context.messages.contains { $0.string("event") == "warning" && ($0.string("text") ?? "").contains("needs 'compose'") })
+    }
+
+    @Test func theSharpWellPlacedFrameOfTheRingIsTheOneSaved() throws {
+        let rig = try Rig([("auto", "false"), ("overlay", "false")])
+        // Soft frames (a smooth ramp) with a poor score, one sharp checkerboard with a high score.
+        let soft = Self.frame { x, y in UInt8(60 + (x + y) / 4) }
+        let sharp = Self.frame { x, y in ((x / 2 + y / 2) % 2 == 0) ? 40 : 220 }
+        for i in 0..<14 { try rig.feed(i == 6 ? sharp : soft, score: i == 6 ? 0.95 : 0.3, composed: false, subject: (60, 40, 20, 20)) }
+        rig.triggers.fire()
+        try rig.feed(soft, score: 0.3)
+        let push = try #require(rig.context.pushes.first { $0.output == "snapshot" })
+        #expect(push.index == 6)
+        #expect(try Self.lumaPlane(push.frame) == Self.lumaPlane(rig.context.pushes.first!.frame))
+        let y = try Self.lumaPlane(push.frame)
+        #expect(y[0] == 40 && y[2] == 220 && y[2 * 160] == 220)   // the checkerboard, untouched
+        #expect(rig.captures.first?.string("trigger") == "manual")
+    }
+
+    @Test func ringIsBoundedByTimeAndByMemory() throws {
+        let rig = try Rig([("auto", "false")])
+        for _ in 0..<60 { try rig.feed() }
+        // 500 ms at 30 fps: the newest frame and the 15 before it.
+        #expect(rig.stage.ring.frames == 16)
+        #expect(rig.stage.ring.bytes == 16 * Self.info.size)
+        let big = try VideoInfo(format: "I420", width: 1280, height: 720)
+        let small = try Rig([("auto", "false"), ("ring-mb", "3")])
+        small.info = big
+        try small.stage.configure(big)
+        for _ in 0..<20 { try small.feed() }
+        #expect(small.stage.ring.frames == 2)       // 1.38 MB each, 3 MiB budget
+        #expect(small.stage.ring.bytes <= 3 << 20)
+    }
+
+    @Test func selfTimerTakesTheFrameThreeSecondsLaterWithCountdownOnlyOnThePreview() throws {
+        let rig = try Rig([("at", "30"), ("timer", "3"), ("auto", "false")])
+        var previews: [VideoFrame] = []
+        for _ in 0..<130 { previews.append(try rig.feed()) }
+        let push = try #require(rig.context.pushes.first { $0.output == "snapshot" })
+        #expect(push.index == 120)                         // 1 s + 3 s at 30 fps
+        #expect(push.pts == 120 * Self.frameNs)
+        #expect(rig.captures.first?.string("trigger") == "timer")
+        let timer = try #require(rig.context.messages.first { $0.string("event") == "timer" })
+        #expect(timer.int("seconds") == 3 && timer.uint64("fires-at") == 30 * Self.frameNs + 3_000_000_000)
+        // Countdown: a large white digit in the middle third of the preview from frame 30 to 119.
+        func centreMax(_ f: VideoFrame) throws -> UInt8 {
+            let y = try Self.lumaPlane(f)
+            var m: UInt8 = 0
+            for r in 40..<80 { for c in 53..<107 { m = max(m, y[r * 160 + c]) } }
+            return m
+        }
+        #expect(try centreMax(previews[29]) < 40)
+        for i in [30, 60, 100, 119] { #expect(try centreMax(previews[i]) > 200) }
+        #expect(try centreMax(previews[125]) < 40)
+        // The photo is clean: black everywhere (no digit, no state label).
+        #expect(try Self.lumaPlane(push.frame).allSatisfy { $0 == 16 })
+    }
+
+    @Test func customEventTriggersAndMayCarryItsOwnTimer() throws {
+        let rig = try Rig([("auto", "false"), ("overlay", "false")])
+        for _ in 0..<5 { try rig.feed() }
+        rig.stage.customEvent(MessageStructure("viewfinder-capture"))
+        rig.stage.customEvent(MessageStructure("something-else"))
+        try rig.feed()
+        #expect(rig.captures.map { $0.string("trigger") } == ["event"])
+        rig.stage.customEvent(MessageStructure("viewfinder-capture", [("timer", .int(3))]))
+        for _ in 0..<100 { try rig.feed() }
+        #expect(rig.captures.map { $0.string("trigger") } == ["event", "timer"])
+        #expect(rig.captures.last?.uint64("frame") == 96)    // the event is seen with frame 6; + 90 frames
+    }
+
+    @Test func cropFollowsTheSubjectForTheRule() throws {
+        let rig = try Rig([("auto", "false"), ("crop", "3:4"), ("keep-full", "true"), ("overlay", "false")])
+        let ramp = Self.frame { x, _ in UInt8(x) }   // luma = column
+        // Subject centred at x=100: at 3:4 the window is 90x120 and puts it on the left third line: x = 100 - 30 = 70.
+        for _ in 0..<3 { try rig.feed(ramp, score: 0.5, subject: (90, 30, 20, 20)) }
+        rig.triggers.fire()
+        try rig.feed(ramp, score: 0.5, subject: (90, 30, 20, 20))
+        let photo = try #require(rig.context.pushes.first { $0.output == "snapshot" })
+        #expect(photo.frame.info.width == 90 && photo.frame.info.height == 120)
+        let y = try Self.lumaPlane(photo.frame)
+        #expect(y[0] == 70 && y[89] == 159)
+        let full = try #require(rig.context.pushes.first { $0.output == "full" })
+        #expect(full.frame.info.width == 160)
+        #expect(rig.context.pushes.first { $0.output == "thumbnail" }?.frame.info.width == 90)
+        #expect(rig.context.tags(on: "full").count == 1)
+    }
+
+    @Test func maxShotsAndRefusalsAreReported() throws {
+        let rig = try Rig([("auto", "false"), ("max-shots", "1"), ("overlay", "false")])
+        try rig.feed(); rig.triggers.fire(); try rig.feed()
+        rig.triggers.fire(); try rig.feed()
+        #expect(rig.captures.count == 1)
+        let refused = try #require(rig.context.messages.first { $0.string("event") == "refused" })
+        #expect(refused.string("reason") == "max-shots (1) reached")
+    }
+
+    @Test func badCropAndUnusableDirectoryAreUsageErrors() throws {
+        let file = Self.directory() + "/not-a-dir"
+        FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
+        #expect(throws: StageError.self) {
+            _ = try CaptureStage(name: "cap", properties: try StageHarness.values(kind: "capture", name: "cap", [("directory", file)]))
+        }
+        do {
+            _ = try StageHarness.values(kind: "capture", name: "cap", [("crop", "2:3")])
+            Issue.record("crop=2:3 accepted")
+        } catch let e as StageError {
+            #expect(e.message.contains("2:3") && e.message.contains("3:4"))
+        }
+    }
+}
