@@ -55,4 +55,19 @@ import GStreamerKit
         #expect(s.name == "viewfinder/x")
         #expect(s.fields.map(\.0) == ["a", "b"])
     }
+
+    @Test func parsingGStreamersTextKeepsTypesAndRoundTrips() throws {
+        let text = "GstMultiFileSink, filename=(string)\"/tmp/a\\ b/IMG_00001.jpg\", index=(int)1, timestamp=(guint64)4733333333, offset=(guint64)18446744073709551615, ok=(boolean)true, ratio=(double)0.5, size=(uint)7, when=(datetime)2026-11-22T10:00:00Z;"
+        let m = try #require(MessageStructure(parsing: text))
+        #expect(m.name == "GstMultiFileSink")
+        #expect(m.string("filename") == "/tmp/a b/IMG_00001.jpg")
+        #expect(m.integer("index") == 1)
+        #expect(m.integer("timestamp") == 4_733_333_333)
+        #expect(m.integer("offset").map { UInt64(bitPattern: $0) } == UInt64.max)
+        #expect(m.bool("ok") == true && m.double("ratio") == 0.5 && m.integer("size") == 7)
+        #expect(m.string("when")?.hasPrefix("2026-11-22T10:00:00") == true)
+        let back = try #require(MessageStructure(parsing: MessageStructure("x/y", [("s", .string("a b;c")), ("n", .int(-3))]).text))
+        #expect(back.string("s") == "a b;c" && back.integer("n") == -3)
+        #expect(MessageStructure(parsing: "not a structure, =broken") == nil)
+    }
 }
