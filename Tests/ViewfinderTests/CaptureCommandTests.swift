@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+
+/// `capture` through the real binary: photos by jpegenc/jifmux/multifilesink, EXIF read by exiftool,
+/// thumbnails measured by ffprobe, records.json against the directory, kill -9 and a full disk.
+@Suite(.serialized) struct CaptureCommandTests {
+    /// records.json's photos, parsed.
+    static func records(_ dir: URL) throws -> [[String: Any]] {
+        let data = try Data(contentsOf: dir.appendingPathComponent("records.json"))
+        let top = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        return try #require(top["photos"] as? [[String: Any]])
+    }
+
+    /// Top-level photo files (IMG_nnnnn.jpg, not the _full ones).
+    static func photos(_ dir: URL) -> [String] {
+        Tools.files(in: dir, suffix: ".jpg").filter { !$0.hasSuffix("_full.jpg") }
+    }
+
+    /// SOI at the start, EOI at the end.
+    static func isCompleteJPEG(_ path: String) -> Bool {
+        guard let d = FileManager.default.contents(atPath: path), d.count > 4 else { return false }
+        return d[0] == 0xFF && d[1] == 0xD8 && d[d.count - 2] == 0xFF && d[d.count - 1] == 0xD9
+    }
+
+    static func size(_ path: String) throws -> (Int, Int) {
+        let r = try Tools.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0", path])
+        let v = r.out.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",").compactMap { Int($0) }
+        return v.count == 2 ? (v[0], v[1]) : (0, 0)
+    }
+
+    @Test func movingBallAutoCapturesWithExifThumbnailsAndAnExactIndex() throws {
+        let d = Tools.tempDir().appendingPathComponent("photos")
+        // compose sync=true analyses every due frame on the video thread, so the run is the same every time.
+        let r = try Tools.vf("launch", "-m", "videotestsrc pattern=ball num-buffers=300 ! video/x-raw,width=320,height=240,framerate=30/1 ! compose sync=true analysis-width=160 ! capture delay=0.2 directory=\(d.path) ! fakesink", timeout: 180)
+        #expect(r.code == 0, "\(r.err)")
+        let files = Self.photos(d)
+        #expect(files.count >= 1, "no auto capture in 10 s of stream")
+        #expect(r.out.contains("trigger=(string)auto"))
+        #expect(r.out.contains("state=(string)readyToCapture") && r.out.contains("state=(string)savingPhoto"))
+        // The index lists exactly the files on disk, with their thumbnails.
+        let recs = try Self.records(d)
+        #expect(recs.compactMap { $0["file"] as? String }.sorted() == files)
+        for rec in recs {
+            let file = d.appendingPathComponent(rec["file"] as! String).path
+            #expect(rec["trigger"] as? String == "auto")
+            #expect(rec["width"] as? Int == 320 && rec["height"] as? Int == 240)
+            #expect((rec["score"] as? Double ?? 0) > 0.5)
+            #expect(rec["subject"] as? [String: Any] != nil)
+            #expect((rec["exif"] as? [String: String])?["application-name"] == "Viewfinder")
+            // Decodes (gst-discoverer, a real client) at full size.
+            let disc = try Tools.run("/usr/bin/gst-discoverer-1.0", [file])
+            #expect(disc.code == 0 && disc.out.contains("Width: 320") && disc.out.contains("Height: 240"), "\(disc.out)")
+            // EXIF as exiftool reads it.
+            let exif = try Tools.run("/usr/bin/exiftool", ["-s", "-DateTimeOriginal", "-ImageDescription", "-Software", file])
+            #expect(exif.out.contains("DateTimeOriginal"), "\(exif.out)")
+            #expect(exif.out.contains("ImageDescription                : Viewfinder photo"), "\(exif.out)")
+            #expect(exif.out.contains("Software                        : Viewfinder"))
+            let thumb = try #require(rec["thumbnail"] as? String)
+            let (tw, th) = try Self.size(d.appendingPathComponent(thumb).path)
+            #expect(tw == 300 && th == 225, "thumbnail \(tw)x\(th)")
+        }
+        #expect(Tools.files(in: d.appendingPathComponent("thumbs"), suffix: ".jpg") == files)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: d.appendingPathComponent(".partial").path) == ["thumbs"])
+    }
+
+    @Test func killMinusNineWhileSavingNeverBreaksTheIndex() throws {
+        let d = Tools.tempDir().appendingPathComponent("photos")
+        var listed = 0
+        for round in 0..<20 {
+            let (p, o, e) = try Tools.start(Tools.viewfinder, ["launch",
+                "videotestsrc is-live=true pattern=smpte ! video/x-raw,width=640,height=480,framerate=30/1 ! capture interval=0.1 crop=3:4 keep-full=true ring-ms=200 directory=\(d.path) ! fakesink"])
+            usleep(UInt32(700_000 + (round * 97_000) % 900_000))
+            kill(p.processIdentifier, SIGKILL)
+            _ = Tools.finish(p, o, e, timeout: 10)
+            // Parses every time and lists only complete JPEGs that exist; nothing incomplete lies in DIR.
+            if FileManager.default.fileExists(atPath: d.appendingPathComponent("records.json").path) {
+                let recs = try Self.records(d)
+                for rec in recs {
+                    let f = try #require(rec["file"] as? String)
+                    #expect(Self.isCompleteJPEG(d.appendingPathComponent(f).path), "round \(round): \(f) listed but not complete")
+                }
+                listed = recs.count
+            }
+            for f in Tools.files(in: d, suffix: ".jpg") {
+                #expect(Self.isCompleteJPEG(d.appendingPathComponent(f).path), "round \(round): \(f) incomplete in the directory")
+            }
+        }
+        #expect(listed >= 20, "only \(listed) photos listed after 20 runs")
+        // A clean start reconciles: every photo on disk is listed.
+        let r = try Tools.vf("launch", "videotestsrc num-buffers=1 ! capture auto=false directory=\(d.path) ! fakesink")
+        #expect(r.code == 0, "\(r.err)")
+        #expect(try Self.records(d).compactMap { $0["file"] as? String }.sorted() == Self.photos(d))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: d.appendingPathComponent(".partial").path) == ["thumbs"])
+    }
+
+    @Test func aFullDiskStopsOnlyThePhotoBranch() throws {
+        let d = Tools.tempDir()
+        let photos = d.appendingPathComponent("photos"), rec = d.appendingPathComponent("rec.mp4")
+        // ulimit -f: writes past 24 KiB fail with EFBIG, as on a full disk. Photos of the bars (~39 KB) are larger,
+        // the 64x48 recording and the thumbnails are smaller.
+        let cmd = "ulimit -f 24; exec \(Tools.viewfinder) launch 'videotestsrc pattern=smpte num-buffers=90 ! video/x-raw,width=640,height=480,framerate=30/1 ! capture interval=1 directory=\(photos.path) ! videoscale ! video/x-raw,width=64,height=48 ! videoconvert ! x264enc bitrate=32 ! mp4mux ! filesink location=\(rec.path)'"
+        let r = try Tools.run("/bin/bash", ["-c", cmd], timeout: 120)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(r.err.contains("ERROR from element capture0_snapshot_files in the 'capture0.snapshot' branch (stopped; the stream goes on)"), "\(r.err)")
+        #expect(try Tools.ffprobeFrames(rec.path) == 90)
+        #expect(Self.photos(photos).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: photos.appendingPathComponent("records.json").path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: photos.appendingPathComponent(".partial").path).filter { $0 != "thumbs" }.isEmpty)
+    }
+
+    @Test func anUnusableDirectoryIsAUsageError() throws {
+        let d = Tools.tempDir()
+        let file = d.appendingPathComponent("taken")
+        FileManager.default.createFile(atPath: file.path, contents: Data("x".utf8))
+        let r = try Tools.vf("launch", "videotestsrc num-buffers=5 ! capture directory=\(file.path)/photos ! fakesink")
+        #expect(r.code == 2)
+        #expect(r.err.contains("capture0") && r.err.contains("\(file.path)/photos"), "\(r.err)")
+        let bad = try Tools.vf("launch", "videotestsrc num-buffers=5 ! capture crop=2:3 directory=\(d.path)/p ! fakesink")
+        #expect(bad.code == 2 && bad.err.contains("2:3"), "\(bad.err)")
+    }
+}
