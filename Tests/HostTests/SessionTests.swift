@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import GStreamerKit
 @testable import Host
 
 /// In-process sessions: renegotiation mid-stream, queue policy, stats, element messages.
@@ -75,5 +76,30 @@ import Testing
         #expect(r.stages.map(\.name) == ["grid0", "snapshot0"])
         #expect(r.stages.allSatisfy { $0.frames == 20 && $0.p95Ms >= 0 })
         #expect(r.text.contains("20 in, 20 out, 0 dropped"))
+    }
+
+    /// An application triggers `capture` with a `viewfinder-capture` custom event: upstream from a sink
+    /// after the stage, and downstream from the source before it.
+    @Test func customEventsReachTheCaptureStageFromBothDirections() throws {
+        let dir = Self.tmp("photos")
+        let s = try Session(description: "videotestsrc name=src is-live=true num-buffers=60 ! video/x-raw,width=160,height=120,framerate=30/1 ! capture name=c auto=false manual=false overlay=false directory=\(dir) ! fakesink name=out")
+        s.onPlaying = { session in
+            Thread.detachNewThread {
+                Thread.sleep(forTimeInterval: 0.5)
+                session.element(named: "out")?.sendCustomUpstreamEvent(MessageStructure("viewfinder-capture"))
+                Thread.sleep(forTimeInterval: 0.5)
+                session.element(named: "src")?.sendCustomEvent(MessageStructure("viewfinder-capture"))
+            }
+        }
+        #expect(s.run() == 0, "\(s.errors)")
+        let captures = s.elementMessages.filter { $0.contains("viewfinder/capture") && $0.contains("event=(string)capture") }
+        #expect(captures.count == 2, "\(captures)")
+        #expect(captures.allSatisfy { $0.contains("trigger=(string)event") })
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".jpg") }.sorted()
+        #expect(files == ["IMG_00001.jpg", "IMG_00002.jpg"])
+        // Indexed once the pipelines stopped (the stage is closed after the run).
+        let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/records.json"))
+        let photos = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["photos"] as? [[String: Any]]
+        #expect(photos?.compactMap { $0["trigger"] as? String } == ["event", "event"])
     }
 }
