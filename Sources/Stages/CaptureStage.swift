@@ -412,25 +412,15 @@ public final class CaptureStage: Stage {
         let c = pick.composition
         var desc = "Viewfinder photo \(number) (\(kind.rawValue))"
         if let c { desc += String(format: ": %@, score %.2f, %@", c.rule, c.score, c.advice) }
-        let tags = TagList([
-            (TagList.dateTime, .dateTime(Date())),
-            (TagList.applicationName, .string("Viewfinder")),
-            (TagList.description, .string(desc)),
-            (TagList.imageOrientation, .string(s.orientation)),
-        ])
-        // Tags first on every output: jifmux turns them into this photo's EXIF.
-        context.push(tags, on: "snapshot")
-        guard context.push(photo, on: "snapshot") else {
+        let tags = ShotSender.tags(description: desc, orientation: s.orientation)
+        guard ShotSender.send(photo, tags: tags, on: "snapshot", context: context) else {
             return fail(capture: "the snapshot output is not running", time: pick.time)
         }
         let defaults = defaultOutputs.withLock { $0 }
         var expected: Set<String> = []
         if defaults.contains("snapshot") { expected.insert("snapshot") }
         if s.thumbnails, context.push(photo, on: "thumbnail"), defaults.contains("thumbnail") { expected.insert("thumbnail") }
-        if let full {
-            context.push(tags, on: "full")
-            if context.push(full, on: "full"), defaults.contains("full") { expected.insert("full") }
-        }
+        if let full, ShotSender.send(full, tags: tags, on: "full", context: context), defaults.contains("full") { expected.insert("full") }
         let tracked = defaults.contains("snapshot")
         let pending = Pending(number: number, pts: photo.pts, trigger: kind, composition: c,
                               crop: window, date: Date(), expected: expected, tracked: tracked)

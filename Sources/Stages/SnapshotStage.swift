@@ -88,12 +88,8 @@ public final class SnapshotStage: Stage {
             return st.shots
         }
         // Tags first: jifmux (default branch) turns them into EXIF for this very frame.
-        context.push(TagList([
-            (TagList.dateTime, .dateTime(Date())),
-            (TagList.applicationName, .string("Viewfinder")),
-            (TagList.description, .string("Viewfinder snapshot \(shot) by \(context.stageName) (\(reason)) at frame \(frame.index)")),
-        ]), on: "snapshot")
-        let pushed = context.push(frame, on: "snapshot")
+        let pushed = ShotSender.send(frame, tags: ShotSender.tags(description: "Viewfinder snapshot \(shot) by \(context.stageName) (\(reason)) at frame \(frame.index)"),
+                                     on: "snapshot", context: context)
         context.post(MessageStructure("viewfinder/snapshot", [
             ("stage", .string(context.stageName)), ("shot", .int(Int32(shot))), ("frame", .uint64(UInt64(frame.index))),
             ("pts", .uint64(frame.pts ?? UInt64.max)), ("reason", .string(reason)), ("pushed", .bool(pushed)),

@@ -5,7 +5,7 @@ import Stages
 @Suite struct StageRegistryTests {
     @Test func allKindsAreListedOnce() {
         let kinds = StageRegistry.all.map { $0.descriptor.kind }
-        #expect(kinds == ["grid", "compose", "snapshot", "ringlight", "chromakey", "passthrough"])
+        #expect(kinds == ["grid", "compose", "capture", "snapshot", "ringlight", "chromakey", "passthrough"])
         #expect(Set(kinds).count == kinds.count)
     }
 
@@ -36,7 +36,7 @@ import Stages
     }
 
     @Test func unknownKindListsTheKinds() {
-        #expect(throws: StageError(.usage, "unknown stage 'blur'; stages are: grid, compose, snapshot, ringlight, chromakey, passthrough")) {
+        #expect(throws: StageError(.usage, "unknown stage 'blur'; stages are: grid, compose, capture, snapshot, ringlight, chromakey, passthrough")) {
             _ = try StageRegistry.make(kind: "blur", name: "blur0", assignments: [])
         }
     }
