@@ -86,6 +86,13 @@ public final class PhotoIndex: @unchecked Sendable {
         try reconcile()
     }
 
+    /// The records of `DIR/records.json`, read only (nil when absent or unreadable).
+    public static func load(directory: String) -> [PhotoRecord]? {
+        let path = (directory as NSString).appendingPathComponent("records.json")
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return try? JSONDecoder().decode(Document.self, from: data).photos
+    }
+
     /// Photo number from a file name `IMG_nnnnn.jpg`.
     public static func number(of file: String) -> Int? {
         let name = (file as NSString).lastPathComponent

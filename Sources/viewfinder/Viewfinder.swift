@@ -13,7 +13,7 @@ struct Viewfinder: ParsableCommand {
         Exit codes: 0 after end-of-stream, 1 runtime error (or abort), 2 bad description or usage.
         Ctrl-C sends end-of-stream (files are finalised); a second Ctrl-C aborts.
         """,
-        subcommands: [Launch.self, Run.self, StagesCommand.self, Inspect.self, BenchCommand.self])
+        subcommands: [Launch.self, Run.self, StagesCommand.self, Inspect.self, Card.self, BenchCommand.self])
 
     /// Runs the chosen subcommand; maps errors to exit codes (2 usage, 1 runtime).
     static func main() {
@@ -136,6 +136,26 @@ struct Inspect: ParsableCommand {
             throw HostError(.usage, "unknown stage '\(stage)'; stages are: \(StageRegistry.all.map { $0.descriptor.kind }.joined(separator: ", "))")
         }
         print(StageInspector.text(for: t.descriptor))
+    }
+}
+
+struct Card: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Render a 1080x1440 share card for a captured photo (photo, rule diagram, score, advice, date).")
+    @Argument(help: "A photo file, or a photo id from DIR/records.json.")
+    var photo: String
+    @Option(name: .shortAndLong, help: "Photo directory holding records.json (for ids).")
+    var directory: String = "photos"
+    @Option(name: .shortAndLong, help: "Card file: .png or .jpg (default: the photo's name with _card.jpg).")
+    var output: String?
+    func run() throws {
+        let content = try ShareCard.content(for: photo, directory: directory)
+        let out = output ?? ((content.photo as NSString).deletingPathExtension + "_card.jpg")
+        let ext = (out as NSString).pathExtension.lowercased()
+        guard ["png", "jpg", "jpeg"].contains(ext) else {
+            throw HostError(.usage, "card: output '\(out)': expected a .png, .jpg or .jpeg file name")
+        }
+        try ShareCard.write(content, to: out)
+        print("card: \(out) (\(ShareCard.width)x\(ShareCard.height)) for \(content.photo)")
     }
 }
 

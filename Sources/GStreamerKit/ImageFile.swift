@@ -1,0 +1,80 @@
+import Foundation
+
+/// Still images decoded and encoded by GStreamer's own elements (decodebin, videoscale, pngenc, jpegenc),
+/// for share cards and other one-off pictures.
+public enum ImageFile {
+    /// Decodes `path` (any format decodebin reads) scaled to `width` x `height`, as BGRA rows.
+    public static func decodeBGRA(_ path: String, width: Int, height: Int) throws(GStreamerError) -> (pixels: [UInt8], stride: Int) {
+        let loc = path.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        let p = try Pipeline.parse("filesrc location=\"\(loc)\" ! decodebin ! videoconvert ! videoscale ! video/x-raw,format=BGRA,width=\(width),height=\(height),pixel-aspect-ratio=1/1 ! appsink name=vf_image sync=false")
+        defer { p.setState(.null) }
+        guard let sink = p.appSink(named: "vf_image") else { throw GStreamerError(.library, "no appsink in the decoder") }
+        p.setState(.playing)
+        let bus = p.bus
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if let m = bus.pop(), case .error(let text, _) = m.kind {
+                throw GStreamerError(.stream, "cannot decode '\(path)': \(text) (\(m.source))")
+            }
+            switch sink.pull(timeout: 50_000_000) {
+            case .sample(let buffer, let caps, let segment):
+                guard let caps, let info = caps.videoInfo else { throw GStreamerError(.stream, "decoded '\(path)' without caps") }
+                let frame = VideoFrame(buffer: buffer, info: info, caps: caps, segment: segment, index: 0)
+                let plane = try frame.planeBytes(plane: 0)
+                return (plane.bytes, plane.rowBytes)
+            case .eos: throw GStreamerError(.stream, "'\(path)' holds no picture")
+            case .timeout: continue
+            }
+        }
+        throw GStreamerError(.stream, "decoding '\(path)' timed out")
+    }
+
+    /// Encodes BGRA rows into `path` with pngenc (`.png`) or jpegenc (anything else), through a temp
+    /// file renamed into place, so a failure leaves nothing half-written.
+    public static func encodeBGRA(_ pixels: [UInt8], width: Int, height: Int, stride: Int, to path: String, quality: Int = 92) throws(GStreamerError) {
+        let png = path.lowercased().hasSuffix(".png")
+        let tmp = (path as NSString).deletingLastPathComponent.isEmpty ? ".\(UUID().uuidString).tmp"
+            : ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(".\(UUID().uuidString).tmp")
+        let loc = tmp.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        let enc = png ? "pngenc" : "jpegenc quality=\(quality)"
+        let p = try Pipeline.parse("appsrc name=vf_image format=time ! videoconvert ! \(enc) ! filesink location=\"\(loc)\"")
+        defer { p.setState(.null) }
+        guard let src = p.appSource(named: "vf_image") else { throw GStreamerError(.library, "no appsrc in the encoder") }
+        let info = try VideoInfo(format: "BGRA", width: width, height: height, fpsN: 0, fpsD: 1)
+        let caps = try Caps(info.capsString)
+        // Repack rows to GStreamer's stride for BGRA at this width.
+        var bytes = [UInt8](repeating: 0, count: info.size)
+        let dstStride = info.stride(plane: 0)
+        for y in 0..<height {
+            bytes.replaceSubrange((y * dstStride)..<(y * dstStride + width * 4), with: pixels[(y * stride)..<(y * stride + width * 4)])
+        }
+        src.setCaps(caps)
+        p.setState(.playing)
+        let buffer = Buffer(bytes: bytes)
+        buffer.pts = 0
+        src.push(buffer, caps: caps, segment: Segment())
+        src.endOfStream()
+        let bus = p.bus
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            guard let m = bus.pop(timeout: 50_000_000) else { continue }
+            switch m.kind {
+            case .eos:
+                p.setState(.null)
+                guard rename(tmp, path) == 0 else {
+                    unlink(tmp)
+                    throw GStreamerError(.stream, "cannot write '\(path)'")
+                }
+                return
+            case .error(let text, _):
+                p.setState(.null)
+                unlink(tmp)
+                throw GStreamerError(.stream, "cannot write '\(path)': \(text) (\(m.source))")
+            default: continue
+            }
+        }
+        p.setState(.null)
+        unlink(tmp)
+        throw GStreamerError(.stream, "writing '\(path)' timed out")
+    }
+}
