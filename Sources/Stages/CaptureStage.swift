@@ -280,7 +280,15 @@ public final class CaptureStage: Stage {
                 throw StageError(.stream, "\(name): \(error.message)")
             }
         }
-        let copy = s.ringMs > 0 ? frame.copied() : nil
+        // The ring's copy reuses the memory of the entry it is about to evict when nothing else holds it.
+        let spare: Buffer? = s.ringMs > 0 ? runtime.withLock { rt in
+            guard let first = rt.ring.first, rt.ring.count > 1 else { return nil }
+            let horizon = UInt64(s.ringMs) * 1_000_000
+            guard first.time &+ horizon < time else { return nil }
+            rt.ringBytes -= first.frame.buffer.size
+            return rt.ring.removeFirst().frame.buffer
+        } : nil
+        let copy = s.ringMs > 0 ? frame.copied(reusing: spare) : nil
         let fired = triggers.count
         var posts: [MessageStructure] = []
         var capture: (CaptureTrigger, RingEntry, Int)?

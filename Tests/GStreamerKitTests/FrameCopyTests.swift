@@ -42,4 +42,18 @@ import Testing
         // Clamped at the frame's edge.
         #expect(f.alignedCrop(x: 60, y: 30, width: 40, height: 40) == (60, 30, 4, 2))
     }
+
+    @Test func copyReusesAnUnsharedBufferOfTheSameSizeOnly() throws {
+        let f = try Self.ramp()
+        let spare = try Self.ramp(width: 64, height: 32).copied().buffer
+        let identity = spare.identity
+        let c = f.buffer.copyPixels(reusing: spare)
+        #expect(c.identity == identity)                 // written in place
+        #expect(c.bytes() == f.buffer.bytes() && c.pts == 123)
+        let held = c.shared()                           // someone else holds it now
+        let d = f.buffer.copyPixels(reusing: c)
+        #expect(d.identity != identity && held.identity == identity)
+        let other = try Self.ramp(width: 32, height: 32).buffer
+        #expect(f.buffer.copyPixels(reusing: other).identity != other.identity)
+    }
 }
