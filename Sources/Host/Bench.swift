@@ -164,4 +164,45 @@ public enum Bench {
         let ours = try time("\(source) ! chromakey color=#00c000 ! fakesink")
         return ChromaKeyResult(frames: frames, alphaFPS: alpha, oursFPS: ours)
     }
+
+    /// Result of `bench capture`.
+    public struct CaptureResult: Sendable {
+        /// Frames per run.
+        public var frames: Int
+        /// GStreamer alone taking the same photos (tee ! videorate ! jpegenc ! jifmux ! multifilesink), fps.
+        public var peerFPS: Double
+        /// capture taking them (photo, thumbnail, records.json), fps.
+        public var oursFPS: Double
+        /// Photos written by each.
+        public var peerPhotos: Int, ourPhotos: Int
+        /// The stage's time per frame on the video thread without saves and while saving (mean, p95 ms).
+        public var quiet: (mean: Double, p95: Double), saving: (mean: Double, p95: Double)
+        /// ours / peer.
+        public var ratio: Double { peerFPS > 0 ? oursFPS / peerFPS : 0 }
+    }
+
+    /// 1080p: GStreamer's own photo branch at 5 photos/s vs `capture interval=0.2` (photo + thumbnail +
+    /// index), and the stage's per-frame cost with and without saving.
+    public static func capture(frames: Int = 300) throws(HostError) -> CaptureResult {
+        let source = "videotestsrc num-buffers=\(frames) pattern=smpte ! video/x-raw,format=I420,width=1920,height=1080,framerate=30/1"
+        let root = NSTemporaryDirectory() + "vf-bench-capture-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try? FileManager.default.createDirectory(atPath: root + "/peer", withIntermediateDirectories: true)
+        func run(_ d: String) throws(HostError) -> (fps: Double, report: SessionReport?) {
+            let s = try Session(description: d)
+            let t0 = Date()
+            guard s.run() == 0 else { throw HostError(.runtime, "run failed: \(s.errors.joined(separator: "; "))") }
+            return (Double(frames) / Date().timeIntervalSince(t0), s.report)
+        }
+        func jpegs(_ d: String) -> Int { ((try? FileManager.default.contentsOfDirectory(atPath: d)) ?? []).filter { $0.hasPrefix("IMG_") && $0.hasSuffix(".jpg") }.count }
+        let peer = try run("\(source) ! tee name=t ! queue ! fakesink t. ! queue ! videorate drop-only=true max-rate=5 ! jpegenc ! jifmux ! multifilesink location=\(root)/peer/IMG_%05d.jpg")
+        let quiet = try run("\(source) ! capture auto=false overlay=false directory=\(root)/quiet ! fakesink")
+        let ours = try run("\(source) ! capture auto=false overlay=false interval=0.2 directory=\(root)/ours ! fakesink")
+        func timing(_ r: SessionReport?) -> (Double, Double) {
+            let t = r?.stages.first { $0.name == "capture0" }
+            return (t?.meanMs ?? 0, t?.p95Ms ?? 0)
+        }
+        return CaptureResult(frames: frames, peerFPS: peer.fps, oursFPS: ours.fps, peerPhotos: jpegs(root + "/peer"),
+                             ourPhotos: jpegs(root + "/ours"), quiet: timing(quiet.report), saving: timing(ours.report))
+    }
 }

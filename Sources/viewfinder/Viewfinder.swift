@@ -161,7 +161,7 @@ struct Card: ParsableCommand {
 
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "bench", abstract: "Measure a stage against its GStreamer peer in one run.")
-    @Argument(help: "What to measure: bridge, compose, faces, chromakey.")
+    @Argument(help: "What to measure: bridge, compose, faces, chromakey, capture.")
     var what: String
     @Option(help: "Frames per run.") var frames: Int = 300
     @Option(help: "Rounds (best of).") var rounds: Int = 3
@@ -191,8 +191,15 @@ struct BenchCommand: ParsableCommand {
             print("bench chromakey: 1920x1080 RGBA green screen, \(frames) frames; peer: alpha method=custom, same colour")
             let r = try Bench.chromakey(frames: frames)
             print(String(format: "alpha %.1f fps, chromakey %.1f fps, ratio %.2f", r.alphaFPS, r.oursFPS, r.ratio))
+        case "capture":
+            print("bench capture: 1920x1080 I420, \(frames) frames, 5 photos/s; peer: tee ! videorate ! jpegenc ! jifmux ! multifilesink")
+            let r = try Bench.capture(frames: frames)
+            print(String(format: "capture on the video thread: %.2f ms mean, %.2f ms p95 without saving; %.2f ms mean, %.2f ms p95 while saving",
+                         r.quiet.mean, r.quiet.p95, r.saving.mean, r.saving.p95))
+            print(String(format: "peer %.1f fps (%d photos), capture %.1f fps (%d photos + thumbnails + records.json), ratio %.2f",
+                         r.peerFPS, r.peerPhotos, r.oursFPS, r.ourPhotos, r.ratio))
         default:
-            throw HostError(.usage, "unknown benchmark '\(what)': expected bridge, compose, faces or chromakey")
+            throw HostError(.usage, "unknown benchmark '\(what)': expected bridge, compose, faces, chromakey or capture")
         }
     }
 }
