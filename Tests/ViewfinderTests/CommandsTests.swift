@@ -42,11 +42,18 @@ import Testing
     }
 
     @Test func shippedPipelinesExpand() throws {
-        for name in ["demo", "demo-file", "record-mp4", "file-overlay", "snapshot", "compose", "selfie", "greenscreen", "greenscreen-photo"] {
+        for name in ["demo", "demo-file", "record-mp4", "file-overlay", "snapshot", "compose", "selfie", "greenscreen", "greenscreen-photo", "capture", "photobooth"] {
             let path = Tools.root.appendingPathComponent("pipelines/\(name).pipeline").path
             let text = try String(contentsOfFile: path, encoding: .utf8)
             #expect(text.hasPrefix("# \(name):"), "\(name) opens with what it does")
             #expect(text.contains("Needs:"))
+        }
+        // The capture pipelines expand: default photo and thumbnail branches after the stage.
+        for name in ["capture", "photobooth"] {
+            let d = Tools.tempDir()
+            let r = try Tools.run(Tools.viewfinder, ["run", Tools.root.appendingPathComponent("pipelines/\(name).pipeline").path, "--dry-run"], cwd: d)
+            #expect(r.code == 0, "\(r.err)")
+            #expect(r.out.contains("jpegenc") && r.out.contains("jifmux") && r.out.contains("videoscale"), "\(r.out)")
         }
         // demo-file really runs (headless) and writes a playable MP4.
         let d = Tools.tempDir()
