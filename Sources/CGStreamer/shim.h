@@ -86,6 +86,13 @@ static inline GstStructure *vf_video_converter_crop_config(gint x, gint y, gint 
         NULL);
 }
 
+// appsrc's queue level (a property before 1.24's getter).
+static inline guint64 vf_appsrc_current_level_buffers(GstAppSrc *src) {
+    guint64 n = 0;
+    g_object_get(src, "current-level-buffers", &n, NULL);
+    return n;
+}
+
 // GValue type checks are macros.
 static inline int vf_value_kind(const GValue *v) {
     if (G_VALUE_HOLDS_STRING(v)) return 1;

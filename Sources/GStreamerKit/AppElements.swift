@@ -100,6 +100,9 @@ public final class AppSource: Element, @unchecked Sendable {
     /// Sets the caps the next buffers carry (negotiated before anything else is pushed).
     public func setCaps(_ caps: Caps) { gst_app_src_set_caps(src, caps.raw) }
 
+    /// Buffers queued in this source and not yet taken by its streaming thread.
+    public var queuedBuffers: Int { Int(vf_appsrc_current_level_buffers(src)) }
+
     /// Ends the stream on this source.
     public func endOfStream() { _ = gst_app_src_end_of_stream(src) }
 }

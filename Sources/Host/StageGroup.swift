@@ -209,6 +209,9 @@ final class GroupContext: StageContext, @unchecked Sendable {
     func push(event: MessageStructure, on output: String) -> Bool {
         group.extras["\(stageName).\(output)"]?.src.sendCustomEvent(event) ?? false
     }
+    func backlog(on output: String) -> Int {
+        group.extras["\(stageName).\(output)"]?.src.queuedBuffers ?? 0
+    }
     func post(_ message: MessageStructure) {
         var m = message
         if !m.fields.contains(where: { $0.0 == "stage" }) { m.fields.insert(("stage", .string(stageName)), at: 0) }

@@ -290,6 +290,7 @@ public final class CaptureStage: Stage {
         } : nil
         let copy = s.ringMs > 0 ? frame.copied(reusing: spare) : nil
         let fired = triggers.count
+        let backlog = context.backlog(on: "snapshot")
         var posts: [MessageStructure] = []
         var capture: (CaptureTrigger, RingEntry, Int)?
         runtime.withLock { rt in
@@ -321,7 +322,12 @@ public final class CaptureStage: Stage {
             // Auto: the state machine decides from this frame's observation.
             let obs = CaptureStateMachine.Observation(time: time, stable: step?.stable ?? false,
                                                       subject: comp?.subject != nil, composed: comp?.composed ?? false)
+            // A branch of the user's own is not tracked file by file: its queue is the bound instead
+            // (the appsrc blocks when full, and the video must never wait for a save).
+            let busy = backlog >= s.maxPending
+            if busy { rt.machine.autoCapture = false }
             var decision = rt.machine.handle(.observe(obs))
+            rt.machine.autoCapture = s.auto
             // Other triggers: manual shutter, events, frame numbers, interval; the self-timer delays them.
             var asked: [(CaptureTrigger, Int?)] = []
             if s.manual && fired != rt.seenTriggers { asked.append((.manual, nil)) }
@@ -336,6 +342,11 @@ public final class CaptureStage: Stage {
                     rt.lastInterval = time
                     asked.append((.interval, nil))
                 }
+            }
+            if busy && !asked.isEmpty {
+                posts.append(MessageStructure(Self.messageName, [("event", .string("refused")), ("reason", .string("busy: \(backlog) photos queued on the snapshot output")),
+                    ("readiness", .string(CaptureReadiness.busy.rawValue))]))
+                asked.removeAll()
             }
             for (kind, timerOverride) in asked {
                 let secs = timerOverride ?? s.timer

@@ -45,6 +45,13 @@ public protocol StageContext: AnyObject, Sendable {
     @discardableResult func push(event: MessageStructure, on output: String) -> Bool
     /// Posts an element message on the bus of the segment feeding the stage.
     func post(_ message: MessageStructure)
+    /// Frames pushed on an extra output that its branch has not taken yet (the appsrc's queue).
+    func backlog(on output: String) -> Int
+}
+
+extension StageContext {
+    /// No backlog by default (contexts without queues).
+    public func backlog(on output: String) -> Int { 0 }
 }
 
 /// A Swift stage spliced into a pipeline: it sees every frame and may change it.

@@ -102,4 +102,17 @@ import GStreamerKit
         let photos = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["photos"] as? [[String: Any]]
         #expect(photos?.compactMap { $0["trigger"] as? String } == ["event", "event"])
     }
+
+    /// A slow photo branch of the user's own is bounded by its appsrc queue: triggers beyond
+    /// `max-pending` queued photos are refused as busy instead of blocking the video.
+    @Test func aSlowPhotoBranchIsRefusedAsBusyNotWaitedFor() throws {
+        let dir = Self.tmp("photos")
+        let s = try Session(description: "videotestsrc num-buffers=60 ! video/x-raw,width=160,height=120,framerate=30/1 ! capture name=c auto=false manual=false overlay=false interval=0.03 max-pending=2 directory=\(dir) ! fakesink c.snapshot ! identity sleep-time=100000 ! fakesink")
+        #expect(s.run() == 0, "\(s.errors)")
+        let refused = s.elementMessages.filter { $0.contains("event=(string)refused") && $0.contains("queued\\ on\\ the\\ snapshot\\ output") }
+        let captured = s.elementMessages.filter { $0.contains("event=(string)capture,") }
+        #expect(!refused.isEmpty, "\(s.elementMessages.suffix(5))")
+        #expect(captured.count + refused.count == 60)
+        #expect(s.report?.framesOut == 60)
+    }
 }

@@ -108,6 +108,32 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: photos.appendingPathComponent(".partial").path).filter { $0 != "thumbs" }.isEmpty)
     }
 
+    @Test func selfTimerPhotoIsThreeSecondsAfterTheTriggerWithTheCountdownOnlyOnThePreview() throws {
+        let d = Tools.tempDir()
+        let photos = d.appendingPathComponent("photos"), preview = d.appendingPathComponent("preview")
+        try FileManager.default.createDirectory(at: preview, withIntermediateDirectories: true)
+        // Black frames; the trigger is frame 30 (1 s); every preview frame is kept as a JPEG.
+        let r = try Tools.vf("launch", "videotestsrc pattern=black num-buffers=150 ! video/x-raw,width=320,height=240,framerate=30/1 ! capture auto=false at=30 timer=3 directory=\(photos.path) ! videoconvert ! jpegenc ! multifilesink location=\(preview.path)/%03d.jpg")
+        #expect(r.code == 0, "\(r.err)")
+        let recs = try Self.records(photos)
+        #expect(recs.count == 1)
+        let pts = try #require(recs.first?["pts"] as? Int)
+        #expect(abs(pts - 4_000_000_000) <= 33_333_334, "photo pts \(pts)")
+        #expect(recs.first?["trigger"] as? String == "timer")
+        func centreMax(_ file: String) throws -> Int {
+            let img = try Tools.luma(of: file)
+            var m = 0
+            for y in (img.height / 3)..<(2 * img.height / 3) { for x in (img.width / 3)..<(2 * img.width / 3) { m = max(m, Int(img.pixels[y * img.width + x])) } }
+            return m
+        }
+        #expect(try centreMax(preview.appendingPathComponent("010.jpg").path) < 40)
+        for f in ["040.jpg", "070.jpg", "110.jpg"] { #expect(try centreMax(preview.appendingPathComponent(f).path) > 200, "no countdown in \(f)") }
+        #expect(try centreMax(preview.appendingPathComponent("130.jpg").path) < 40)
+        // The photo: black all over, no digit, no state label.
+        let photo = try Tools.luma(of: photos.appendingPathComponent("IMG_00001.jpg").path)
+        #expect(photo.width == 320 && photo.pixels.max()! < 30)
+    }
+
     @Test func anUnusableDirectoryIsAUsageError() throws {
         let d = Tools.tempDir()
         let file = d.appendingPathComponent("taken")
