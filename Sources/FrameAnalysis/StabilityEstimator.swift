@@ -7,7 +7,9 @@
 /// motion is the per-axis MEDIAN of the block shifts, so a person walking through a few blocks does not
 /// count as camera motion; flat blocks (no texture to match) vote for no motion. A step is steady when |motion| <= `steadyPixels`. Verdict: `stableAfter`
 /// consecutive steady steps -> stable, `unstableAfter` consecutive unsteady steps -> unstable; a jump
-/// larger than `resetPixels` (a cut, a bump) resets the count at once.
+/// larger than `resetPixels` (a cut, a bump) resets the count at once. Roll (rotation about the centre)
+/// is estimated from the blocks' shifts left after the translation and counts by how far it moves the
+/// outermost blocks.
 public struct StabilityEstimator: Sendable {
     /// One step's measurements.
     public struct Step: Sendable, Equatable {
@@ -15,6 +17,8 @@ public struct StabilityEstimator: Sendable {
         public var dx: Int
         /// Vertical global motion.
         public var dy: Int
+        /// Camera roll from the previous frame, degrees (counter-clockwise positive in image coordinates).
+        public var rotation: Double = 0
         /// Variance of the Laplacian of this frame (higher is sharper).
         public var sharpness: Double
         /// Whether this step was steady.
@@ -56,8 +60,10 @@ public struct StabilityEstimator: Sendable {
             steadyRun = 0; unsteadyRun = 0; stable = false
             return Step(dx: 0, dy: 0, sharpness: sharp, steady: false, stable: false)
         }
-        let (dx, dy) = globalMotion(from: prev, to: frame)
-        let magnitude = max(abs(dx), abs(dy))
+        let m = motion(from: prev, to: frame)
+        let (dx, dy) = (m.dx, m.dy)
+        // Roll counts by how far it moves the outermost blocks.
+        let magnitude = max(abs(dx), abs(dy), Int((abs(m.rotation) * m.radius).rounded()))
         let steady = magnitude <= steadyPixels
         if magnitude > resetPixels {
             steadyRun = 0; unsteadyRun = unstableAfter; stable = false
@@ -68,15 +74,24 @@ public struct StabilityEstimator: Sendable {
             unsteadyRun += 1; steadyRun = 0
             if unsteadyRun >= unstableAfter { stable = false }
         }
-        return Step(dx: dx, dy: dy, sharpness: sharp, steady: steady, stable: stable)
+        return Step(dx: dx, dy: dy, rotation: m.rotation * 180 / .pi, sharpness: sharp, steady: steady, stable: stable)
     }
 
     /// Median of per-block best shifts from `a` to `b` (content moving right gives dx > 0).
     public func globalMotion(from a: GrayImage, to b: GrayImage) -> (dx: Int, dy: Int) {
+        let m = motion(from: a, to: b)
+        return (m.dx, m.dy)
+    }
+
+    /// Translation (median of block shifts) and roll: each textured block's shift left after removing the
+    /// translation, seen from the image centre, gives an angle (c x r / |c|^2); the roll is their median
+    /// (radians), `radius` the distance of the farthest block used.
+    public func motion(from a: GrayImage, to b: GrayImage) -> (dx: Int, dy: Int, rotation: Double, radius: Double) {
         let w = a.width, h = a.height
         let bw = (w - 2 * search) / blocks, bh = (h - 2 * search) / blocks
-        guard bw >= 4, bh >= 4 else { return (0, 0) }
+        guard bw >= 4, bh >= 4 else { return (0, 0, 0, 0) }
         var xs: [Int] = [], ys: [Int] = []
+        var textured: [(cx: Double, cy: Double, sx: Int, sy: Int)] = []
         for by in 0..<blocks {
             for bx in 0..<blocks {
                 let x0 = search + bx * bw, y0 = search + by * bh
@@ -104,11 +119,25 @@ public struct StabilityEstimator: Sendable {
                     }
                 }
                 xs.append(bestShift.0); ys.append(bestShift.1)
+                textured.append((Double(x0) + Double(bw) / 2 - Double(w) / 2, Double(y0) + Double(bh) / 2 - Double(h) / 2, bestShift.0, bestShift.1))
             }
         }
-        guard !xs.isEmpty else { return (0, 0) }
+        guard !xs.isEmpty else { return (0, 0, 0, 0) }
         xs.sort(); ys.sort()
-        return (xs[xs.count / 2], ys[ys.count / 2])
+        let mx = xs[xs.count / 2], my = ys[ys.count / 2]
+        // Roll from blocks away from the centre (near it a turn moves nothing measurable).
+        let minR = Double(min(w, h)) / 6
+        var angles: [Double] = [], radius = 0.0
+        for t in textured {
+            let r2 = t.cx * t.cx + t.cy * t.cy
+            guard r2 >= minR * minR else { continue }
+            let rx = Double(t.sx - mx), ry = Double(t.sy - my)
+            angles.append((t.cx * ry - t.cy * rx) / r2)
+            radius = max(radius, r2.squareRoot())
+        }
+        guard angles.count >= 4 else { return (mx, my, 0, radius) }
+        angles.sort()
+        return (mx, my, angles[angles.count / 2], radius)
     }
 
     /// Variance of the 4-neighbour Laplacian over the interior.

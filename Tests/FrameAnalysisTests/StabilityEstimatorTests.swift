@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import FrameAnalysis
 
@@ -84,5 +85,35 @@ import Testing
         let b = StabilityEstimator.laplacianVariance(GrayImage(width: 96, height: 72, pixels: blurred))
         #expect(a > 2 * b)
         #expect(StabilityEstimator.laplacianVariance(GrayImage(width: 20, height: 20, value: 90)) == 0)
+    }
+
+    /// The scene turned by `degrees` about the window's centre (nearest neighbour), seen through the
+    /// same 96x72 window at (50, 40).
+    static func rolled(_ degrees: Double) -> GrayImage {
+        let t = degrees * .pi / 180, c = cos(t), s = sin(t)
+        var out = [UInt8](repeating: 0, count: 96 * 72)
+        for y in 0..<72 { for x in 0..<96 {
+            let u = Double(x) - 48, v = Double(y) - 36
+            let sx = Int((c * u + s * v + 48 + 50).rounded()), sy = Int((-s * u + c * v + 36 + 40).rounded())
+            out[y * 96 + x] = scene.pixels[sy * 200 + sx]
+        } }
+        return GrayImage(width: 96, height: 72, pixels: out)
+    }
+
+    @Test func rollingTheCameraIsMeasuredAndNeverStable() {
+        var e = StabilityEstimator()
+        var steps: [StabilityEstimator.Step] = []
+        for i in 0..<14 { steps.append(e.update(Self.rolled(Double(i) * 3))) }
+        // No translation, a roll of about 3 degrees per step, so never stable.
+        for st in steps.dropFirst() {
+            #expect(abs(st.dx) <= 1 && abs(st.dy) <= 1)
+            #expect(abs(abs(st.rotation) - 3) < 1.5, "measured \(st.rotation) degrees")
+            #expect(!st.steady)
+        }
+        #expect(steps.allSatisfy { !$0.stable })
+        // Held still at an angle: steady again, no roll.
+        var still = StabilityEstimator()
+        let last = (0..<12).map { _ in still.update(Self.rolled(9)) }.last!
+        #expect(last.stable && last.rotation == 0)
     }
 }
