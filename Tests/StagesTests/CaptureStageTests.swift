@@ -186,6 +186,22 @@ import Testing
         #expect(refused.string("reason") == "max-shots (1) reached")
     }
 
+    @Test func playingPropertiesTakeEffectOnTheNextFrame() throws {
+        let rig = try Rig([("auto", "false"), ("overlay", "false"), ("delay", "0"), ("cooldown", "0")])
+        for _ in 0..<20 { try rig.feed(score: 0.9, composed: true, subject: (50, 40, 10, 10)) }
+        #expect(rig.captures.isEmpty && rig.stage.phase == .readyToCapture)
+        try rig.stage.update("auto", value: .bool(true))
+        try rig.feed(score: 0.9, composed: true, subject: (50, 40, 10, 10))
+        #expect(rig.captures.map { $0.string("trigger") } == ["auto"])
+        try rig.stage.update("auto", value: .bool(false))
+        try rig.stage.update("timer", value: .choice("5"))
+        rig.triggers.fire()
+        try rig.feed()
+        let timer = try #require(rig.context.messages.first { $0.string("event") == "timer" })
+        #expect(timer.int("seconds") == 5)
+        #expect(throws: StageError.self) { try rig.stage.update("crop", value: .choice("1:1")) }
+    }
+
     @Test func badCropAndUnusableDirectoryAreUsageErrors() throws {
         let file = Self.directory() + "/not-a-dir"
         FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
