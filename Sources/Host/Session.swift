@@ -250,6 +250,7 @@ public final class Session: @unchecked Sendable {
                 handledStops = stops
                 if stops == 1 { sendEOSToSources() }
             }
+            restartBranches(stopping: stops > 0, eos: &eos)
             let dirty = latencyDirty.exchange(0, ordering: .relaxed)
             if dirty > 0 { pipelines[dirty - 1].recalculateLatency() }
             var idle = true
@@ -261,11 +262,14 @@ public final class Session: @unchecked Sendable {
                     case .error(let text, let debug):
                         if let (group, output) = branchOwner(segment: i), !eos.contains(i) {
                             // A photo branch failed (full disk, unwritable directory): report it, stop that
-                            // branch only, tell its stage; the stream goes on.
-                            FileHandle.standardError.write(Data("ERROR from element \(m.source) in the '\(output)' branch (stopped; the stream goes on): \(text)\n".utf8))
-                            branchErrors.append("\(m.source): \(text)")
+                            // branch only, tell its stage; the stream goes on, and the branch is tried
+                            // again later (5 s, doubling up to a minute) in case space comes back.
+                            let delay = min(60, (deadBranches[i]?.delay ?? 2.5) * 2)
+                            FileHandle.standardError.write(Data("ERROR from element \(m.source) in the '\(output)' branch (stopped; the stream goes on; retrying in \(Int(delay)) s): \(text)\n".utf8))
+                            if branchErrors.count < 100 { branchErrors.append("\(m.source): \(text)") }
                             pipelines[i].setState(.null)
                             eos.insert(i)
+                            deadBranches[i] = (Date().addingTimeInterval(delay), delay, group, output)
                             let note = MessageStructure("viewfinder/output-error", [("stage", .string(String(output.split(separator: ".")[0]))),
                                 ("output", .string(String(output.split(separator: ".").last ?? ""))), ("element", .string(m.source)), ("text", .string(text))])
                             for st in group.stages { st.stage.busMessage(source: m.source, structure: note.text) }
@@ -301,6 +305,25 @@ public final class Session: @unchecked Sendable {
 
     /// Errors of photo branches that were stopped while the stream went on.
     public private(set) var branchErrors: [String] = []
+
+    /// Photo branches stopped by an error: when to try again, the current delay, their owner.
+    private var deadBranches: [Int: (retryAt: Date, delay: Double, group: StageGroup, output: String)] = [:]
+
+    /// Starts stopped photo branches again once their delay is over, unless the stream is ending.
+    private func restartBranches(stopping: Bool, eos: inout Set<Int>) {
+        for (i, d) in deadBranches where Date() >= d.retryAt {
+            if stopping || d.group.ended.load(ordering: .sequentiallyConsistent) { deadBranches[i] = nil; continue }
+            deadBranches[i]!.retryAt = .distantFuture
+            guard pipelines[i].setState(.playing) != .failure else { deadBranches[i]!.retryAt = Date().addingTimeInterval(d.delay); continue }
+            eos.remove(i)
+            // The worker may have ended the stream while the branch was down: end this branch too.
+            if d.group.ended.load(ordering: .sequentiallyConsistent) { d.group.extras[d.output]?.src.endOfStream() }
+            FileHandle.standardError.write(Data("viewfinder: the '\(d.output)' branch was started again\n".utf8))
+            let note = MessageStructure("viewfinder/output-restarted", [("stage", .string(String(d.output.split(separator: ".")[0]))),
+                ("output", .string(String(d.output.split(separator: ".").last ?? "")))])
+            for st in d.group.stages { st.stage.busMessage(source: "viewfinder", structure: note.text) }
+        }
+    }
 
     /// The stage group and "stage.output" whose extra output feeds segment `i`, when that segment is a
     /// branch fed only by that output (a photo branch), not a path to other stages or the main output.

@@ -91,7 +91,11 @@ final class StageGroup: @unchecked Sendable {
         endAll()
     }
 
+    /// Set once the worker has sent end-of-stream on its outputs.
+    let ended = Atomic<Bool>(false)
+
     private func endAll() {
+        ended.store(true, ordering: .sequentiallyConsistent)
         main?.src.endOfStream()
         for e in extras.values { e.src.endOfStream() }
     }

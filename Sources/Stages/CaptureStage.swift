@@ -498,10 +498,19 @@ public final class CaptureStage: Stage {
         let s = settings.withLock { $0 }
         var final: [String: String] = [:]
         var problem: String?
+        // Never replace a photo already in DIR (a restarted branch may count from an old number):
+        // such a capture takes the next free number for all of its files.
+        var renumber: Int?
+        if p.tracked, let photo = p.files["snapshot"],
+           FileManager.default.fileExists(atPath: (s.directory as NSString).appendingPathComponent((photo as NSString).lastPathComponent)) {
+            let taken = ((try? FileManager.default.contentsOfDirectory(atPath: s.directory)) ?? []).compactMap { PhotoIndex.number(of: $0) }
+            renumber = (taken.max() ?? 0) + 1
+        }
         for (output, file) in p.files.sorted(by: { $0.key < $1.key }) {
             guard PhotoIndex.syncFile(file) else { problem = "cannot read back '\(file)'"; break }
             guard p.tracked else { final[output] = file; continue }
-            let base = (file as NSString).lastPathComponent
+            var base = (file as NSString).lastPathComponent
+            if let n = renumber { base = String(format: output == "full" ? "IMG_%05d_full.jpg" : "IMG_%05d.jpg", n) }
             let rel = output == "thumbnail" ? "thumbs/" + base : base
             let dest = (s.directory as NSString).appendingPathComponent(rel)
             if rename(file, dest) != 0 { problem = "cannot move '\(file)' to '\(dest)'"; break }

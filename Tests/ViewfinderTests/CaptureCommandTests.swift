@@ -101,7 +101,7 @@ import Testing
         let cmd = "ulimit -f 24; exec \(Tools.viewfinder) launch 'videotestsrc pattern=smpte num-buffers=90 ! video/x-raw,width=640,height=480,framerate=30/1 ! capture interval=1 directory=\(photos.path) ! videoscale ! video/x-raw,width=64,height=48 ! videoconvert ! x264enc bitrate=32 ! mp4mux ! filesink location=\(rec.path)'"
         let r = try Tools.run("/bin/bash", ["-c", cmd], timeout: 120)
         #expect(r.code == 0, "\(r.err)")
-        #expect(r.err.contains("ERROR from element capture0_snapshot_files in the 'capture0.snapshot' branch (stopped; the stream goes on)"), "\(r.err)")
+        #expect(r.err.contains("ERROR from element capture0_snapshot_files in the 'capture0.snapshot' branch (stopped; the stream goes on; retrying in 5 s)"), "\(r.err)")
         #expect(try Tools.ffprobeFrames(rec.path) == 90)
         #expect(Self.photos(photos).isEmpty)
         #expect(!FileManager.default.fileExists(atPath: photos.appendingPathComponent("records.json").path))
@@ -132,6 +132,31 @@ import Testing
         // The photo: black all over, no digit, no state label.
         let photo = try Tools.luma(of: photos.appendingPathComponent("IMG_00001.jpg").path)
         #expect(photo.width == 320 && photo.pixels.max()! < 30)
+    }
+
+    @Test func aFailedPhotoBranchIsStartedAgainAndNumberingGoesOn() throws {
+        let d = Tools.tempDir().appendingPathComponent("photos")
+        let (p, o, e) = try Tools.start(Tools.viewfinder, ["launch", "videotestsrc is-live=true pattern=ball ! video/x-raw,width=320,height=240,framerate=30/1 ! capture interval=0.5 directory=\(d.path) ! fakesink"])
+        func listed() -> Int { (try? Self.records(d).count) ?? 0 }
+        var deadline = Date().addingTimeInterval(20)
+        while listed() < 1 && Date() < deadline { usleep(100_000) }
+        // Pull the work area away: the next photo cannot be written, both branches stop.
+        try FileManager.default.removeItem(at: d.appendingPathComponent(".partial"))
+        usleep(1_500_000)
+        try FileManager.default.createDirectory(at: d.appendingPathComponent(".partial/thumbs"), withIntermediateDirectories: true)
+        let before = listed()
+        deadline = Date().addingTimeInterval(25)
+        while listed() < before + 2 && Date() < deadline { usleep(200_000) }
+        kill(p.processIdentifier, SIGINT)
+        let r = Tools.finish(p, o, e, timeout: 30)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(r.err.contains("branch (stopped; the stream goes on; retrying in 5 s)"), "\(r.err)")
+        #expect(r.err.contains("the 'capture0.snapshot' branch was started again"), "\(r.err)")
+        let recs = try Self.records(d)
+        #expect(recs.count >= before + 2, "\(recs.count) photos after the restart, \(before) before")
+        #expect(recs.compactMap { $0["file"] as? String }.sorted() == Self.photos(d))
+        #expect(Set(recs.compactMap { $0["id"] as? Int }).count == recs.count)
+        for f in Self.photos(d) { #expect(Self.isCompleteJPEG(d.appendingPathComponent(f).path)) }
     }
 
     @Test func anUnusableDirectoryIsAUsageError() throws {
