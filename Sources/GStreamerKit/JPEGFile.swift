@@ -20,6 +20,17 @@ public struct JPEGFile: Sendable {
         return parse([UInt8](data))
     }
 
+    /// A PNG's size from its IHDR chunk; complete when the file ends with the IEND chunk. No tags.
+    public static func readPNG(_ path: String) -> JPEGFile? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        let b = [UInt8](data)
+        let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        guard b.count >= 33, Array(b[0..<8]) == signature, Array(b[12..<16]) == Array("IHDR".utf8) else { return nil }
+        func be32(_ i: Int) -> Int { Int(b[i]) << 24 | Int(b[i + 1]) << 16 | Int(b[i + 2]) << 8 | Int(b[i + 3]) }
+        let end = b.count >= 12 && Array(b[(b.count - 8)..<(b.count - 4)]) == Array("IEND".utf8)
+        return JPEGFile(complete: end, width: be32(16), height: be32(20), tags: [:])
+    }
+
     /// Walks the JPEG markers of `bytes`.
     public static func parse(_ b: [UInt8]) -> JPEGFile? {
         guard b.count >= 4, b[0] == 0xFF, b[1] == 0xD8 else { return nil }

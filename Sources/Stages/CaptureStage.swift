@@ -369,10 +369,10 @@ public final class CaptureStage: Stage {
                 posts.append(MessageStructure(Self.messageName, [("event", .string("refused")), ("reason", .string(why)),
                     ("readiness", .string(rt.machine.readiness.rawValue))]))
             case .capture(let kind):
-                // The self-timer takes the frame at its deadline; everything else the best of the ring.
-                let pick: RingEntry
-                if kind == .timer || rt.ring.isEmpty { pick = current }
-                else { pick = rt.ring[CaptureChoice.best(rt.ring.map(\.candidate))!] }
+                // The best frame of the ring; for the self-timer, of the frames at its deadline only
+                // (this one and the one before), so the photo is the moment the countdown promised.
+                let pool = kind == .timer ? Array(rt.ring.suffix(2)) : rt.ring
+                let pick = pool.isEmpty ? current : pool[CaptureChoice.best(pool.map(\.candidate))!]
                 capture = (kind, pick, rt.nextNumber)
                 rt.nextNumber += 1
             }
@@ -522,7 +522,8 @@ public final class CaptureStage: Stage {
         }
         var record: PhotoRecord?
         if problem == nil, let photo = final["snapshot"] {
-            if let info = JPEGFile.read(photo), info.complete {
+            // A branch of the user's own may write PNG (pngenc): its header gives the size, it has no EXIF.
+            if let info = JPEGFile.read(photo) ?? JPEGFile.readPNG(photo), info.complete {
                 let rel: (String) -> String = { path in
                     let dir = (s.directory as NSString).standardizingPath + "/"
                     let std = (path as NSString).standardizingPath
@@ -538,7 +539,7 @@ public final class CaptureStage: Stage {
                     cropWindow: p.crop.map { PhotoRecord.Rect(x: Double($0.x), y: Double($0.y), width: Double($0.width), height: Double($0.height)) },
                     exif: info.tags)
             } else {
-                problem = "'\(photo)' is not a complete JPEG"
+                problem = "'\(photo)' is not a complete JPEG or PNG"
             }
         }
         if problem == nil, let record, let index {

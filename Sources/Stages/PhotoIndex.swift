@@ -14,7 +14,7 @@ public struct PhotoRecord: Codable, Sendable, Equatable {
     }
     /// Photo number (the digits of IMG_nnnnn.jpg).
     public var id: Int
-    /// File name, relative to the directory.
+    /// File name, relative to the directory (absolute for a branch of the user's own writing elsewhere).
     public var file: String
     /// Thumbnail, relative to the directory (`thumbs/IMG_nnnnn.jpg`), when made.
     public var thumbnail: String?
@@ -130,7 +130,7 @@ public final class PhotoIndex: @unchecked Sendable {
         }
         let before = records.count
         records.removeAll { r in
-            let gone = !fm.fileExists(atPath: (directory as NSString).appendingPathComponent(r.file))
+            let gone = !fm.fileExists(atPath: r.file.hasPrefix("/") ? r.file : (directory as NSString).appendingPathComponent(r.file))
             if gone { warnings.append("\(r.file) is listed but missing: dropped from records.json") }
             return gone
         }

@@ -115,4 +115,21 @@ import GStreamerKit
         #expect(captured.count + refused.count == 60)
         #expect(s.report?.framesOut == 60)
     }
+
+    /// A photo branch of the user's own (PNG, elsewhere): the stage indexes what its multifilesink reports.
+    @Test func aUserPhotoBranchIsIndexedFromMultifilesinkMessages() throws {
+        let dir = Self.tmp("photos")
+        let shots = (Self.tmp("shots") as NSString).deletingLastPathComponent + "/shot-%03d.png"
+        // A still pattern (smpte's noise corner changes each frame, and the sharpest frame would win).
+        let s = try Session(description: "videotestsrc pattern=checkers-8 num-buffers=20 ! video/x-raw,width=160,height=120,framerate=30/1 ! capture name=c auto=false manual=false overlay=false thumbnails=false at=5,12 directory=\(dir) ! fakesink c.snapshot ! queue ! videoconvert ! pngenc ! multifilesink location=\(shots) post-messages=true")
+        #expect(s.run() == 0, "\(s.errors)")
+        let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/records.json"))
+        let photos = try #require((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["photos"] as? [[String: Any]])
+        #expect(photos.count == 2)
+        #expect(photos.compactMap { ($0["file"] as? String).map { ($0 as NSString).lastPathComponent } } == ["shot-000.png", "shot-001.png"])
+        #expect(photos.allSatisfy { ($0["file"] as? String)?.hasPrefix("/") == true && $0["width"] as? Int == 160 && $0["height"] as? Int == 120 })
+        #expect(photos.compactMap { $0["pts"] as? Int } == [166_666_666, 400_000_000])   // frames 5 and 12 (equal frames: the newest)
+        // Nothing of the default branches was made.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix("IMG_") }.isEmpty)
+    }
 }

@@ -147,6 +147,15 @@ import Testing
         #expect(try Self.lumaPlane(push.frame).allSatisfy { $0 == 16 })
     }
 
+    @Test func selfTimerChoosesOnlyBetweenTheFramesAtItsDeadline() throws {
+        let rig = try Rig([("at", "0"), ("timer", "3"), ("auto", "false"), ("overlay", "false")])
+        let soft = Self.frame { x, y in UInt8(60 + (x + y) / 4) }
+        let sharp = Self.frame { x, y in ((x / 2 + y / 2) % 2 == 0) ? 40 : 220 }
+        // The sharpest frame of the ring is 85 (15 frames before the deadline), the sharper of the last two is 89.
+        for i in 0..<91 { try rig.feed(i == 85 || i == 89 ? sharp : soft, score: i == 85 ? 0.9 : 0.2) }
+        #expect(rig.context.pushedIndexes(on: "snapshot") == [89])   // deadline frame 90, one frame early at most
+    }
+
     @Test func customEventTriggersAndMayCarryItsOwnTimer() throws {
         let rig = try Rig([("auto", "false"), ("overlay", "false")])
         for _ in 0..<5 { try rig.feed() }
