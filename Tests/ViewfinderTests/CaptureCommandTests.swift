@@ -159,6 +159,19 @@ import Testing
         for f in Self.photos(d) { #expect(Self.isCompleteJPEG(d.appendingPathComponent(f).path)) }
     }
 
+    /// opencv-doc's vtest.avi: a fixed camera with people walking through. The camera is judged stable
+    /// after 10 frames and stays stable: the walkers are not camera motion.
+    @Test func peopleWalkingPastAFixedCameraDoNotUnsettleIt() throws {
+        let video = Tools.root.appendingPathComponent(".testdata/vtest.avi").path
+        let d = Tools.tempDir()
+        let r = try Tools.vf("launch", "-m", "filesrc location=\(video) ! decodebin ! identity eos-after=150 ! videoconvert ! capture auto=false overlay=false directory=\(d.path)/p ! fakesink", timeout: 120)
+        #expect(r.code == 0, "\(r.err)")
+        let states = r.out.split(separator: "\n").filter { $0.contains("event=(string)state") }
+            .compactMap { line in line.range(of: "state=(string)").map { line[$0.upperBound...].prefix { $0.isLetter } } }
+        #expect(states == ["waitingForStability", "detectingRegion"], "\(states)")
+        #expect(r.out.contains("state=(string)detectingRegion, reason=(string)\"steady\\;\\ looking\\ for\\ a\\ subject\", readiness=(string)ready, shots=(int)0, pending=(int)0, pts=(guint64)1000000000"), "\(r.out.prefix(600))")
+    }
+
     @Test func anUnusableDirectoryIsAUsageError() throws {
         let d = Tools.tempDir()
         let file = d.appendingPathComponent("taken")
