@@ -92,6 +92,9 @@ public struct StabilityEstimator: Sendable {
         guard bw >= 4, bh >= 4 else { return (0, 0, 0, 0) }
         var xs: [Int] = [], ys: [Int] = []
         var textured: [(cx: Double, cy: Double, sx: Int, sy: Int)] = []
+        let shifts = (-search...search).flatMap { sy in (-search...search).map { sx in (sx, sy) } }
+            .enumerated().sorted { (abs($0.element.0) + abs($0.element.1), $0.offset) < (abs($1.element.0) + abs($1.element.1), $1.offset) }
+            .map(\.element)
         for by in 0..<blocks {
             for bx in 0..<blocks {
                 let x0 = search + bx * bw, y0 = search + by * bh
@@ -102,21 +105,18 @@ public struct StabilityEstimator: Sendable {
                     let v = Int(a.pixels[y * w + x]); mn = min(mn, v); mx = max(mx, v)
                 } }
                 guard mx - mn > 12 else { xs.append(0); ys.append(0); continue }
+                // Shifts nearest first, so (0, 0) sets a tight bound at once (most candidates then stop
+                // after a few rows) and a tie goes to the smaller shift: a static block reads (0, 0).
                 var best = Int.max, bestShift = (0, 0)
-                for sy in -search...search {
-                    for sx in -search...search {
-                        var sad = 0
-                        // Every second row: half the work, the same best shift on natural texture.
-                        for y in stride(from: y0, to: y0 + bh, by: 2) {
-                            let ra = y * w, rb = (y + sy) * w + sx
-                            for x in x0..<(x0 + bw) { sad += abs(Int(a.pixels[ra + x]) - Int(b.pixels[rb + x])) }
-                            if sad >= best { break }
-                        }
-                        // Prefer the smaller shift on ties so a static block reads (0, 0).
-                        if sad < best || (sad == best && abs(sx) + abs(sy) < abs(bestShift.0) + abs(bestShift.1)) {
-                            best = sad; bestShift = (sx, sy)
-                        }
+                for (sx, sy) in shifts {
+                    var sad = 0
+                    // Every second row: half the work, the same best shift on natural texture.
+                    for y in stride(from: y0, to: y0 + bh, by: 2) {
+                        let ra = y * w, rb = (y + sy) * w + sx
+                        for x in x0..<(x0 + bw) { sad += abs(Int(a.pixels[ra + x]) - Int(b.pixels[rb + x])) }
+                        if sad >= best { break }
                     }
+                    if sad < best { best = sad; bestShift = (sx, sy) }
                 }
                 xs.append(bestShift.0); ys.append(bestShift.1)
                 textured.append((Double(x0) + Double(bw) / 2 - Double(w) / 2, Double(y0) + Double(bh) / 2 - Double(h) / 2, bestShift.0, bestShift.1))

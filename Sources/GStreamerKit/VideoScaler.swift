@@ -14,12 +14,16 @@ public final class VideoScaler: @unchecked Sendable {
     /// Output height.
     public let height: Int
 
-    /// Builds a converter from `input` to packed RGB of `width` x `height`.
-    public init(input: VideoInfo, width: Int, height: Int) throws(GStreamerError) {
+    /// Bytes per output pixel: 3 (RGB) or 1 (GRAY8).
+    public let channels: Int
+
+    /// Builds a converter from `input` to packed RGB (or, with `gray`, 8-bit luma only) of `width` x `height`.
+    public init(input: VideoInfo, width: Int, height: Int, gray: Bool = false) throws(GStreamerError) {
         GStreamer.initialize()
         self.input = input; self.width = width; self.height = height
+        channels = gray ? 1 : 3
         var info = GstVideoInfo()
-        gst_video_info_set_format(&info, GST_VIDEO_FORMAT_RGB, guint(width), guint(height))
+        gst_video_info_set_format(&info, gray ? GST_VIDEO_FORMAT_GRAY8 : GST_VIDEO_FORMAT_RGB, guint(width), guint(height))
         // GstVideoConverter never converts rates or interlacing: those must match the input.
         info.fps_n = input.raw.fps_n; info.fps_d = input.raw.fps_d
         info.interlace_mode = input.raw.interlace_mode
@@ -28,7 +32,7 @@ public final class VideoScaler: @unchecked Sendable {
         // Linear resampling: plenty for analysis, several times cheaper than the default cubic.
         let config = vf_video_converter_fast_config(ProcessInfo.processInfo.environment["VF_SCALER_NEAREST"] != nil ? 1 : 0)
         guard let c = gst_video_converter_new(&inInfo, &outInfo, config) else {
-            throw GStreamerError(.library, "GStreamer cannot convert \(input.format) \(input.width)x\(input.height) to RGB \(width)x\(height)")
+            throw GStreamerError(.library, "GStreamer cannot convert \(input.format) \(input.width)x\(input.height) to \(gray ? "GRAY8" : "RGB") \(width)x\(height)")
         }
         converter = c
         output = gst_buffer_new_allocate(nil, gsize(outInfo.size), nil)!
@@ -38,7 +42,7 @@ public final class VideoScaler: @unchecked Sendable {
         gst_buffer_unref(output)
     }
 
-    /// Converts one frame; returns `width * height * 3` RGB bytes (rows packed, no padding).
+    /// Converts one frame; returns `width * height * channels` bytes (RGB or luma, rows packed, no padding).
     public func rgb(of frame: VideoFrame) throws(GStreamerError) -> [UInt8] {
         var src = GstVideoFrame(), dst = GstVideoFrame()
         var inInfo = frame.info.raw
@@ -53,10 +57,11 @@ public final class VideoScaler: @unchecked Sendable {
         gst_video_converter_frame(converter, &src, &dst)
         let stride = Int(vf_video_frame_stride(&dst, 0))
         let base = vf_video_frame_plane(&dst, 0)!
-        var out = [UInt8](repeating: 0, count: width * height * 3)
+        let row = width * channels
+        var out = [UInt8](repeating: 0, count: row * height)
         out.withUnsafeMutableBytes { o in
             for y in 0..<height {
-                (o.baseAddress! + y * width * 3).copyMemory(from: base + y * stride, byteCount: width * 3)
+                (o.baseAddress! + y * row).copyMemory(from: base + y * stride, byteCount: row)
             }
         }
         return out

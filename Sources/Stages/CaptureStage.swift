@@ -251,7 +251,7 @@ public final class CaptureStage: Stage {
         let w = settings.withLock { $0.analysisWidth }
         let aw = min(w, info.width), ah = max(16, Int((Double(info.height) * Double(aw) / Double(info.width)).rounded()))
         let scaler: VideoScaler
-        do { scaler = try VideoScaler(input: info, width: aw, height: ah) } catch { throw StageError(.library, "\(name): \(error.message)") }
+        do { scaler = try VideoScaler(input: info, width: aw, height: ah, gray: true) } catch { throw StageError(.library, "\(name): \(error.message)") }
         runtime.withLock { rt in
             rt.scaler = scaler
             rt.estimator.reset()
@@ -272,11 +272,11 @@ public final class CaptureStage: Stage {
         let s = settings.withLock { $0 }
         let time = frame.runningTime ?? frame.pts ?? UInt64(frame.index) * 33_333_333
         let comp = Self.composition(of: frame)
-        // Luma for stability and sharpness (GStreamer's converter, a few thousand pixels).
+        // Luma for stability and sharpness (GStreamer's converter straight to GRAY8, a few thousand pixels).
         let scaler = runtime.withLock { $0.scaler }
         var gray: GrayImage?
         if let scaler {
-            do { gray = RGBImage(width: scaler.width, height: scaler.height, pixels: try scaler.rgb(of: frame)).gray } catch {
+            do { gray = GrayImage(width: scaler.width, height: scaler.height, pixels: try scaler.rgb(of: frame)) } catch {
                 throw StageError(.stream, "\(name): \(error.message)")
             }
         }
