@@ -20,4 +20,16 @@ import Testing
         #expect(rgb[(6 * 16 + 8) * 3] > 200)
         #expect(rgb[(6 * 16 + 3) * 3] < 10)
     }
+
+    @Test(arguments: ["I420", "NV12", "RGBA"])
+    func grayOutputIsOneByteOfLumaPerPixel(format: String) throws {
+        let frame = try TestFrames.black(format, width: 64, height: 48)
+        let white = OverlayComposition(bgra: TestFrames.whiteColumns(Array(32..<40), width: 64, height: 48), width: 64, height: 48, stride: 256)
+        try frame.blend(white)
+        let scaler = try VideoScaler(input: frame.info, width: 16, height: 12, gray: true)
+        let luma = try scaler.rgb(of: frame)
+        #expect(scaler.channels == 1 && luma.count == 16 * 12)
+        #expect(luma[6 * 16 + 8] > 200)   // the white columns
+        #expect(luma[6 * 16 + 3] < 10)    // black, full range
+    }
 }
