@@ -175,6 +175,8 @@ public enum Bench {
         public var oursFPS: Double
         /// Photos written by each.
         public var peerPhotos: Int, ourPhotos: Int
+        /// Triggers capture refused as busy (more than max-pending photos saving: faster than real time).
+        public var refused: Int
         /// The stage's time per frame on the video thread without saves and while saving (mean, p95 ms).
         public var quiet: (mean: Double, p95: Double), saving: (mean: Double, p95: Double)
         /// ours / peer.
@@ -188,21 +190,21 @@ public enum Bench {
         let root = NSTemporaryDirectory() + "vf-bench-capture-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: root) }
         try? FileManager.default.createDirectory(atPath: root + "/peer", withIntermediateDirectories: true)
-        func run(_ d: String) throws(HostError) -> (fps: Double, report: SessionReport?) {
+        func run(_ d: String) throws(HostError) -> (fps: Double, report: SessionReport?, refused: Int) {
             let s = try Session(description: d)
             let t0 = Date()
             guard s.run() == 0 else { throw HostError(.runtime, "run failed: \(s.errors.joined(separator: "; "))") }
-            return (Double(frames) / Date().timeIntervalSince(t0), s.report)
+            return (Double(frames) / Date().timeIntervalSince(t0), s.report, s.elementMessages.filter { $0.contains("event=(string)refused") }.count)
         }
         func jpegs(_ d: String) -> Int { ((try? FileManager.default.contentsOfDirectory(atPath: d)) ?? []).filter { $0.hasPrefix("IMG_") && $0.hasSuffix(".jpg") }.count }
         let peer = try run("\(source) ! tee name=t ! queue ! fakesink t. ! queue ! videorate drop-only=true max-rate=5 ! jpegenc ! jifmux ! multifilesink location=\(root)/peer/IMG_%05d.jpg")
         let quiet = try run("\(source) ! capture auto=false overlay=false directory=\(root)/quiet ! fakesink")
-        let ours = try run("\(source) ! capture auto=false overlay=false interval=0.2 directory=\(root)/ours ! fakesink")
+        let ours = try run("\(source) ! capture auto=false overlay=false interval=0.2 max-pending=8 directory=\(root)/ours ! fakesink")
         func timing(_ r: SessionReport?) -> (Double, Double) {
             let t = r?.stages.first { $0.name == "capture0" }
             return (t?.meanMs ?? 0, t?.p95Ms ?? 0)
         }
         return CaptureResult(frames: frames, peerFPS: peer.fps, oursFPS: ours.fps, peerPhotos: jpegs(root + "/peer"),
-                             ourPhotos: jpegs(root + "/ours"), quiet: timing(quiet.report), saving: timing(ours.report))
+                             ourPhotos: jpegs(root + "/ours"), refused: ours.refused, quiet: timing(quiet.report), saving: timing(ours.report))
     }
 }

@@ -196,8 +196,8 @@ struct BenchCommand: ParsableCommand {
             let r = try Bench.capture(frames: frames)
             print(String(format: "capture on the video thread: %.2f ms mean, %.2f ms p95 without saving; %.2f ms mean, %.2f ms p95 while saving",
                          r.quiet.mean, r.quiet.p95, r.saving.mean, r.saving.p95))
-            print(String(format: "peer %.1f fps (%d photos), capture %.1f fps (%d photos + thumbnails + records.json), ratio %.2f",
-                         r.peerFPS, r.peerPhotos, r.oursFPS, r.ourPhotos, r.ratio))
+            print(String(format: "peer %.1f fps (%d photos), capture %.1f fps (%d photos + thumbnails + records.json, %d triggers refused as busy), ratio %.2f",
+                         r.peerFPS, r.peerPhotos, r.oursFPS, r.ourPhotos, r.refused, r.ratio))
         default:
             throw HostError(.usage, "unknown benchmark '\(what)': expected bridge, compose, faces, chromakey or capture")
         }
