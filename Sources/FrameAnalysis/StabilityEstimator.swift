@@ -21,6 +21,8 @@ public struct StabilityEstimator: Sendable {
         public var rotation: Double = 0
         /// Variance of the Laplacian of this frame (higher is sharper).
         public var sharpness: Double
+        /// The motion judged for steadiness: max(|dx|, |dy|, roll's displacement at the outermost blocks), pixels.
+        public var magnitude: Int = 0
         /// Whether this step was steady.
         public var steady: Bool
         /// The verdict after this step.
@@ -74,7 +76,7 @@ public struct StabilityEstimator: Sendable {
             unsteadyRun += 1; steadyRun = 0
             if unsteadyRun >= unstableAfter { stable = false }
         }
-        return Step(dx: dx, dy: dy, rotation: m.rotation * 180 / .pi, sharpness: sharp, steady: steady, stable: stable)
+        return Step(dx: dx, dy: dy, rotation: m.rotation * 180 / .pi, sharpness: sharp, magnitude: magnitude, steady: steady, stable: stable)
     }
 
     /// Median of per-block best shifts from `a` to `b` (content moving right gives dx > 0).

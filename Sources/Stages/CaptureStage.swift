@@ -302,7 +302,7 @@ public final class CaptureStage: Stage {
             }
             let step = gray.map { rt.estimator.update($0) }
             let candidate = CaptureChoice.Candidate(score: comp?.score, sharpness: step?.sharpness ?? 0,
-                                                    motion: Double(max(abs(step?.dx ?? 0), abs(step?.dy ?? 0))))
+                                                    motion: Double(step?.magnitude ?? 0))
             if comp != nil { rt.sawMeta = true }
             if s.auto && !rt.sawMeta && !rt.warnedNoMeta && rt.frames == 90 {
                 rt.warnedNoMeta = true
