@@ -55,6 +55,12 @@ import Testing
             #expect(exif.out.contains("DateTimeOriginal"), "\(exif.out)")
             #expect(exif.out.contains("ImageDescription                : Viewfinder photo"), "\(exif.out)")
             #expect(exif.out.contains("Software                        : Viewfinder"))
+            // Clean: only the 40x40 ball is bright; compose's box, arrow, text and capture's label are not in it.
+            let img = try Tools.luma(of: file)
+            let bright = img.pixels.indices.filter { img.pixels[$0] > 40 }
+            let xs = bright.map { $0 % img.width }, ys = bright.map { $0 / img.width }
+            #expect(bright.count > 800 && bright.count < 1400, "\(bright.count) bright pixels")
+            #expect((xs.max() ?? 0) - (xs.min() ?? 0) <= 42 && (ys.max() ?? 0) - (ys.min() ?? 0) <= 42)
             let thumb = try #require(rec["thumbnail"] as? String)
             let (tw, th) = try Self.size(d.appendingPathComponent(thumb).path)
             #expect(tw == 300 && th == 225, "thumbnail \(tw)x\(th)")
