@@ -432,26 +432,44 @@ public final class CaptureStage: Stage {
         var desc = "Viewfinder photo \(number) (\(kind.rawValue))"
         if let c { desc += String(format: ": %@, score %.2f, %@", c.rule, c.score, c.advice) }
         let tags = ShotSender.tags(description: desc, orientation: s.orientation)
-        guard ShotSender.send(photo, tags: tags, on: "snapshot", context: context) else {
-            return fail(capture: "the snapshot output is not running", time: pick.time)
-        }
+        // Register the save before anything is pushed: a fast branch may report its file before push() returns.
         let defaults = defaultOutputs.withLock { $0 }
-        var expected: Set<String> = []
-        if defaults.contains("snapshot") { expected.insert("snapshot") }
-        if s.thumbnails, context.push(photo, on: "thumbnail"), defaults.contains("thumbnail") { expected.insert("thumbnail") }
-        if let full, ShotSender.send(full, tags: tags, on: "full", context: context), defaults.contains("full") { expected.insert("full") }
         let tracked = defaults.contains("snapshot")
-        let pending = Pending(number: number, pts: photo.pts, trigger: kind, composition: c,
-                              crop: window, date: Date(), expected: expected, tracked: tracked)
-        let (phase, readiness) = runtime.withLock { rt -> (CapturePhase, CaptureReadiness) in
+        var expected: Set<String> = tracked ? ["snapshot"] : []
+        if s.thumbnails && defaults.contains("thumbnail") { expected.insert("thumbnail") }
+        if full != nil && defaults.contains("full") { expected.insert("full") }
+        let keep = s.index || tracked
+        runtime.withLock { rt in
             _ = rt.machine.handle(.captured(time: pick.time))
-            if s.index || tracked { rt.pending.append(pending) }
+            if keep {
+                rt.pending.append(Pending(number: number, pts: photo.pts, trigger: kind, composition: c,
+                                          crop: window, date: Date(), expected: expected, tracked: tracked))
+                // Bounded: tracked saves are limited by max-pending; untracked leftovers by this.
+                if rt.pending.count > 4 * s.maxPending { rt.pending.removeFirst(rt.pending.count - 4 * s.maxPending) }
+            }
+        }
+        guard ShotSender.send(photo, tags: tags, on: "snapshot", context: context) else {
+            let why = "the snapshot output is not running"
+            runtime.withLock { rt in
+                rt.pending.removeAll { $0.number == number }
+                _ = rt.machine.handle(.saveFailed(why, time: pick.time))
+            }
+            return [MessageStructure(Self.messageName, [("event", .string("error")), ("reason", .string(why))])]
+        }
+        var missing: Set<String> = []
+        if s.thumbnails, !context.push(photo, on: "thumbnail") { missing.insert("thumbnail") }
+        if let full, !ShotSender.send(full, tags: tags, on: "full", context: context) { missing.insert("full") }
+        let (phase, readiness, done) = runtime.withLock { rt -> (CapturePhase, CaptureReadiness, Pending?) in
             // A branch of the user's own: handed over counts as saved for the state machine.
             if !tracked { _ = rt.machine.handle(.saved) }
-            // Bounded: never more than max-pending tracked saves plus a few untracked leftovers.
-            if rt.pending.count > 4 * s.maxPending { rt.pending.removeFirst(rt.pending.count - 4 * s.maxPending) }
-            return (rt.machine.phase, rt.machine.readiness)
+            var done: Pending?
+            if !missing.isEmpty, let i = rt.pending.firstIndex(where: { $0.number == number }) {
+                rt.pending[i].expected.subtract(missing)
+                if rt.pending[i].tracked && rt.pending[i].expected.isSubset(of: Set(rt.pending[i].files.keys)) { done = rt.pending.remove(at: i) }
+            }
+            return (rt.machine.phase, rt.machine.readiness, done)
         }
+        if let done { writer.async { [self] in self.finish(done) } }
         return [MessageStructure(Self.messageName, [
             ("event", .string("capture")), ("number", .int(Int32(number))), ("trigger", .string(kind.rawValue)),
             ("pts", .uint64(photo.pts ?? UInt64.max)), ("frame", .uint64(UInt64(photo.index))),

@@ -132,4 +132,25 @@ import GStreamerKit
         // Nothing of the default branches was made.
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix("IMG_") }.isEmpty)
     }
+
+    /// 30 photos at small size, three runs: every capture event has its photo, thumbnail and record, and the
+    /// work area is empty at the end. (The ordering race itself — a file reported before push() returns — is
+    /// reproduced deterministically in CaptureStageTests.)
+    @Test func everyCaptureHasItsPhotoThumbnailAndRecord() throws {
+        for _ in 0..<3 {
+            let dir = Self.tmp("photos")
+            let s = try Session(description: "videotestsrc pattern=smpte num-buffers=90 ! video/x-raw,width=160,height=120,framerate=30/1 ! capture auto=false manual=false overlay=false interval=0.1 max-pending=8 directory=\(dir) ! fakesink")
+            #expect(s.run() == 0, "\(s.errors)")
+            let captures = s.elementMessages.filter { $0.contains("event=(string)capture,") }.count
+            let refused = s.elementMessages.filter { $0.contains("event=(string)refused") }.count
+            #expect(captures + refused == 30 && captures >= 20, "\(captures) captures, \(refused) refused")
+            let files = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix("IMG_") }.sorted()
+            let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/records.json"))
+            let photos = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["photos"] as? [[String: Any]] ?? []
+            #expect(files.count == captures)
+            #expect(photos.compactMap { $0["file"] as? String } == files)
+            #expect(photos.allSatisfy { ($0["thumbnail"] as? String)?.hasPrefix("thumbs/") == true })
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/.partial") == ["thumbs"])
+        }
+    }
 }

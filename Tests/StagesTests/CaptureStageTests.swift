@@ -211,6 +211,57 @@ import Testing
         #expect(throws: StageError.self) { try rig.stage.update("crop", value: .choice("1:1")) }
     }
 
+    /// A branch that writes and reports its file inside push() (as a fast one may, from its own thread,
+    /// before push returns): the save is registered before the push, so the photo is still indexed.
+    final class InstantBranch: StageContext, @unchecked Sendable {
+        let stageName = "cap"
+        weak var stage: CaptureStage?
+        let directory: String
+        let jpeg: Data
+        var count = 0
+        init(directory: String, jpeg: Data) { self.directory = directory; self.jpeg = jpeg }
+        func push(_ frame: VideoFrame, on output: String) -> Bool {
+            guard output == "snapshot", let stage else { return true }
+            count += 1
+            let file = directory + "/.partial/" + String(format: "IMG_%05d.jpg", count)
+            FileManager.default.createFile(atPath: file, contents: jpeg)
+            stage.busMessage(source: "cap_snapshot_files", structure: MessageStructure("GstMultiFileSink", [
+                ("filename", .string(file)), ("index", .int(Int32(count))), ("timestamp", .uint64(frame.pts ?? 0))]).text)
+            return true
+        }
+        func push(_ tags: TagList, on output: String) -> Bool { true }
+        func push(event: MessageStructure, on output: String) -> Bool { true }
+        func post(_ message: MessageStructure) {}
+    }
+
+    @Test func aFileReportedBeforePushReturnsIsStillIndexed() throws {
+        let dir = Self.directory()
+        // A real JPEG from jpegenc ! jifmux.
+        let jpegPath = dir + "/source.jpg"
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/gst-launch-1.0")
+        p.arguments = ["-q", "videotestsrc", "num-buffers=1", "!", "video/x-raw,width=160,height=120", "!", "jpegenc", "!", "jifmux", "!", "filesink", "location=\(jpegPath)"]
+        try p.run(); p.waitUntilExit()
+        let triggers = Triggers()
+        let stage = try CaptureStage(name: "cap", properties: try StageHarness.values(kind: "capture", name: "cap",
+            [("directory", dir + "/photos"), ("auto", "false"), ("thumbnails", "false"), ("overlay", "false")]), triggers: triggers)
+        _ = stage.defaultBranch(for: "snapshot")
+        try stage.configure(Self.info)
+        let ctx = InstantBranch(directory: dir + "/photos", jpeg: try Data(contentsOf: URL(fileURLWithPath: jpegPath)))
+        ctx.stage = stage
+        for i in 0..<4 {
+            if i == 2 { triggers.fire() }
+            let b = Buffer(bytes: StageHarness.blackBytes(Self.info))
+            b.pts = UInt64(i) * Self.frameNs
+            try stage.process(VideoFrame(buffer: b, info: Self.info, caps: try Caps(Self.info.capsString), segment: Segment(), index: i), context: ctx)
+        }
+        stage.close()
+        #expect(ctx.count == 1)
+        #expect(stage.records.map(\.file) == ["IMG_00001.jpg"])
+        #expect(stage.phase == .waitingForStability || stage.phase == .detectingRegion)   // saved, not stuck in savingPhoto
+        #expect(FileManager.default.fileExists(atPath: dir + "/photos/IMG_00001.jpg"))
+    }
+
     @Test func badCropAndUnusableDirectoryAreUsageErrors() throws {
         let file = Self.directory() + "/not-a-dir"
         FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
