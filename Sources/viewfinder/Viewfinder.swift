@@ -192,8 +192,8 @@ struct BenchCommand: ParsableCommand {
             let r = try Bench.chromakey(frames: frames)
             print(String(format: "alpha %.1f fps, chromakey %.1f fps, ratio %.2f", r.alphaFPS, r.oursFPS, r.ratio))
         case "capture":
-            print("bench capture: 1920x1080 I420, \(frames) frames, 5 photos/s; peer: tee ! videorate ! jpegenc ! jifmux ! multifilesink")
-            let r = try Bench.capture(frames: frames)
+            print("bench capture: 1920x1080 I420, \(frames) frames, 5 photos/s, best of \(rounds); peer: tee ! videorate ! jpegenc ! jifmux ! multifilesink")
+            let r = try Bench.capture(frames: frames, rounds: rounds)
             print(String(format: "capture on the video thread: %.2f ms mean, %.2f ms p95 without saving; %.2f ms mean, %.2f ms p95 while saving",
                          r.quiet.mean, r.quiet.p95, r.saving.mean, r.saving.p95))
             print(String(format: "peer %.1f fps (%d photos), capture %.1f fps (%d photos + thumbnails + records.json, %d triggers refused as busy), ratio %.2f",
