@@ -5,8 +5,7 @@ import Foundation
 public enum ImageFile {
     /// Decodes `path` (any format decodebin reads) scaled to `width` x `height`, as BGRA rows.
     public static func decodeBGRA(_ path: String, width: Int, height: Int) throws(GStreamerError) -> (pixels: [UInt8], stride: Int) {
-        let loc = path.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-        let p = try Pipeline.parse("filesrc location=\"\(loc)\" ! decodebin ! videoconvert ! videoscale ! video/x-raw,format=BGRA,width=\(width),height=\(height),pixel-aspect-ratio=1/1 ! appsink name=vf_image sync=false")
+        let p = try Pipeline.parse("filesrc location=\(Pipeline.quoted(path)) ! decodebin ! videoconvert ! videoscale ! video/x-raw,format=BGRA,width=\(width),height=\(height),pixel-aspect-ratio=1/1 ! appsink name=vf_image sync=false")
         defer { p.setState(.null) }
         guard let sink = p.appSink(named: "vf_image") else { throw GStreamerError(.library, "no appsink in the decoder") }
         p.setState(.playing)
@@ -35,9 +34,8 @@ public enum ImageFile {
         let png = path.lowercased().hasSuffix(".png")
         let tmp = (path as NSString).deletingLastPathComponent.isEmpty ? ".\(UUID().uuidString).tmp"
             : ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(".\(UUID().uuidString).tmp")
-        let loc = tmp.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
         let enc = png ? "pngenc" : "jpegenc quality=\(quality)"
-        let p = try Pipeline.parse("appsrc name=vf_image format=time ! videoconvert ! \(enc) ! filesink location=\"\(loc)\"")
+        let p = try Pipeline.parse("appsrc name=vf_image format=time ! videoconvert ! \(enc) ! filesink location=\(Pipeline.quoted(tmp))")
         defer { p.setState(.null) }
         guard let src = p.appSource(named: "vf_image") else { throw GStreamerError(.library, "no appsrc in the encoder") }
         let info = try VideoInfo(format: "BGRA", width: width, height: height, fpsN: 0, fpsD: 1)

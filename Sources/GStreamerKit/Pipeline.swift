@@ -20,6 +20,12 @@ public enum StateChange: Sendable, Equatable {
 
 /// A GstPipeline built from a gst-launch description.
 public final class Pipeline: Element, @unchecked Sendable {
+    /// `text` as a double-quoted gst-launch value (backslashes and quotes escaped), for locations
+    /// spliced into descriptions.
+    public static func quoted(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
     /// Parses a gst-launch description into a new pipeline; any parse problem is fatal.
     public static func parse(_ description: String) throws(GStreamerError) -> Pipeline {
         GStreamer.initialize()

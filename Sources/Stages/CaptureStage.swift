@@ -91,6 +91,8 @@ public final class CaptureStage: Stage {
         var files: [String: String] = [:]
         /// False when the snapshot branch is the user's own: the record is made if a multifilesink reports it.
         var tracked: Bool
+        /// Every expected file reported (a user's branch: its one file).
+        var complete: Bool { !tracked || expected.isSubset(of: Set(files.keys)) }
     }
 
     private struct Runtime {
@@ -187,10 +189,6 @@ public final class CaptureStage: Stage {
         return (dir as NSString).appendingPathComponent(rel)
     }
 
-    private static func quoted(_ s: String) -> String {
-        "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-    }
-
     /// multifilesink names of the default branches.
     func sinkName(_ output: String) -> String { "\(name)_\(output)_files" }
 
@@ -202,7 +200,7 @@ public final class CaptureStage: Stage {
         let start = runtime.withLock { $0.nextNumber }
         let partial = (s.directory as NSString).appendingPathComponent(".partial")
         let sink = { (pattern: String) in
-            "multifilesink name=\(self.sinkName(output)) location=\(Self.quoted((partial as NSString).appendingPathComponent(pattern))) index=\(start) post-messages=true"
+            "multifilesink name=\(self.sinkName(output)) location=\(Pipeline.quoted((partial as NSString).appendingPathComponent(pattern))) index=\(start) post-messages=true"
         }
         let branch: String
         switch output {
@@ -381,13 +379,11 @@ public final class CaptureStage: Stage {
             posts += take(kind, pick, number: number, settings: s, context: context)
         }
         // State changes and readiness on the bus.
-        let state = runtime.withLock { rt -> (CapturePhase, String, CaptureReadiness, Int, Int, Int?) in
-            (rt.machine.phase, rt.machine.reason, rt.machine.readiness, rt.machine.shots, rt.machine.pending, rt.timer.remaining(at: time))
-        }
-        let changed = runtime.withLock { rt -> Bool in
-            if let p = rt.posted, p.0 == state.0, p.1 == state.1, p.2 == state.2 { return false }
-            rt.posted = (state.0, state.1, state.2)
-            return true
+        let (state, changed) = runtime.withLock { rt -> ((CapturePhase, String, CaptureReadiness, Int, Int, Int?), Bool) in
+            let st = (rt.machine.phase, rt.machine.reason, rt.machine.readiness, rt.machine.shots, rt.machine.pending, rt.timer.remaining(at: time))
+            if let p = rt.posted, p.0 == st.0, p.1 == st.1, p.2 == st.2 { return (st, false) }
+            rt.posted = (st.0, st.1, st.2)
+            return (st, true)
         }
         if changed {
             posts.append(MessageStructure(Self.messageName, [("event", .string("state")), ("state", .string(state.0.rawValue)),
@@ -465,7 +461,7 @@ public final class CaptureStage: Stage {
             var done: Pending?
             if !missing.isEmpty, let i = rt.pending.firstIndex(where: { $0.number == number }) {
                 rt.pending[i].expected.subtract(missing)
-                if rt.pending[i].tracked && rt.pending[i].expected.isSubset(of: Set(rt.pending[i].files.keys)) { done = rt.pending.remove(at: i) }
+                if rt.pending[i].tracked && rt.pending[i].complete { done = rt.pending.remove(at: i) }
             }
             return (rt.machine.phase, rt.machine.readiness, done)
         }
@@ -502,11 +498,8 @@ public final class CaptureStage: Stage {
                 p.pts == ts && p.files[kind] == nil && (output != nil ? p.expected.contains(kind) : !p.tracked)
             }) else { return nil }
             rt.pending[i].files[kind] = file
-            let p = rt.pending[i]
-            let complete = p.tracked ? p.expected.isSubset(of: Set(p.files.keys)) : true
-            guard complete else { return nil }
-            rt.pending.remove(at: i)
-            return p
+            guard rt.pending[i].complete else { return nil }
+            return rt.pending.remove(at: i)
         }
         if let done { writer.async { [self] in self.finish(done) } }
     }
@@ -521,8 +514,7 @@ public final class CaptureStage: Stage {
         var renumber: Int?
         if p.tracked, let photo = p.files["snapshot"],
            FileManager.default.fileExists(atPath: (s.directory as NSString).appendingPathComponent((photo as NSString).lastPathComponent)) {
-            let taken = ((try? FileManager.default.contentsOfDirectory(atPath: s.directory)) ?? []).compactMap { PhotoIndex.number(of: $0) }
-            renumber = (taken.max() ?? 0) + 1
+            renumber = PhotoIndex.highestNumber(in: s.directory) + 1
         }
         for (output, file) in p.files.sorted(by: { $0.key < $1.key }) {
             guard PhotoIndex.syncFile(file) else { problem = "cannot read back '\(file)'"; break }

@@ -101,9 +101,11 @@ public final class PhotoIndex: @unchecked Sendable {
     }
 
     /// The next free photo number (one past the highest listed or lying on disk).
-    public var nextNumber: Int {
-        let onDisk = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).compactMap { Self.number(of: $0) }
-        return max(records.map(\.id).max() ?? 0, onDisk.max() ?? 0) + 1
+    public var nextNumber: Int { max(records.map(\.id).max() ?? 0, Self.highestNumber(in: directory)) + 1 }
+
+    /// The highest photo number lying in `directory` (0 when none).
+    public static func highestNumber(in directory: String) -> Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).compactMap { number(of: $0) }.max() ?? 0
     }
 
     private func reconcile() throws(StageError) {

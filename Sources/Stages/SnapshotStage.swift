@@ -48,8 +48,7 @@ public final class SnapshotStage: Stage {
     /// The default branch: `queue ! jpegenc ! jifmux ! multifilesink location=...` (jifmux writes the EXIF tags).
     public func defaultBranch(for output: String) -> String? {
         let s = settings.withLock { $0 }
-        let loc = s.location.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-        return "queue ! jpegenc quality=\(s.quality) ! jifmux ! multifilesink location=\"\(loc)\" post-messages=true"
+        return "queue ! jpegenc quality=\(s.quality) ! jifmux ! multifilesink location=\(Pipeline.quoted(s.location)) post-messages=true"
     }
 
     /// Changes interval, manual or max-shots while playing.
