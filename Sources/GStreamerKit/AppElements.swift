@@ -1,5 +1,8 @@
 import CGStreamer
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What a pull from an appsink produced.
 public enum PullResult: Sendable {
@@ -9,6 +12,9 @@ public enum PullResult: Sendable {
     case timeout
     /// The stream ended.
     case eos
+    /// The appsink is not running (its pipeline is in NULL: not started yet, or shut down).
+    /// appsink answers "EOS" in that state; it is not an end of stream.
+    case stopped
 }
 
 /// Counts buffers reaching a pad (used to count frames that arrive at a bridge, dropped or not).
@@ -37,8 +43,23 @@ public final class AppSink: Element, @unchecked Sendable {
     /// Switches between leaky (drop the oldest when full) and blocking hand-off; allowed while running.
     public func setDrop(_ drop: Bool) { gst_app_sink_set_drop(sink, drop ? 1 : 0) }
 
+    /// True while the element is in NULL (appsink is started on NULL -> READY).
+    var isStopped: Bool {
+        var current = GST_STATE_VOID_PENDING
+        _ = gst_element_get_state(raw, &current, nil, 0)
+        return current == GST_STATE_NULL
+    }
+
     /// Pulls the next frame, waiting up to `timeout` ns.
+    ///
+    /// A stopped appsink returns at once and claims EOS (`gst_app_sink_is_eos` is TRUE while it is
+    /// not started): that is reported as `.stopped`, after waiting the timeout so callers do not spin.
+    /// The state is read before the pull, so a sink shut down during the pull still ends as `.eos`.
     public func pull(timeout: UInt64) -> PullResult {
+        if isStopped {
+            usleep(useconds_t(min(timeout, 20_000_000) / 1000))
+            return .stopped
+        }
         guard let s = gst_app_sink_try_pull_sample(sink, GstClockTime(timeout)) else {
             return gst_app_sink_is_eos(sink) != 0 ? .eos : .timeout
         }

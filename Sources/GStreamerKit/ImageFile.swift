@@ -22,7 +22,7 @@ public enum ImageFile {
                 let plane = try frame.planeBytes(plane: 0)
                 return (plane.bytes, plane.rowBytes)
             case .eos: throw GStreamerError(.stream, "'\(path)' holds no picture")
-            case .timeout: continue
+            case .timeout, .stopped: continue
             }
         }
         throw GStreamerError(.stream, "decoding '\(path)' timed out")

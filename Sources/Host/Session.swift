@@ -180,6 +180,8 @@ public final class Session: @unchecked Sendable {
     public func requestStop() { eosRequests.add(1, ordering: .relaxed) }
     /// Stops at once without draining.
     public func abort() { aborted.store(true, ordering: .relaxed) }
+    /// True once `abort()` was called.
+    public var wasAborted: Bool { aborted.load(ordering: .relaxed) }
 
     private func sendEOSToSources() {
         let ours = Set(plan.segments.flatMap(\.appSources))
@@ -225,12 +227,15 @@ public final class Session: @unchecked Sendable {
 
         let base = clock.now
         for p in pipelines { p.fixBaseTime(base) }
-        for g in groups { g.start() }
         let start = Date()
         // Downstream first, so every appsrc branch is ready before frames flow.
         for i in pipelines.indices.reversed() where !roots.contains(i) {
             if pipelines[i].setState(.playing) == .failure { return finish(code: 1, fallback: "segment \(i) failed to start", start: start) }
         }
+        // Workers only once every appsink is started: a stopped appsink answers "EOS", and a worker
+        // that believed it ended its group for good (the second stage of `passthrough ! identity !
+        // passthrough` never saw a frame and the run hung).
+        for g in groups { g.start() }
         for r in roots {
             if pipelines[r].setState(.playing) == .failure { return finish(code: 1, fallback: "segment \(r) failed to start", start: start) }
         }
@@ -248,7 +253,9 @@ public final class Session: @unchecked Sendable {
             let stops = eosRequests.load(ordering: .relaxed)
             if stops > handledStops {
                 handledStops = stops
-                if stops == 1 { sendEOSToSources() }
+                // Off the bus thread: sending EOS can block (a sink waiting for a client), and the
+                // loop must keep reading the bus and the abort flag meanwhile.
+                if stops == 1 { Thread.detachNewThread { [self] in sendEOSToSources() } }
             }
             restartBranches(stopping: stops > 0, eos: &eos)
             let dirty = latencyDirty.exchange(0, ordering: .relaxed)

@@ -124,7 +124,9 @@ final class StageGroup: @unchecked Sendable {
         let contexts = stages.map { GroupContext(stageName: $0.name, group: self) }
         while !stopFlag.load(ordering: .relaxed) {
             switch sink.pull(timeout: 50_000_000) {
-            case .timeout:
+            case .timeout, .stopped:
+                // Stopped: the sink's segment is not started yet (or is being shut down); only a real
+                // end-of-stream ends the worker.
                 continue
             case .eos:
                 for (i, s) in stages.enumerated() { s.stage.finish(context: contexts[i]) }

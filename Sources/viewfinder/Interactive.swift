@@ -15,13 +15,22 @@ enum Interactive {
         signal(SIGXFSZ, SIG_IGN)
         let queue = DispatchQueue(label: "viewfinder.signals")
         let interrupts = Counter()
+        let terminal = TerminalMode()
         let onInterrupt: @Sendable () -> Void = {
             if interrupts.increment() == 1 {
                 FileHandle.standardError.write(Data("\nviewfinder: stopping: sending end-of-stream (Ctrl-C again to abort)\n".utf8))
                 session.requestStop()
             } else {
+                // Never wait on GStreamer here: ask the session to stop, and if its thread is stuck in
+                // GStreamer (a sink blocked on a client, a state change that does not return), leave
+                // anyway after half a second, as gst-launch-1.0 does on a second Ctrl-C.
                 FileHandle.standardError.write(Data("viewfinder: aborting\n".utf8))
                 session.abort()
+                queue.asyncAfter(deadline: .now() + abortGrace) {
+                    terminal.restore()
+                    FileHandle.standardError.write(Data("viewfinder: aborted (the pipeline did not stop in time)\n".utf8))
+                    _exit(abortExitCode)
+                }
             }
         }
         let sigint = DispatchSource.makeSignalSource(signal: SIGINT, queue: queue)
@@ -33,7 +42,7 @@ enum Interactive {
         let usr1 = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: queue)
         usr1.setEventHandler { Triggers.shared.fire() }
         usr1.resume()
-        let keys = KeyReader { key in
+        let keys = KeyReader(terminal: terminal) { key in
             switch key {
             case UInt8(ascii: "s"): Triggers.shared.fire()
             case UInt8(ascii: "q"): queue.async(execute: onInterrupt)
@@ -41,10 +50,30 @@ enum Interactive {
             }
         }
         defer {
-            keys?.restore()
+            withExtendedLifetime(keys) {}
+            terminal.restore()
             sigint.cancel(); sigterm.cancel(); usr1.cancel()
         }
         return session.run()
+    }
+}
+
+/// Exit code after a second Ctrl-C (128 + SIGINT, as a shell reports a process killed by it).
+let abortExitCode: Int32 = 130
+/// How long an abort may take before the process leaves without the pipelines' cooperation.
+let abortGrace: DispatchTimeInterval = .milliseconds(500)
+
+/// The terminal's saved mode, restored once from any thread (normal exit or a forced abort).
+final class TerminalMode: @unchecked Sendable {
+    private let lock = NSLock()
+    private var saved: termios?
+    func save(_ mode: termios) { lock.withLock { saved = mode } }
+    func restore() {
+        lock.withLock {
+            guard var s = saved else { return }
+            tcsetattr(0, TCSANOW, &s)
+            saved = nil
+        }
     }
 }
 
@@ -56,11 +85,12 @@ final class Counter: @unchecked Sendable {
 
 /// Reads single key presses from a terminal stdin (raw mode, restored on exit).
 final class KeyReader: @unchecked Sendable {
-    private var saved = termios()
     private let thread: Thread
 
-    init?(onKey: @escaping @Sendable (UInt8) -> Void) {
+    init?(terminal: TerminalMode, onKey: @escaping @Sendable (UInt8) -> Void) {
+        var saved = termios()
         guard isatty(0) == 1, tcgetattr(0, &saved) == 0 else { return nil }
+        terminal.save(saved)
         var raw = saved
         raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
         withUnsafeMutableBytes(of: &raw.c_cc) { cc in
@@ -73,10 +103,5 @@ final class KeyReader: @unchecked Sendable {
             while read(0, &byte, 1) == 1 { onKey(byte) }
         }
         thread.start()
-    }
-
-    func restore() {
-        var s = saved
-        tcsetattr(0, TCSANOW, &s)
     }
 }

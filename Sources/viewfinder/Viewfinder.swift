@@ -81,7 +81,7 @@ struct RunOptions: ParsableArguments {
         let code = Interactive.run(session)
         if !quiet, let r = session.report { FileHandle.standardError.write(Data("\(r.text)\n".utf8)) }
         for e in session.errors { FileHandle.standardError.write(Data("viewfinder: \(e)\n".utf8)) }
-        if code != 0 { throw ExitCode(code) }
+        if code != 0 { throw ExitCode(session.wasAborted ? abortExitCode : code) }
     }
 }
 

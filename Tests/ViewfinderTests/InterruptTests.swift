@@ -16,6 +16,30 @@ import Testing
         #expect(frames > 30, "got \(frames) frames")
     }
 
+    /// A tee to a recording and to an SRT sink nobody connects to: end-of-stream cannot get through
+    /// (the SRT branch waits for a client and the tee waits for it), so the first Ctrl-C does not end
+    /// the run. The second must, within a second, whatever GStreamer is doing (exit 130, as a shell
+    /// reports a process killed by SIGINT and as gst-launch-1.0 -e does).
+    @Test func secondInterruptAbortsWithinOneSecondWhenEndOfStreamIsStuck() throws {
+        for round in 0..<5 {
+            let d = Tools.tempDir()
+            let port = 20_000 + Int.random(in: 0..<20_000)
+            let (p, o, e) = try Tools.start(Tools.viewfinder, ["launch", "videotestsrc is-live=true ! video/x-raw,format=I420,width=320,height=240,framerate=30/1 ! grid ! videoconvert ! x264enc tune=zerolatency ! h264parse ! tee name=t ! queue ! mp4mux ! filesink location=\(d.path)/rec.mp4 t. ! queue ! h264parse ! mpegtsmux ! srtsink uri=srt://127.0.0.1:\(port)?mode=listener"])
+            usleep(2_000_000)
+            kill(p.processIdentifier, SIGINT)
+            usleep(1_500_000)
+            #expect(p.isRunning, "round \(round): end-of-stream was expected to be stuck behind the SRT branch")
+            let t0 = Date()
+            kill(p.processIdentifier, SIGINT)
+            while p.isRunning && Date().timeIntervalSince(t0) < 5 { usleep(10_000) }
+            let elapsed = Date().timeIntervalSince(t0)
+            let r = Tools.finish(p, o, e, timeout: 1)
+            #expect(elapsed < 1.0, "round \(round): abort took \(elapsed) s")
+            #expect(r.code == 130, "round \(round): \(r.err)")
+            #expect(r.err.contains("aborting"))
+        }
+    }
+
     @Test func keySOnATerminalFiresSnapshot() throws {
         let d = Tools.tempDir()
         // script(1) gives the program a real terminal; the 's' typed after 1.5 s reaches it.
