@@ -375,7 +375,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
 final class JSONLineWriter: @unchecked Sendable {
     let path: String
     let stage: String
-    private var handle: FileHandle?
+    private var file: AppendFile?
     private let lock = NSLock()
     /// Lines that could not be written.
     private(set) var failedLines = 0
@@ -396,37 +396,27 @@ final class JSONLineWriter: @unchecked Sendable {
     /// Opens (creating a missing file) for appending. A FIFO without a reader is waited for, as a shell's `>>` does.
     func open() throws(StageError) {
         lock.lock(); defer { lock.unlock() }
-        if handle != nil { return }
-        let flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC
-        var fd = Glibc.open(path, flags | O_NONBLOCK, 0o644)
-        if fd < 0 && errno == ENXIO {
-            FileHandle.standardError.write(Data("\(stage): waiting for a reader on metadata-location '\(path)'\n".utf8))
-            fd = Glibc.open(path, flags, 0o644)
-        } else if fd >= 0 {
-            // Writes block (a slow reader slows the analysis thread only, never the video).
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        if file != nil { return }
+        do {
+            file = try AppendFile(path: path) {
+                FileHandle.standardError.write(Data("\(self.stage): waiting for a reader on metadata-location '\(self.path)'\n".utf8))
+            }
+        } catch {
+            throw StageError(.resource, "\(stage): cannot open metadata-location '\(path)': \(error.message)")
         }
-        guard fd >= 0 else {
-            throw StageError(.resource, "\(stage): cannot open metadata-location '\(path)': \(String(cString: strerror(errno)))")
-        }
-        handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
     }
 
     func write(_ object: [String: Any]) {
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
         lock.lock(); defer { lock.unlock() }
-        guard let handle else { return }
-        do { try handle.write(contentsOf: data + Data("\n".utf8)) } catch {
-            failedLines += 1
-            if failedLines == 1 {
-                let reason = (error as NSError).domain == NSPOSIXErrorDomain
-                    ? String(cString: strerror(Int32((error as NSError).code))) : error.localizedDescription
-                FileHandle.standardError.write(Data("WARNING from stage \(stage): cannot write metadata-location '\(path)': \(reason); metadata lines are dropped, the stream goes on\n".utf8))
-            }
+        guard let file, let problem = file.write(Array(data) + [0x0A]) else { return }
+        failedLines += 1
+        if failedLines == 1 {
+            FileHandle.standardError.write(Data("WARNING from stage \(stage): cannot write metadata-location '\(path)': \(problem); metadata lines are dropped, the stream goes on\n".utf8))
         }
     }
 
-    func flush() { lock.lock(); defer { lock.unlock() }; try? handle?.synchronize() }
+    func flush() { lock.lock(); defer { lock.unlock() }; file?.synchronize() }
 }
 
 extension ComposeStage {

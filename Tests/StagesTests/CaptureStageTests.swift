@@ -25,6 +25,7 @@ import Testing
         init(_ assignments: [(String, String)]) throws {
             let values = try StageHarness.values(kind: "capture", name: "cap", [("directory", directory)] + assignments)
             stage = try CaptureStage(name: "cap", properties: values, triggers: triggers)
+            try stage.open()
             try stage.configure(info)
         }
         /// Feeds one frame of `bytes` (default black) with compose's meta when `score` is given.
@@ -246,6 +247,7 @@ import Testing
         let stage = try CaptureStage(name: "cap", properties: try StageHarness.values(kind: "capture", name: "cap",
             [("directory", dir + "/photos"), ("auto", "false"), ("thumbnails", "false"), ("overlay", "false")]), triggers: triggers)
         _ = stage.defaultBranch(for: "snapshot")
+        try stage.open()
         try stage.configure(Self.info)
         let ctx = InstantBranch(directory: dir + "/photos", jpeg: try Data(contentsOf: URL(fileURLWithPath: jpegPath)))
         ctx.stage = stage
