@@ -67,8 +67,7 @@ public final class Session: @unchecked Sendable {
         for seg in plan.segments {
             do { pipes.append(try Pipeline.parse(seg.description)) } catch {
                 // GStreamer quotes the bad value in full: cut it there, and leave it out of the segment.
-                let message = error.message.split(separator: " ", omittingEmptySubsequences: false).map { Echo.value(String($0)) }.joined(separator: " ")
-                throw HostError(.usage, "\(message) (in segment \(seg.index): \(Echo.description(seg.description)))")
+                throw HostError(.usage, "\(Echo.message(error.message)) (in segment \(seg.index): \(Echo.description(seg.description)))")
             }
         }
         // Directories stages create when they open (capture's DIR/.partial/...): their branches may write there.

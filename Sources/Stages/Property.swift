@@ -87,6 +87,14 @@ public enum Echo {
         return String(text.prefix(limit)) + "… (\(text.count) characters)"
     }
 
+    /// A message that quotes values (GStreamer's `to "xxxx"`): each quoted value and each long word cut as `value`.
+    public static func message(_ text: String, limit: Int = Echo.limit) -> String {
+        let quoted = text.replacing(/"([^"]*)"/) { "\"" + value(String($0.output.1), limit: limit) + "\"" }
+        return quoted.split(separator: " ", omittingEmptySubsequences: false).map { word in
+            word.count > limit + 40 ? value(String(word), limit: limit) : String(word)
+        }.joined(separator: " ")
+    }
+
     /// A description (segment) quoted back: every word longer than `limit` is cut to its property name
     /// and an ellipsis (`pattern=…`), so a value already named in the message is not repeated.
     public static func description(_ text: String, limit: Int = Echo.limit) -> String {
