@@ -56,6 +56,10 @@ public struct LocalFile: Sendable, Equatable {
     public var role: Role
     /// True when the path is a pattern (`%05d`, a glob) naming several files.
     public var isPattern: Bool
+    /// Creates a description of one local file.
+    public init(property: String, path: String, role: Role, isPattern: Bool) {
+        self.property = property; self.path = path; self.role = role; self.isPattern = isPattern
+    }
 }
 
 extension Element {

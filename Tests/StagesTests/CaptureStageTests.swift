@@ -277,4 +277,28 @@ import Testing
             #expect(e.message.contains("2:3") && e.message.contains("3:4"))
         }
     }
+
+    /// Making the stage only checks its directory; open() creates it (so --dry-run and exit 2 write nothing).
+    @Test func initCreatesNothingOpenCreatesTheDirectory() throws {
+        let dir = Self.directory() + "/new/a/b"
+        let stage = try CaptureStage(name: "cap", properties: try StageHarness.values(kind: "capture", name: "cap", [("directory", dir)]))
+        #expect(!FileManager.default.fileExists(atPath: Self.directory() + "/new"))
+        #expect(stage.createsDirectories == [dir, dir + "/thumbs", dir + "/.partial", dir + "/.partial/thumbs"])
+        try stage.open()
+        var isDir: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: dir + "/.partial/thumbs", isDirectory: &isDir) && isDir.boolValue)
+    }
+
+    /// A directory under a file says so (not "NSCocoaErrorDomain error 512").
+    @Test func aDirectoryUnderAFileIsNamed() throws {
+        let file = Self.directory() + "/passwd"
+        FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
+        do {
+            _ = try CaptureStage(name: "cap", properties: try StageHarness.values(kind: "capture", name: "cap", [("directory", file + "/photos")]))
+            Issue.record("accepted")
+        } catch let e as StageError {
+            #expect(e.domain == .usage)
+            #expect(e.message.contains("cap: cannot use directory '\(file)/photos': '\(file)' is a file, not a directory"), "\(e.message)")
+        }
+    }
 }
