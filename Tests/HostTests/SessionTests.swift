@@ -169,9 +169,9 @@ import GStreamerKit
         func message(_ d: String) -> String {
             do { _ = try Session(description: d); return "" } catch { return error.kind == .usage ? error.message : "not usage: \(error.message)" }
         }
-        #expect(message("filesrc location=/etc ! fakesink") == "filesrc0: '/etc' is a directory, not a file (location of filesrc)")
-        #expect(message("videotestsrc ! filesink location=/etc/passwd/out.mp4")
-                == "filesink0: cannot write '/etc/passwd/out.mp4': '/etc/passwd' is a file, not a directory (location of filesink)")
+        #expect(message("filesrc name=in location=/etc ! fakesink") == "in: '/etc' is a directory, not a file (location of filesrc)")
+        #expect(message("videotestsrc ! filesink name=out location=/etc/passwd/out.mp4")
+                == "out: cannot write '/etc/passwd/out.mp4': '/etc/passwd' is a file, not a directory (location of filesink)")
         #expect(message("videotestsrc ! capture directory=/etc/passwd/photos ! fakesink").contains("'/etc/passwd' is a file, not a directory"))
     }
 
