@@ -27,6 +27,19 @@ public final class AppendFile: @unchecked Sendable {
         fd = f
     }
 
+    /// Writes `text` to stderr, ignoring failures (a closed stderr must not trap, as Foundation's
+    /// `FileHandle.standardError.write(_:)` does once SIGPIPE is ignored).
+    public static func writeStandardError(_ text: String) {
+        let bytes = Array(text.utf8)
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress! + done, bytes.count - done) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return }
+            done += n
+        }
+    }
+
     deinit { if fd >= 0 { Glibc.close(fd) } }
 
     /// Writes all of `bytes` at the end; nil on success, else errno's text (ENOSPC, EPIPE, EIO...).

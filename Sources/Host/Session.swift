@@ -91,7 +91,12 @@ public final class Session: @unchecked Sendable {
             for e in g.extraOutputs {
                 if let (ep, ei) = find(e.appSource), let src = ep.appSource(named: e.appSource) { extras["\(e.stage).\(e.output)"] = (src, ei) }
             }
-            gs.append(StageGroup(plan: g, stages: g.stages.map { ($0.name, made[$0.name]!) }, sink: sink, sinkSegment: si, main: main, extras: extras))
+            var stages: [(String, any Stage)] = []
+            for p in g.stages {
+                guard let st = made[p.name] else { throw HostError(.usage, "internal: stage '\(p.name)' was not made") }
+                stages.append((p.name, st))
+            }
+            gs.append(StageGroup(plan: g, stages: stages, sink: sink, sinkSegment: si, main: main, extras: extras))
         }
         // Branches fed by extra outputs (snapshots) get tags per frame: make their tag setters
         // (jifmux) take each photo's tags instead of keeping the first photo's.

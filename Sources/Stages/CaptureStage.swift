@@ -186,7 +186,7 @@ public final class CaptureStage: Stage {
         do { idx = try PhotoIndex(directory: s.directory) } catch { throw StageError(error.domain, "\(name): \(error.message)") }
         let warnings = s.index ? idx.warnings : []
         openedWarnings.withLock { $0 = warnings }
-        for w in warnings { FileHandle.standardError.write(Data("WARNING from stage \(name): \(w)\n".utf8)) }
+        for w in warnings { AppendFile.writeStandardError("WARNING from stage \(name): \(w)\n") }
         writer.sync { openedIndex.withLock { $0 = s.index ? idx : nil } }
     }
 

@@ -399,7 +399,7 @@ final class JSONLineWriter: @unchecked Sendable {
         if file != nil { return }
         do {
             file = try AppendFile(path: path) {
-                FileHandle.standardError.write(Data("\(self.stage): waiting for a reader on metadata-location '\(self.path)'\n".utf8))
+                AppendFile.writeStandardError("\(self.stage): waiting for a reader on metadata-location '\(self.path)'\n")
             }
         } catch {
             throw StageError(.resource, "\(stage): cannot open metadata-location '\(path)': \(error.message)")
@@ -412,7 +412,7 @@ final class JSONLineWriter: @unchecked Sendable {
         guard let file, let problem = file.write(Array(data) + [0x0A]) else { return }
         failedLines += 1
         if failedLines == 1 {
-            FileHandle.standardError.write(Data("WARNING from stage \(stage): cannot write metadata-location '\(path)': \(problem); metadata lines are dropped, the stream goes on\n".utf8))
+            AppendFile.writeStandardError("WARNING from stage \(stage): cannot write metadata-location '\(path)': \(problem); metadata lines are dropped, the stream goes on\n")
         }
     }
 
