@@ -32,8 +32,7 @@ public enum ImageFile {
     /// file renamed into place, so a failure leaves nothing half-written.
     public static func encodeBGRA(_ pixels: [UInt8], width: Int, height: Int, stride: Int, to path: String, quality: Int = 92) throws(GStreamerError) {
         let png = path.lowercased().hasSuffix(".png")
-        let tmp = (path as NSString).deletingLastPathComponent.isEmpty ? ".\(UUID().uuidString).tmp"
-            : ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(".\(UUID().uuidString).tmp")
+        let tmp = FilePaths.join(FilePaths.directory(of: path), ".\(UUID().uuidString).tmp")
         let enc = png ? "pngenc" : "jpegenc quality=\(quality)"
         let p = try Pipeline.parse("appsrc name=vf_image format=time ! videoconvert ! \(enc) ! filesink location=\(Pipeline.quoted(tmp))")
         defer { p.setState(.null) }

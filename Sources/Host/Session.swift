@@ -32,6 +32,9 @@ public final class Session: @unchecked Sendable {
     /// Parses, expands and builds every segment; nothing runs yet. Usage errors here mean exit 2.
     public init(description: String, options: SessionOptions = SessionOptions()) throws(HostError) {
         GStreamer.initialize()
+        // A write to a closed pipe or FIFO (`metadata-location=/dev/stdout | head`) must fail that write
+        // (EPIPE, reported by the writer), not kill the process and the recordings in it.
+        signal(SIGPIPE, SIG_IGN)
         self.options = options
         let parsed: ParsedDescription
         do {
@@ -63,10 +66,13 @@ public final class Session: @unchecked Sendable {
         var pipes: [Pipeline] = []
         for seg in plan.segments {
             do { pipes.append(try Pipeline.parse(seg.description)) } catch {
-                throw HostError(.usage, "\(error.message) (in segment \(seg.index): \(seg.description))")
+                // GStreamer quotes the bad value in full: cut it there, and leave it out of the segment.
+                throw HostError(.usage, "\(Echo.message(error.message)) (in segment \(seg.index): \(Echo.description(seg.description)))")
             }
         }
-        let created = try Session.checkFiles(pipes)
+        // Directories stages create when they open (capture's DIR/.partial/...): their branches may write there.
+        let stageDirectories = plan.groups.flatMap(\.stages).compactMap { made[$0.name] }.flatMap(\.createsDirectories)
+        let created = try Session.checkFiles(pipes, stageDirectories: stageDirectories)
         try Session.checkLinks(pipes)
 
         // Wire stage groups to their appsinks/appsrcs.
@@ -85,7 +91,12 @@ public final class Session: @unchecked Sendable {
             for e in g.extraOutputs {
                 if let (ep, ei) = find(e.appSource), let src = ep.appSource(named: e.appSource) { extras["\(e.stage).\(e.output)"] = (src, ei) }
             }
-            gs.append(StageGroup(plan: g, stages: g.stages.map { ($0.name, made[$0.name]!) }, sink: sink, sinkSegment: si, main: main, extras: extras))
+            var stages: [(String, any Stage)] = []
+            for p in g.stages {
+                guard let st = made[p.name] else { throw HostError(.usage, "internal: stage '\(p.name)' was not made") }
+                stages.append((p.name, st))
+            }
+            gs.append(StageGroup(plan: g, stages: stages, sink: sink, sinkSegment: si, main: main, extras: extras))
         }
         // Branches fed by extra outputs (snapshots) get tags per frame: make their tag setters
         // (jifmux) take each photo's tags instead of keeping the first photo's.
@@ -111,7 +122,7 @@ public final class Session: @unchecked Sendable {
             for node in chain.nodes {
                 guard case .element(let f, _, _) = node else { continue }
                 if StageRegistry.type(of: f) != nil || GStreamer.hasElementFactory(f) { continue }
-                throw HostError(.usage, "unknown element or stage '\(f)': no GStreamer plugin provides it and it is not a Viewfinder stage (\(StageRegistry.all.map { $0.descriptor.kind }.joined(separator: ", "))); check the spelling or install the plugin")
+                throw HostError(.usage, "unknown element or stage '\(Echo.value(f))': no GStreamer plugin provides it and it is not a Viewfinder stage (\(StageRegistry.all.map { $0.descriptor.kind }.joined(separator: ", "))); check the spelling or install the plugin")
             }
         }
     }
@@ -133,35 +144,50 @@ public final class Session: @unchecked Sendable {
         }
     }
 
-    /// Files read must exist; directories written must be writable. Returns files this run will create.
-    static func checkFiles(_ pipes: [Pipeline]) throws(HostError) -> [String] {
+    /// Local files read must exist (and be files); files written must have a writable directory (or one a
+    /// stage creates when it opens, `stageDirectories`). Which elements read or write local files is decided
+    /// from the element (its URI handler's protocols, or a known file-writing sink), never from a property
+    /// name: `rtspsrc location=rtsp://...` or `rtmpsink location=rtmp://...` are not files.
+    /// Nothing is created here. Returns the files this run will create (removed again if it fails to start).
+    static func checkFiles(_ pipes: [Pipeline], stageDirectories: [String] = []) throws(HostError) -> [String] {
         var created: [String] = []
-        let fm = FileManager.default
         for p in pipes {
-            for e in p.describedElements where e.hasProperty("location") {
-                guard let loc = e.string("location"), !loc.isEmpty else { continue }
-                if e.isSource || e.factoryName.hasSuffix("src") {
-                    if loc.contains("%") { continue }
-                    var dir: ObjCBool = false
-                    guard fm.fileExists(atPath: loc, isDirectory: &dir), !dir.boolValue else {
-                        throw HostError(.usage, "\(e.name): file '\(loc)' does not exist (location of \(e.factoryName))")
+            for e in p.describedElements {
+                for f in e.localFiles {
+                    let what = "\(f.property) of \(e.factoryName)"
+                    switch f.role {
+                    case .reads:
+                        let problem = f.isPattern ? PathCheck.readableDirectory(of: f.path) : PathCheck.readableFile(f.path)
+                        if let problem { throw HostError(.usage, "\(e.name): \(problem) (\(what))") }
+                    case .writes:
+                        if let problem = PathCheck.writableFile(f.path, willExist: stageDirectories) {
+                            throw HostError(.usage, "\(e.name): cannot write '\(Echo.value(f.path))': \(problem) (\(what))")
+                        }
+                        if !f.isPattern && !FileManager.default.fileExists(atPath: f.path) { created.append(f.path) }
                     }
-                    guard fm.isReadableFile(atPath: loc) else { throw HostError(.usage, "\(e.name): file '\(loc)' is not readable") }
-                } else if e.isSink || e.factoryName.hasSuffix("sink") {
-                    let dir = (loc as NSString).deletingLastPathComponent
-                    let d = dir.isEmpty ? "." : dir
-                    var isDir: ObjCBool = false
-                    guard fm.fileExists(atPath: d, isDirectory: &isDir), isDir.boolValue else {
-                        throw HostError(.usage, "\(e.name): cannot write '\(loc)': directory '\(d)' does not exist")
-                    }
-                    guard fm.isWritableFile(atPath: d) else {
-                        throw HostError(.usage, "\(e.name): cannot write '\(loc)': directory '\(d)' is not writable")
-                    }
-                    if !loc.contains("%") && !fm.fileExists(atPath: loc) { created.append(loc) }
                 }
             }
         }
         return created
+    }
+
+    /// Opens every stage (directories, indexes, metadata files), just before the pipelines start, so a
+    /// description refused before this point (exit 2, `--dry-run`) has written nothing. A stage that cannot
+    /// open ends the run with exit 1 naming it (stages opened before it are closed again).
+    /// Returns nil when all opened, else the exit code.
+    private func openStages() -> Int32? {
+        var opened: [any Stage] = []
+        for g in groups {
+            for (name, stage) in g.stages {
+                do { try stage.open() } catch {
+                    errors.append("stage '\(name)' cannot start: \(error.message)")
+                    for s in opened { s.close() }
+                    return 1
+                }
+                opened.append(stage)
+            }
+        }
+        return nil
     }
 
     /// Finds an element by name in any segment.
@@ -192,6 +218,7 @@ public final class Session: @unchecked Sendable {
 
     /// Runs to the end: returns the exit code (0 after EOS everywhere, 1 on a runtime error or abort).
     public func run() -> Int32 {
+        if let code = openStages() { return code }
         let clock = Clock.system()
         for p in pipelines { p.use(clock) }
         let roots = plan.segments.filter { $0.appSources.isEmpty }.map(\.index)

@@ -31,14 +31,14 @@ public enum ShareCard {
             guard let r = records.first(where: { $0.id == id }) else {
                 throw HostError(.usage, "card: no photo with id \(id) in \(directory)/records.json (ids: \(records.map { String($0.id) }.joined(separator: ", ")))")
             }
-            return Content(photo: (directory as NSString).appendingPathComponent(r.file), record: r, date: dateText(r))
+            return Content(photo: r.file.hasPrefix("/") ? r.file : FilePaths.join(directory, r.file), record: r, date: dateText(r))
         }
         guard FileManager.default.fileExists(atPath: target) else {
             throw HostError(.usage, "card: '\(target)' is neither a photo file nor a photo id")
         }
-        let dir = (target as NSString).deletingLastPathComponent
-        let name = (target as NSString).lastPathComponent
-        let record = PhotoIndex.load(directory: dir.isEmpty ? "." : dir)?.first { ($0.file as NSString).lastPathComponent == name }
+        let dir = FilePaths.directory(of: target)
+        let name = FilePaths.fileName(of: target)
+        let record = PhotoIndex.load(directory: dir)?.first { FilePaths.fileName(of: $0.file) == name }
         if let record { return Content(photo: target, record: record, date: dateText(record)) }
         let exif = JPEGFile.read(target)?.tags ?? [:]
         return Content(photo: target, record: nil, date: exif["datetime"].map { String($0.prefix(19)).replacingOccurrences(of: "T", with: " ") } ?? "")
@@ -137,6 +137,16 @@ public enum ShareCard {
         var t = text
         while !t.isEmpty && canvas.measureText(t + "…", fontSize: fontSize).width > width { t.removeLast() }
         return t + "…"
+    }
+
+    /// Checks the card's file name before anything is drawn: `.png`, `.jpg` or `.jpeg`, in a writable
+    /// directory that exists (usage errors, exit 2; nothing is written).
+    public static func checkOutput(_ path: String) throws(HostError) {
+        let ext = path.split(separator: ".").count > 1 ? String(path.split(separator: ".").last ?? "").lowercased() : ""
+        guard ["png", "jpg", "jpeg"].contains(ext), !path.hasSuffix("/") else {
+            throw HostError(.usage, "card: output '\(Echo.value(path))': expected a .png, .jpg or .jpeg file name")
+        }
+        if let problem = PathCheck.writableFile(path) { throw HostError(.usage, "card: cannot write '\(Echo.value(path))': \(problem)") }
     }
 
     /// Renders and writes the card (PNG for `.png`, JPEG otherwise).

@@ -49,9 +49,18 @@ final class StageGroup: @unchecked Sendable {
     /// in the branches' order of preference — negotiation carried across the bridge, as one
     /// pipeline would do it (so `videotestsrc ! snapshot ... s.snapshot ! jpegenc` picks I420).
     func negotiatedSinkCaps() throws(HostError) -> Caps {
-        var caps = try! Caps(stageCaps)
+        var caps: Caps
+        do { caps = try Caps(stageCaps) } catch { throw HostError(.usage, "internal: stage '\(name)' declares bad caps \(stageCaps): \(error.message)") }
         if let up = sink.peerCaps(), !up.isAny, up.intersect(caps).isEmpty {
-            throw HostError(.usage, "stage '\(name)' cannot take what comes before it (\(up)); it accepts \(stageCaps): put 'videoconvert' before it")
+            let media = up.mediaTypes
+            if !media.isEmpty && !media.contains("video/x-raw") {
+                // videoconvert cannot make video out of audio (or encoded video): say what is there instead.
+                let hint = media.contains { $0.hasPrefix("video/") || $0.hasPrefix("image/") }
+                    ? "decode it first (e.g. 'decodebin ! videoconvert' before the stage)"
+                    : "link a video source to it"
+                throw HostError(.usage, "stage '\(name)' needs raw video (video/x-raw) but what comes before it gives \(media.joined(separator: ", ")): \(hint)")
+            }
+            throw HostError(.usage, "stage '\(name)' cannot take what comes before it (\(Echo.value(up.description, limit: 200))); it accepts \(stageCaps): put 'videoconvert' before it")
         }
         var outputs: [(String, AppSource)] = []
         if let main { outputs.append(("\(stages.last!.name) output", main.src)) }

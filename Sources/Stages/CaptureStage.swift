@@ -124,18 +124,21 @@ public final class CaptureStage: Stage {
     private let triggers: Triggers
     /// Default branches the planner asked for (outputs nothing linked).
     private let defaultOutputs = Mutex<Set<String>>([])
-    /// The index; touched only on `writer`.
-    private let index: PhotoIndex?
+    /// The index once `open()` made it (nil before, or with `index=false`); touched only on `writer`.
+    private var index: PhotoIndex? { openedIndex.withLock { $0 } }
+    private let openedIndex = Mutex<PhotoIndex?>(nil)
     private let writer: DispatchQueue
-    /// Messages the index had while opening (reconcile), printed once the bus exists.
-    public let openingWarnings: [String]
+    /// Messages the index had while opening (reconcile), posted once frames flow.
+    public var openingWarnings: [String] { openedWarnings.withLock { $0 } }
+    private let openedWarnings = Mutex<[String]>([])
 
     /// Creates the stage listening to the process-wide triggers.
     public convenience init(name: String, properties: PropertyValues) throws(StageError) {
         try self.init(name: name, properties: properties, triggers: .shared)
     }
 
-    /// Creates the stage listening to `triggers` (tests pass their own). Opens and reconciles the index.
+    /// Creates the stage listening to `triggers` (tests pass their own). Only checks the directory (it or
+    /// its nearest existing ancestor is a writable directory); `open()` creates it and opens the index.
     public init(name: String, properties p: PropertyValues, triggers: Triggers) throws(StageError) {
         self.name = name
         guard let aspect = CaptureChoice.Aspect.parse(p.string("crop")) else {
@@ -149,13 +152,12 @@ public final class CaptureStage: Stage {
                          orientation: p.string("orientation"), analysisWidth: p.int("analysis-width"))
         settings = Mutex(s)
         self.triggers = triggers
-        let idx: PhotoIndex
-        do { idx = try PhotoIndex(directory: s.directory) } catch { throw StageError(.usage, "\(name): \(error.message)") }
-        index = s.index ? idx : nil
-        openingWarnings = s.index ? idx.warnings : []
-        for w in openingWarnings { FileHandle.standardError.write(Data("WARNING from stage \(name): \(w)\n".utf8)) }
+        if let problem = PathCheck.creatableDirectory(s.directory) {
+            throw StageError(.usage, "\(name): cannot use directory '\(Echo.value(s.directory))': \(problem)")
+        }
         writer = DispatchQueue(label: "vf-\(name)-writer")
-        var rt = Runtime(seenTriggers: triggers.count, nextNumber: idx.nextNumber)
+        // Read only: the default branches' multifilesink numbers start here, before the index is opened.
+        var rt = Runtime(seenTriggers: triggers.count, nextNumber: PhotoIndex.plannedNextNumber(directory: s.directory))
         rt.machine.delay = UInt64(s.delay * 1e9)
         rt.machine.cooldown = UInt64(s.cooldown * 1e9)
         rt.machine.maxShots = s.maxShots
@@ -167,6 +169,25 @@ public final class CaptureStage: Stage {
         rt.estimator.resetPixels = p.int("reset-pixels")
         _ = rt.machine.handle(.start)
         runtime = Mutex(rt)
+    }
+
+    /// Directory, `thumbs/` and the `.partial/` work area, created by `open()`.
+    public var createsDirectories: [String] {
+        let dir = settings.withLock { $0.directory }
+        let partial = FilePaths.join(dir, ".partial")
+        return [dir, FilePaths.join(dir, "thumbs"), partial, FilePaths.join(partial, "thumbs")]
+    }
+
+    /// Just before the pipelines start: creates the directory and its work area, opens and reconciles
+    /// the index (its warnings are printed and later posted on the bus).
+    public func open() throws(StageError) {
+        let s = settings.withLock { $0 }
+        let idx: PhotoIndex
+        do { idx = try PhotoIndex(directory: s.directory) } catch { throw StageError(error.domain, "\(name): \(error.message)") }
+        let warnings = s.index ? idx.warnings : []
+        openedWarnings.withLock { $0 = warnings }
+        for w in warnings { AppendFile.writeStandardError("WARNING from stage \(name): \(w)\n") }
+        writer.sync { openedIndex.withLock { $0 = s.index ? idx : nil } }
     }
 
     // MARK: - Reading state (tests, apps)
@@ -186,7 +207,7 @@ public final class CaptureStage: Stage {
 
     private func path(_ rel: String) -> String {
         let dir = settings.withLock { $0.directory }
-        return (dir as NSString).appendingPathComponent(rel)
+        return FilePaths.join(dir, rel)
     }
 
     /// multifilesink names of the default branches.
@@ -198,9 +219,9 @@ public final class CaptureStage: Stage {
     public func defaultBranch(for output: String) -> String? {
         let s = settings.withLock { $0 }
         let start = runtime.withLock { $0.nextNumber }
-        let partial = (s.directory as NSString).appendingPathComponent(".partial")
+        let partial = FilePaths.join(s.directory, ".partial")
         let sink = { (pattern: String) in
-            "multifilesink name=\(self.sinkName(output)) location=\(Pipeline.quoted((partial as NSString).appendingPathComponent(pattern))) index=\(start) post-messages=true"
+            "multifilesink name=\(self.sinkName(output)) location=\(Pipeline.quoted(FilePaths.join(partial, pattern))) index=\(start) post-messages=true"
         }
         let branch: String
         switch output {

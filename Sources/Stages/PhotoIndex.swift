@@ -68,17 +68,19 @@ public final class PhotoIndex: @unchecked Sendable {
     /// Problems found while opening (missing files dropped, unreadable index set aside...).
     public private(set) var warnings: [String] = []
     /// Path of records.json.
-    public var path: String { (directory as NSString).appendingPathComponent("records.json") }
+    public var path: String { FilePaths.join(directory, "records.json") }
     /// Where branches write before a photo is complete (never listed, emptied on open).
-    public var partialDirectory: String { (directory as NSString).appendingPathComponent(".partial") }
+    public var partialDirectory: String { FilePaths.join(directory, ".partial") }
 
     /// Opens (creating the directory and its `.partial/thumbs` work area) and reconciles.
     public init(directory: String) throws(StageError) {
         self.directory = directory
         let fm = FileManager.default
+        // Say what is wrong in words (a file in the way, no permission), not as Foundation's error number.
+        if let problem = PathCheck.creatableDirectory(directory) { throw StageError(.resource, "cannot use photo directory '\(Echo.value(directory))': \(problem)") }
         do {
-            try fm.createDirectory(atPath: (directory as NSString).appendingPathComponent("thumbs"), withIntermediateDirectories: true)
-            try fm.createDirectory(atPath: (partialDirectory as NSString).appendingPathComponent("thumbs"), withIntermediateDirectories: true)
+            try fm.createDirectory(atPath: FilePaths.join(directory, "thumbs"), withIntermediateDirectories: true)
+            try fm.createDirectory(atPath: FilePaths.join(partialDirectory, "thumbs"), withIntermediateDirectories: true)
         } catch {
             throw StageError(.resource, "cannot create photo directory '\(directory)': \(error.localizedDescription)")
         }
@@ -88,20 +90,31 @@ public final class PhotoIndex: @unchecked Sendable {
 
     /// The records of `DIR/records.json`, read only (nil when absent or unreadable).
     public static func load(directory: String) -> [PhotoRecord]? {
-        let path = (directory as NSString).appendingPathComponent("records.json")
+        let path = FilePaths.join(directory, "records.json")
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         return try? JSONDecoder().decode(Document.self, from: data).photos
     }
 
     /// Photo number from a file name `IMG_nnnnn.jpg`.
     public static func number(of file: String) -> Int? {
-        let name = (file as NSString).lastPathComponent
+        let name = FilePaths.fileName(of: file)
         guard name.hasPrefix("IMG_"), name.hasSuffix(".jpg") else { return nil }
         return Int(name.dropFirst(4).dropLast(4))
     }
 
     /// The next free photo number (one past the highest listed or lying on disk).
     public var nextNumber: Int { max(records.map(\.id).max() ?? 0, Self.highestNumber(in: directory)) + 1 }
+
+    /// The number `nextNumber` will have once the index in `directory` is opened and reconciled, found
+    /// without writing anything: one past the highest of the listed photos still on disk and the photos
+    /// lying in the directory.
+    public static func plannedNextNumber(directory: String) -> Int {
+        let fm = FileManager.default
+        let listed = (load(directory: directory) ?? []).filter {
+            fm.fileExists(atPath: $0.file.hasPrefix("/") ? $0.file : FilePaths.join(directory, $0.file))
+        }
+        return max(listed.map(\.id).max() ?? 0, highestNumber(in: directory)) + 1
+    }
 
     /// The highest photo number lying in `directory` (0 when none).
     public static func highestNumber(in directory: String) -> Int {
@@ -112,10 +125,10 @@ public final class PhotoIndex: @unchecked Sendable {
         let fm = FileManager.default
         // Left-overs of a run that was killed while saving: never complete by construction.
         for sub in ["", "thumbs"] {
-            let d = (partialDirectory as NSString).appendingPathComponent(sub)
+            let d = FilePaths.join(partialDirectory, sub)
             // multifilesink writes through a temp file and a rename (g_file_set_contents): either may be here.
             for f in (try? fm.contentsOfDirectory(atPath: d)) ?? [] where f != "thumbs" {
-                try? fm.removeItem(atPath: (d as NSString).appendingPathComponent(f))
+                try? fm.removeItem(atPath: FilePaths.join(d, f))
                 warnings.append("removed unfinished \(sub.isEmpty ? "" : sub + "/")\(f) left by an interrupted run")
             }
         }
@@ -126,13 +139,13 @@ public final class PhotoIndex: @unchecked Sendable {
             } else {
                 let aside = path + ".unreadable-\(Int(Date().timeIntervalSince1970))"
                 try? fm.moveItem(atPath: path, toPath: aside)
-                warnings.append("records.json could not be read; set aside as \((aside as NSString).lastPathComponent), rebuilt from the files")
+                warnings.append("records.json could not be read; set aside as \(FilePaths.fileName(of: aside)), rebuilt from the files")
                 changed = true
             }
         }
         let before = records.count
         records.removeAll { r in
-            let gone = !fm.fileExists(atPath: r.file.hasPrefix("/") ? r.file : (directory as NSString).appendingPathComponent(r.file))
+            let gone = !fm.fileExists(atPath: r.file.hasPrefix("/") ? r.file : FilePaths.join(directory, r.file))
             if gone { warnings.append("\(r.file) is listed but missing: dropped from records.json") }
             return gone
         }
@@ -140,7 +153,7 @@ public final class PhotoIndex: @unchecked Sendable {
         let listed = Set(records.map(\.file))
         let files = ((try? fm.contentsOfDirectory(atPath: directory)) ?? []).filter { Self.number(of: $0) != nil }.sorted()
         for f in files where !listed.contains(f) {
-            let full = (directory as NSString).appendingPathComponent(f)
+            let full = FilePaths.join(directory, f)
             guard let info = JPEGFile.read(full), info.complete else {
                 warnings.append("\(f) is not a complete JPEG: not listed")
                 continue
@@ -149,7 +162,7 @@ public final class PhotoIndex: @unchecked Sendable {
             let date = (attrs?[.modificationDate] as? Date) ?? Date()
             let thumb = "thumbs/" + f
             records.append(PhotoRecord(id: Self.number(of: f)!, file: f,
-                                       thumbnail: fm.fileExists(atPath: (directory as NSString).appendingPathComponent(thumb)) ? thumb : nil,
+                                       thumbnail: fm.fileExists(atPath: FilePaths.join(directory, thumb)) ? thumb : nil,
                                        time: Self.timeText(date), width: info.width, height: info.height, trigger: "found", exif: info.tags))
             warnings.append("\(f) was on disk but not listed: added to records.json")
             changed = true
@@ -184,8 +197,8 @@ public final class PhotoIndex: @unchecked Sendable {
 
     /// Temp file + fsync + rename + directory fsync; on failure the old file is untouched and the temp removed.
     public static func writeAtomically(_ data: Data, to path: String) throws(StageError) {
-        let dir = (path as NSString).deletingLastPathComponent
-        let tmp = (dir as NSString).appendingPathComponent(".\((path as NSString).lastPathComponent).tmp-\(getpid())")
+        let dir = FilePaths.directory(of: path)
+        let tmp = FilePaths.join(dir, ".\(FilePaths.fileName(of: path)).tmp-\(getpid())")
         do {
             guard FileManager.default.createFile(atPath: tmp, contents: nil), let h = FileHandle(forWritingAtPath: tmp) else {
                 throw StageError(.resource, "cannot create '\(tmp)'")

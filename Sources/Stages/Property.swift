@@ -75,6 +75,37 @@ public enum PropertyValue: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+/// Values quoted back in messages: long ones are cut (with an ellipsis and their length), so a
+/// 10,000-character mistake does not fill the terminal.
+public enum Echo {
+    /// Characters kept of a quoted value.
+    public static let limit = 80
+
+    /// `text`, or its first `limit` characters, an ellipsis and its length.
+    public static func value(_ text: String, limit: Int = Echo.limit) -> String {
+        guard text.count > limit else { return text }
+        return String(text.prefix(limit)) + "… (\(text.count) characters)"
+    }
+
+    /// A message that quotes values (GStreamer's `to "xxxx"`): each quoted value and each long word cut as `value`.
+    public static func message(_ text: String, limit: Int = Echo.limit) -> String {
+        let quoted = text.replacing(/"([^"]*)"/) { "\"" + value(String($0.output.1), limit: limit) + "\"" }
+        return quoted.split(separator: " ", omittingEmptySubsequences: false).map { word in
+            word.count > limit + 40 ? value(String(word), limit: limit) : String(word)
+        }.joined(separator: " ")
+    }
+
+    /// A description (segment) quoted back: every word longer than `limit` is cut to its property name
+    /// and an ellipsis (`pattern=…`), so a value already named in the message is not repeated.
+    public static func description(_ text: String, limit: Int = Echo.limit) -> String {
+        text.split(separator: " ", omittingEmptySubsequences: false).map { word -> String in
+            guard word.count > limit else { return String(word) }
+            if let eq = word.firstIndex(of: "="), word.distance(from: word.startIndex, to: eq) < limit { return word[...eq] + "…" }
+            return String(word.prefix(20)) + "…"
+        }.joined(separator: " ")
+    }
+}
+
 /// A declared stage property: name, one-line blurb, type with range, default, and when it may change.
 public struct PropertySpec: Sendable {
     /// Property name as written in descriptions.
@@ -96,7 +127,7 @@ public struct PropertySpec: Sendable {
     /// Parses and checks a value; errors name the stage, property, bad token and what was expected.
     public func parse(_ text: String, stage: String) throws(StageError) -> PropertyValue {
         func bad(_ token: String, _ extra: String = "") -> StageError {
-            StageError(.usage, "\(stage): bad value '\(token)' for property '\(name)': expected \(type.name.lowercased()) \(type.rangeText)\(extra)")
+            StageError(.usage, "\(stage): bad value '\(Echo.value(token))' for property '\(name)': expected \(type.name.lowercased()) \(type.rangeText)\(extra)")
         }
         switch type {
         case .bool:
@@ -148,7 +179,7 @@ public struct PropertyValues: Sendable {
         for s in specs { v[s.name] = try s.parse(s.defaultText, stage: stage) }
         for (k, text) in assignments {
             guard let s = specs.first(where: { $0.name == k }) else {
-                throw StageError(.usage, "\(stage): no property '\(k)'; properties are: \(specs.map(\.name).joined(separator: ", "))")
+                throw StageError(.usage, "\(stage): no property '\(Echo.value(k))'; properties are: \(specs.map(\.name).joined(separator: ", "))")
             }
             v[k] = try s.parse(text, stage: stage)
         }

@@ -61,8 +61,14 @@ extension StageContext {
 public protocol Stage: AnyObject, Sendable {
     /// Declared properties, outputs and formats.
     static var descriptor: StageDescriptor { get }
-    /// Creates the stage from validated properties.
+    /// Creates the stage from validated properties. Only validates: nothing is created or written here
+    /// (a description refused later, or `--dry-run`, must leave no trace); files are opened in `open()`.
     init(name: String, properties: PropertyValues) throws(StageError)
+    /// Called once, just before the pipelines start: create directories, open and reconcile indexes,
+    /// open metadata files. A failure ends the run (exit 1) naming the stage.
+    func open() throws(StageError)
+    /// Directories `open()` creates (so the checks before start accept branches that write into them).
+    var createsDirectories: [String] { get }
     /// Called when the frame layout is first known and whenever it changes mid-stream.
     func configure(_ info: VideoInfo) throws(StageError)
     /// Processes one writable frame; drawing goes through `frame.addOverlay`.
@@ -84,6 +90,10 @@ public protocol Stage: AnyObject, Sendable {
 }
 
 extension Stage {
+    /// Nothing to open by default.
+    public func open() throws(StageError) {}
+    /// No directories by default.
+    public var createsDirectories: [String] { [] }
     /// No layout-dependent set-up by default.
     public func configure(_ info: VideoInfo) throws(StageError) {}
     /// Ignores bus messages by default.

@@ -148,12 +148,10 @@ struct Card: ParsableCommand {
     @Option(name: .shortAndLong, help: "Card file: .png or .jpg (default: the photo's name with _card.jpg).")
     var output: String?
     func run() throws {
+        if let output { try ShareCard.checkOutput(output) }
         let content = try ShareCard.content(for: photo, directory: directory)
         let out = output ?? ((content.photo as NSString).deletingPathExtension + "_card.jpg")
-        let ext = (out as NSString).pathExtension.lowercased()
-        guard ["png", "jpg", "jpeg"].contains(ext) else {
-            throw HostError(.usage, "card: output '\(out)': expected a .png, .jpg or .jpeg file name")
-        }
+        try ShareCard.checkOutput(out)
         try ShareCard.write(content, to: out)
         print("card: \(out) (\(ShareCard.width)x\(ShareCard.height)) for \(content.photo)")
     }

@@ -153,4 +153,35 @@ import GStreamerKit
             #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/.partial") == ["thumbs"])
         }
     }
+
+    /// Network locations are not files: no existence check for rtspsrc/souphttpsrc, no directory check for rtmpsink/srtsink.
+    @Test func urlsInLocationsAreNotCheckedAsFiles() throws {
+        for d in ["rtspsrc location=rtsp://127.0.0.1:9/x ! fakesink",
+                  "souphttpsrc location=http://127.0.0.1:9/x ! fakesink",
+                  "videotestsrc ! x264enc ! flvmux ! rtmpsink location=rtmp://127.0.0.1/live/x",
+                  "videotestsrc ! x264enc ! mpegtsmux ! srtsink uri=srt://127.0.0.1:9"] {
+            #expect(throws: Never.self, "\(d)") { _ = try Session(description: d) }
+        }
+    }
+
+    /// Messages say what the path is: a directory, a file in the way.
+    @Test func fileMessagesSayWhatIsThere() throws {
+        func message(_ d: String) -> String {
+            do { _ = try Session(description: d); return "" } catch { return error.kind == .usage ? error.message : "not usage: \(error.message)" }
+        }
+        #expect(message("filesrc name=in location=/etc ! fakesink") == "in: '/etc' is a directory, not a file (location of filesrc)")
+        #expect(message("videotestsrc ! filesink name=out location=/etc/passwd/out.mp4")
+                == "out: cannot write '/etc/passwd/out.mp4': '/etc/passwd' is a file, not a directory (location of filesink)")
+        #expect(message("videotestsrc ! capture directory=/etc/passwd/photos ! fakesink").contains("'/etc/passwd' is a file, not a directory"))
+    }
+
+    /// Stages open (create their directories) when the run starts; a stage that cannot is exit 1 naming it.
+    @Test func aStageThatCannotOpenEndsTheRunNamingIt() throws {
+        let photos = Self.tmp("photos")
+        let s = try Session(description: "videotestsrc num-buffers=3 ! capture name=cap directory=\(photos) ! fakesink")
+        #expect(!FileManager.default.fileExists(atPath: photos))
+        FileManager.default.createFile(atPath: photos, contents: Data("in the way".utf8))
+        #expect(s.run() == 1)
+        #expect(s.errors.contains { $0.contains("stage 'cap' cannot start") && $0.contains("is a file, not a directory") }, "\(s.errors)")
+    }
 }

@@ -25,6 +25,7 @@ import Testing
         init(_ assignments: [(String, String)]) throws {
             let values = try StageHarness.values(kind: "capture", name: "cap", [("directory", directory)] + assignments)
             stage = try CaptureStage(name: "cap", properties: values, triggers: triggers)
+            try stage.open()
             try stage.configure(info)
         }
         /// Feeds one frame of `bytes` (default black) with compose's meta when `score` is given.
@@ -246,6 +247,7 @@ import Testing
         let stage = try CaptureStage(name: "cap", properties: try StageHarness.values(kind: "capture", name: "cap",
             [("directory", dir + "/photos"), ("auto", "false"), ("thumbnails", "false"), ("overlay", "false")]), triggers: triggers)
         _ = stage.defaultBranch(for: "snapshot")
+        try stage.open()
         try stage.configure(Self.info)
         let ctx = InstantBranch(directory: dir + "/photos", jpeg: try Data(contentsOf: URL(fileURLWithPath: jpegPath)))
         ctx.stage = stage
@@ -273,6 +275,30 @@ import Testing
             Issue.record("crop=2:3 accepted")
         } catch let e as StageError {
             #expect(e.message.contains("2:3") && e.message.contains("3:4"))
+        }
+    }
+
+    /// Making the stage only checks its directory; open() creates it (so --dry-run and exit 2 write nothing).
+    @Test func initCreatesNothingOpenCreatesTheDirectory() throws {
+        let dir = Self.directory() + "/new/a/b"
+        let stage = try CaptureStage(name: "cap", properties: try StageHarness.values(kind: "capture", name: "cap", [("directory", dir)]))
+        #expect(!FileManager.default.fileExists(atPath: Self.directory() + "/new"))
+        #expect(stage.createsDirectories == [dir, dir + "/thumbs", dir + "/.partial", dir + "/.partial/thumbs"])
+        try stage.open()
+        var isDir: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: dir + "/.partial/thumbs", isDirectory: &isDir) && isDir.boolValue)
+    }
+
+    /// A directory under a file says so (not "NSCocoaErrorDomain error 512").
+    @Test func aDirectoryUnderAFileIsNamed() throws {
+        let file = Self.directory() + "/passwd"
+        FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
+        do {
+            _ = try CaptureStage(name: "cap", properties: try StageHarness.values(kind: "capture", name: "cap", [("directory", file + "/photos")]))
+            Issue.record("accepted")
+        } catch let e as StageError {
+            #expect(e.domain == .usage)
+            #expect(e.message.contains("cap: cannot use directory '\(file)/photos': '\(file)' is a file, not a directory"), "\(e.message)")
         }
     }
 }

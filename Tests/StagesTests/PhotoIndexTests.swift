@@ -91,4 +91,27 @@ import Testing
         #expect(PhotoIndex.number(of: "thumbs/IMG_00042.jpg") == 42)
         #expect(PhotoIndex.number(of: "IMG_00042_full.jpg") == nil)
     }
+
+    /// capture's branches number from here before the index is opened: same as the opened index, nothing written.
+    @Test func plannedNextNumberMatchesTheOpenedIndexAndWritesNothing() throws {
+        let d = Self.dir()
+        try Self.jpeg(d + "/IMG_00003.jpg")
+        #expect(PhotoIndex.plannedNextNumber(directory: d) == 4)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: d) == ["IMG_00003.jpg"])
+        #expect(try PhotoIndex(directory: d).nextNumber == 4)
+        #expect(PhotoIndex.plannedNextNumber(directory: d + "/not/yet") == 1)
+    }
+
+    /// A file in the way is named in words, not as Foundation's error number.
+    @Test func aFileInTheWayIsNamed() throws {
+        let f = Self.dir() + "/file"
+        FileManager.default.createFile(atPath: f, contents: Data())
+        do {
+            _ = try PhotoIndex(directory: f + "/photos")
+            Issue.record("opened under a file")
+        } catch {
+            #expect(error.message.contains("'\(f)' is a file, not a directory"), "\(error.message)")
+            #expect(!error.message.contains("NSCocoaErrorDomain"))
+        }
+    }
 }

@@ -131,4 +131,18 @@ import Stages
         #expect(PropertyMutability.playing.rawValue == "while playing")
         #expect(PropertyMutability.beforeStart.rawValue == "before start")
     }
+
+    /// A huge bad value is quoted cut to 80 characters, with an ellipsis and its length.
+    @Test func hugeBadValuesAreCutInMessages() throws {
+        let big = String(repeating: "y", count: 10_000)
+        do {
+            _ = try PropertySpec("n", "b", .int(0...5), default: "0").parse(big, stage: "s")
+            Issue.record("accepted")
+        } catch {
+            #expect(error.message.hasPrefix("s: bad value '" + String(repeating: "y", count: 80) + "… (10000 characters)' for property 'n'"), "\(error.message)")
+        }
+        #expect(Echo.value("short") == "short")
+        #expect(Echo.description("videotestsrc pattern=\(big) ! fakesink") == "videotestsrc pattern=… ! fakesink")
+        #expect(Echo.message("could not set \"p\" to \"\(big)\"") == "could not set \"p\" to \"" + String(repeating: "y", count: 80) + "… (10000 characters)\"")
+    }
 }

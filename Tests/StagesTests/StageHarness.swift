@@ -133,6 +133,7 @@ final class StageHarness {
         self.stage = stage
         self.context = RecordingContext(stageName: name, pushResult: pushResult)
         self.info = info
+        try stage.open()
         try stage.configure(info)
     }
 

@@ -46,4 +46,25 @@ import Testing
         let missing = try Tools.vf("card", "/nonexistent/IMG_00001.jpg")
         #expect(missing.code == 2 && missing.err.contains("/nonexistent/IMG_00001.jpg"), "\(missing.err)")
     }
+
+    /// The output's directory is checked before anything is drawn: exit 2 with what is wrong (not a temp-file path and exit 1).
+    @Test func outputInAFileOrMissingDirectoryIsAUsageErrorUpFront() throws {
+        let r = try Tools.vf("card", "1", "--directory", "/nonexistent", "--output", "/etc/passwd/card.png")
+        #expect(r.code == 2, "\(r.err)")
+        #expect(r.err.contains("card: cannot write '/etc/passwd/card.png': '/etc/passwd' is a file, not a directory"), "\(r.err)")
+        #expect(!r.err.contains(".tmp"), "\(r.err)")
+        let d = Tools.tempDir()
+        let m = try Tools.vf("card", "1", "--directory", "/nonexistent", "--output", d.path + "/no/card.jpg")
+        #expect(m.code == 2 && m.err.contains("directory '\(d.path)/no' does not exist"), "\(m.err)")
+    }
+
+    /// A one-character file name (the photo `a` in the current directory) is a path like any other, not a crash.
+    @Test func oneCharacterPhotoName() throws {
+        let d = Tools.tempDir()
+        try Data("not a jpeg".utf8).write(to: d.appendingPathComponent("a"))
+        let r = try Tools.vf("card", "a", cwd: d)
+        #expect(r.code == 2, "\(r.err)")
+        #expect(r.err.contains("card: 'a' is not a readable JPEG"), "\(r.err)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: d.path) == ["a"])
+    }
 }
