@@ -5,14 +5,16 @@ import GStreamerKit
 /// warnings and errors with GStreamer's whole debug text.
 public enum MessageText {
     /// Longest value printed in full in an element message line; longer ones are shortened with "…".
-    public static let maxValueLength = 60
+    public static let maxValueLength = 80
 
     /// One line for an element message: `compose0: viewfinder/composition rule=thirds score=0.91 advice="move left"`.
     /// `structure` is GStreamer's structure text; text GStreamer cannot parse is printed as it is.
     public static func element(source: String, structure: String) -> String {
         guard let s = MessageStructure(parsing: structure) else { return "\(source): \(structure)" }
-        let fields = s.fields.map { "\($0.0)=\(value($0.1))" }
-        return ([source + ":", s.name] + fields).joined(separator: " ")
+        // A stage's messages are posted by its group's appsink: name the stage (its `stage` field) instead.
+        let stage = s.string("stage").flatMap { $0.isEmpty ? nil : $0 }
+        let fields = s.fields.filter { stage == nil || $0.0 != "stage" }.map { "\($0.0)=\(value($0.1))" }
+        return ([(stage ?? source) + ":", s.name] + fields).joined(separator: " ")
     }
 
     /// A field value: strings quoted only when they hold spaces (or are empty), doubles without

@@ -86,6 +86,8 @@ struct RunOptions: ParsableArguments {
         let session = try Session(description: description, options: sessionOptions())
         if printExpanded || dryRun { print(session.plan.render()) }
         if dryRun { return }
+        // Without a display autovideosink would crash in DirectFB's sink: say so before anything runs.
+        try DisplayCheck.check(session, description: description, overrides: overrides)
         let code = Interactive.run(session)
         if !quiet, let r = session.report { FileHandle.standardError.write(Data("\(r.text)\n".utf8)) }
         for e in session.errors { FileHandle.standardError.write(Data("viewfinder: \(e)\n".utf8)) }
