@@ -178,6 +178,8 @@ public final class Session: @unchecked Sendable {
 
     /// Ends the stream at every source (as Ctrl-C does): the pipelines drain, files get finalised.
     public func requestStop() { eosRequests.add(1, ordering: .relaxed) }
+    /// True once `requestStop()` was called (the stream was ended on purpose).
+    public var stopRequested: Bool { eosRequests.load(ordering: .relaxed) > 0 }
     /// Stops at once without draining.
     public func abort() { aborted.store(true, ordering: .relaxed) }
 

@@ -88,7 +88,9 @@ struct RunOptions: ParsableArguments {
         if dryRun { return }
         // Without a display autovideosink would crash in DirectFB's sink: say so before anything runs.
         try DisplayCheck.check(session, description: description, overrides: overrides)
+        let ends = StreamEndCheck(session, description: description)
         let code = Interactive.run(session)
+        if code == 0 && !session.stopRequested { for w in ends.warnings() { FileHandle.standardError.write(Data("\(w)\n".utf8)) } }
         if !quiet, let r = session.report { FileHandle.standardError.write(Data("\(r.text)\n".utf8)) }
         for e in session.errors { FileHandle.standardError.write(Data("viewfinder: \(e)\n".utf8)) }
         if code != 0 { throw ExitCode(code) }
