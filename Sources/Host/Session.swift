@@ -204,6 +204,8 @@ public final class Session: @unchecked Sendable {
 
     /// Ends the stream at every source (as Ctrl-C does): the pipelines drain, files get finalised.
     public func requestStop() { eosRequests.add(1, ordering: .relaxed) }
+    /// True once `requestStop()` was called (the stream was ended on purpose).
+    public var stopRequested: Bool { eosRequests.load(ordering: .relaxed) > 0 }
     /// Stops at once without draining.
     public func abort() { aborted.store(true, ordering: .relaxed) }
     /// True once `abort()` was called.
@@ -312,8 +314,8 @@ public final class Session: @unchecked Sendable {
                         if eos.contains(i) { continue }
                         errors.append(errorText(segment: i, message: m, text: text, debug: debug))
                         return finish(code: 1, fallback: nil, start: start)
-                    case .warning(let text, _):
-                        FileHandle.standardError.write(Data("WARNING from element \(m.source): \(text)\n".utf8))
+                    case .warning(let text, let debug):
+                        FileHandle.standardError.write(Data((MessageText.warning(source: m.source, factory: m.sourceFactory, text: text, debug: debug) + "\n").utf8))
                     case .latency:
                         pipelines[i].recalculateLatency()
                     case .element(_, let fields):
@@ -321,7 +323,7 @@ public final class Session: @unchecked Sendable {
                         elementMessages.append("\(m.source): \(fields)")
                         onElementMessage?(m.source, fields)
                         for g in groups { for st in g.stages { st.stage.busMessage(source: m.source, structure: fields) } }
-                        if options.printMessages { print("message from \(m.source): \(fields)") }
+                        if options.printMessages { print(MessageText.element(source: m.source, structure: fields)) }
                     default: break
                     }
                 }
@@ -381,7 +383,7 @@ public final class Session: @unchecked Sendable {
                 s += "\n  stage '\(g.name)' accepts \(g.accepted!.sorted().joined(separator: ", ")); upstream offers \(offered): put 'videoconvert' before it"
             }
         }
-        if let debug { s += "\n  debug: \(debug.split(separator: "\n").first ?? "")" }
+        s += MessageText.indentedDebug(debug)
         return s
     }
 

@@ -18,7 +18,15 @@ struct Viewfinder: ParsableCommand {
     /// Runs the chosen subcommand; maps errors to exit codes (2 usage, 1 runtime).
     static func main() {
         do {
-            var command = try parseAsRoot()
+            // launch: options may follow the description; they are moved before it here.
+            let arguments: [String]
+            switch try LaunchArguments.normalize(Array(CommandLine.arguments.dropFirst())) {
+            case .help:
+                print(helpMessage(for: Launch.self))
+                Foundation.exit(0)
+            case .arguments(let a): arguments = a
+            }
+            var command = try parseAsRoot(arguments)
             try command.run()
             Foundation.exit(0)
         } catch {
@@ -78,7 +86,11 @@ struct RunOptions: ParsableArguments {
         let session = try Session(description: description, options: sessionOptions())
         if printExpanded || dryRun { print(session.plan.render()) }
         if dryRun { return }
+        // Without a display autovideosink would crash in DirectFB's sink: say so before anything runs.
+        try DisplayCheck.check(session, description: description, overrides: overrides)
+        let ends = StreamEndCheck(session, description: description)
         let code = Interactive.run(session)
+        if code == 0 && !session.stopRequested { for w in ends.warnings() { FileHandle.standardError.write(Data("\(w)\n".utf8)) } }
         if !quiet, let r = session.report { FileHandle.standardError.write(Data("\(r.text)\n".utf8)) }
         for e in session.errors { FileHandle.standardError.write(Data("viewfinder: \(e)\n".utf8)) }
         if code != 0 { throw ExitCode(session.wasAborted ? abortExitCode : code) }
@@ -88,7 +100,10 @@ struct RunOptions: ParsableArguments {
 struct Launch: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a pipeline description, like gst-launch-1.0 (the description may span several arguments).",
-        discussion: "Example: viewfinder launch videotestsrc is-live=true ! grid lines=thirds ! videoconvert ! autovideosink")
+        discussion: """
+        Options may come before or after the description.
+        Example: viewfinder launch videotestsrc is-live=true ! grid lines=thirds ! videoconvert ! autovideosink
+        """)
     @OptionGroup var options: RunOptions
     @Argument(parsing: .captureForPassthrough, help: "The pipeline description.")
     var description: [String] = []

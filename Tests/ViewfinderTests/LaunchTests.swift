@@ -141,3 +141,122 @@ import Testing
         #expect(try Tools.ffprobeFrames(out) == 10)
     }
 }
+
+/// Options after the description, help, displays, truncated files and readable messages.
+extension LaunchTests {
+    @Test(arguments: [["launch", "--help"], ["launch", "-h"], ["launch", "--quiet", "-h"], ["launch", "videotestsrc", "!", "fakesink", "--help"]])
+    func helpPrintsUsageAndExitsZero(args: [String]) throws {
+        let r = try Tools.run(Tools.viewfinder, args)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(r.out.contains("USAGE: viewfinder launch") && r.out.contains("--set <set>"), "\(r.out)")
+    }
+
+    @Test func optionsAfterTheDescriptionAreApplied() throws {
+        let r = try Tools.vf("launch", "videotestsrc num-buffers=3 ! grid ! fakesink", "--set", "grid.lines=golden", "--dry-run")
+        #expect(r.code == 0, "\(r.err)")
+        #expect(r.out.contains("grid0 (grid lines=golden)"), "\(r.out)")
+        // Split over arguments like gst-launch-1.0, with every kind of option after it.
+        let s = try Tools.run(Tools.viewfinder, ["launch", "videotestsrc", "num-buffers=3", "!", "grid", "!", "fakesink", "--set=grid.lines=center",
+                                                 "-m", "--quiet", "--queue", "lossless", "--queue-size", "3", "--print-expanded"])
+        #expect(s.code == 0, "\(s.err)")
+        #expect(s.out.contains("grid0 (grid lines=center)"), "\(s.out)")
+        #expect(!s.err.contains("frames:"), "--quiet after the description was applied: \(s.err)")
+    }
+
+    @Test func anUnknownOptionAfterTheDescriptionIsNamed() throws {
+        let r = try Tools.vf("launch", "videotestsrc num-buffers=3 ! fakesink", "--foo")
+        #expect(r.code == 2)
+        #expect(r.err.contains("unknown option '--foo' for launch: options are --print-expanded, --dry-run,"), "\(r.err)")
+        #expect(r.err.contains("(before or after the description)"))
+        let v = try Tools.vf("launch", "videotestsrc num-buffers=3 ! fakesink", "--set")
+        #expect(v.code == 2 && v.err.contains("option '--set' needs a value: --set target.prop=value"), "\(v.err)")
+    }
+
+    @Test func runTakesOptionsAfterTheFile() throws {
+        let r = try Tools.vf("run", "pipelines/demo-file.pipeline", "--set", "grid.lines=golden", "--dry-run", cwd: Tools.root)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(r.out.contains("(grid lines=golden"), "\(r.out)")
+    }
+
+    static var noDisplay: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["DISPLAY"] = nil
+        env["WAYLAND_DISPLAY"] = nil
+        return env
+    }
+
+    @Test func autovideosinkWithoutADisplayIsAUsageError() throws {
+        // gst-launch-1.0 crashes here (autovideosink falls back to DirectFB's dfbvideosink: SIGSEGV, exit 139).
+        let r = try Tools.run(Tools.viewfinder, ["launch", "videotestsrc num-buffers=30 ! autovideosink"], environment: Self.noDisplay, timeout: 30)
+        #expect(r.code == 2, "\(r.err)")
+        #expect(r.err.contains("viewfinder: autovideosink: no display (DISPLAY is not set): use fakesink, or encode to a file (videoconvert ! x264enc ! mp4mux ! filesink location=out.mp4), or run under Xvfb"), "\(r.err)")
+        var bad = Self.noDisplay
+        bad["DISPLAY"] = ":219"
+        let x = try Tools.run(Tools.viewfinder, ["launch", "videotestsrc num-buffers=30 ! ximagesink name=win"], environment: bad, timeout: 30)
+        #expect(x.code == 2 && x.err.contains("win (ximagesink): cannot open the X display ':219'"), "\(x.err)")
+        // --dry-run runs nothing, so it needs no display.
+        let d = try Tools.run(Tools.viewfinder, ["launch", "--dry-run", "videotestsrc ! autovideosink"], environment: Self.noDisplay)
+        #expect(d.code == 0 && d.out.contains("videotestsrc ! autovideosink"), "\(d.err)")
+    }
+
+    @Test func autovideosinkUnderXvfbRuns() throws {
+        let xvfb = "/usr/bin/Xvfb"
+        guard FileManager.default.isExecutableFile(atPath: xvfb) else { Issue.record("Xvfb is not installed (launch/setup installs xvfb)"); return }
+        let n = 200 + Int(getpid() % 100)
+        let (server, o, e) = try Tools.start(xvfb, [":\(n)", "-screen", "0", "640x480x24", "-nolisten", "tcp"])
+        defer { server.terminate(); _ = Tools.finish(server, o, e, timeout: 5) }
+        var env = Self.noDisplay
+        env["DISPLAY"] = ":\(n)"
+        var r = Tools.Result(code: -1, out: "", err: "")
+        for _ in 0..<50 {   // until the server accepts connections
+            r = try Tools.run(Tools.viewfinder, ["launch", "videotestsrc num-buffers=10 ! autovideosink"], environment: env, timeout: 30)
+            if !r.err.contains("cannot open the X display") { break }
+            usleep(100_000)
+        }
+        #expect(r.code == 0, "\(r.err)")
+        #expect(r.err.contains("frames:"), "\(r.err)")
+    }
+
+    /// A 150-frame (5 s) file cut to half its size.
+    static func truncated(_ mux: String, ext: String, in d: URL) throws -> (full: String, half: String) {
+        let full = d.appendingPathComponent("full.\(ext)").path, half = d.appendingPathComponent("half.\(ext)").path
+        let g = try Tools.run("/usr/bin/gst-launch-1.0", ["-q"] + "videotestsrc num-buffers=150 ! video/x-raw,width=320,height=240,framerate=30/1 ! videoconvert ! x264enc ! \(mux) ! filesink location=\(full)".split(separator: " ").map(String.init))
+        #expect(g.code == 0, "\(g.err)")
+        let data = try Data(contentsOf: URL(fileURLWithPath: full))
+        try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: half))
+        return (full, half)
+    }
+
+    @Test(arguments: [("mp4mux faststart=true", "mp4"), ("matroskamux", "mkv")])
+    func aTruncatedFileIsReported(mux: String, ext: String) throws {
+        let d = Tools.tempDir()
+        let (full, half) = try Self.truncated(mux, ext: ext, in: d)
+        // GStreamer itself posts nothing about it: gst-launch-1.0 plays the half file with exit 0.
+        let g = try Tools.run("/usr/bin/gst-launch-1.0", ["filesrc", "location=\(half)", "!", "decodebin", "!", "videoconvert", "!", "fakesink"])
+        #expect(g.code == 0 && !g.out.contains("WARNING") && !g.err.contains("WARNING"))
+        for stage in ["", "grid ! "] {
+            let r = try Tools.vf("launch", "filesrc location=\(half) ! decodebin ! videoconvert ! \(stage)fakesink")
+            #expect(r.code == 0, "\(r.err)")
+            #expect(r.err.contains("WARNING: input ended at 2.") && r.err.contains(" s of 5.0 s (truncated file?): filesrc0 location=\(half)"), "\(r.err)")
+            let whole = try Tools.vf("launch", "filesrc location=\(full) ! decodebin ! videoconvert ! \(stage)fakesink")
+            #expect(whole.code == 0 && !whole.err.contains("truncated"), "\(whole.err)")
+        }
+    }
+
+    @Test func runtimeErrorsPrintTheWholeDebugText() throws {
+        let d = Tools.tempDir()
+        let (full, _) = try Self.truncated("matroskamux", ext: "mkv", in: d)
+        let r = try Tools.vf("launch", "filesrc location=\(full) ! decodebin ! video/x-raw,format=RGB ! fakesink")
+        #expect(r.code == 1)
+        #expect(r.err.contains("ERROR from element matroskademux0 (matroskademux): Internal data stream error.\n  debug: "), "\(r.err)")
+        #expect(r.err.contains("\n    streaming stopped, reason not-negotiated (-4)"), "\(r.err)")
+    }
+
+    @Test func messagesArePrintedReadably() throws {
+        let d = Tools.tempDir()
+        let r = try Tools.vf("launch", "-m", "videotestsrc num-buffers=2 ! jpegenc ! multifilesink post-messages=true location=\(d.path)/%05d.jpg")
+        #expect(r.code == 0, "\(r.err)")
+        #expect(r.out.contains("multifilesink0: GstMultiFileSink filename=\(d.path)/00000.jpg index=0 timestamp=0 stream-time=0 running-time=0 duration=33333333"), "\(r.out)")
+        #expect(!r.out.contains("(string)"))
+    }
+}

@@ -22,8 +22,9 @@ enum Tools {
     struct Result { var code: Int32; var out: String; var err: String }
 
     /// Starts a process with stdout/stderr captured to files.
-    static func start(_ exe: String, _ args: [String], cwd: URL? = nil) throws -> (Process, URL, URL) {
+    static func start(_ exe: String, _ args: [String], cwd: URL? = nil, environment: [String: String]? = nil) throws -> (Process, URL, URL) {
         let p = Process()
+        if let environment { p.environment = environment }
         p.executableURL = URL(fileURLWithPath: exe)
         p.arguments = args
         if let cwd { p.currentDirectoryURL = cwd }
@@ -50,8 +51,8 @@ enum Tools {
     }
 
     /// Runs a program to the end.
-    static func run(_ exe: String, _ args: [String], cwd: URL? = nil, timeout: Double = 120) throws -> Result {
-        let (p, o, e) = try start(exe, args, cwd: cwd)
+    static func run(_ exe: String, _ args: [String], cwd: URL? = nil, environment: [String: String]? = nil, timeout: Double = 120) throws -> Result {
+        let (p, o, e) = try start(exe, args, cwd: cwd, environment: environment)
         return finish(p, o, e, timeout: timeout)
     }
 

@@ -1,0 +1,51 @@
+import Host
+
+/// `launch`'s arguments put in the order the parser wants: options first, then the description.
+///
+/// A description may span several arguments (like gst-launch-1.0), and no description token starts
+/// with `-`, so options written after it (`launch 'a ! b' --set grid.lines=golden`) are recognised and
+/// moved before it. `-h`/`--help` anywhere asks for help.
+enum LaunchArguments {
+    /// What the command line asks for.
+    enum Outcome: Equatable {
+        /// Arguments for the parser (`launch`, options, description).
+        case arguments([String])
+        /// Print `launch`'s help.
+        case help
+    }
+
+    /// Options that take a value (`--set x=y` or `--set=x=y`).
+    static let valued: Set<String> = ["--set", "--queue", "--queue-size"]
+    /// Flags.
+    static let flags: Set<String> = ["--print-expanded", "--dry-run", "--progress", "-m", "--messages", "--quiet"]
+    /// The options as listed in errors.
+    static let listing = "--print-expanded, --dry-run, --progress, -m/--messages, --queue auto|leaky|lossless, --queue-size N, --set target.prop=value, --quiet, -h/--help"
+
+    /// Reorders `arguments` (all after the program name). Arguments of other subcommands pass unchanged.
+    static func normalize(_ arguments: [String]) throws(HostError) -> Outcome {
+        guard arguments.first == "launch" else { return .arguments(arguments) }
+        var options: [String] = []
+        var description: [String] = []
+        var i = 1
+        while i < arguments.count {
+            let a = arguments[i]
+            i += 1
+            // After "--" everything is description (an escape hatch gst-launch does not need, kept for safety).
+            if a == "--" { description += arguments[i...]; break }
+            guard a.hasPrefix("-"), a.count > 1 else { description.append(a); continue }
+            if a == "-h" || a == "--help" { return .help }
+            if flags.contains(a) { options.append(a); continue }
+            let key = String(a.split(separator: "=", maxSplits: 1)[0])
+            guard valued.contains(key) else {
+                throw HostError(.usage, "unknown option '\(a)' for launch: options are \(listing) (before or after the description)")
+            }
+            if key != a { options.append(a); continue }
+            guard i < arguments.count, !(valued.contains(arguments[i]) || flags.contains(arguments[i])) else {
+                throw HostError(.usage, "option '\(a)' needs a value: \(a == "--set" ? "--set target.prop=value" : a == "--queue" ? "--queue auto|leaky|lossless" : "--queue-size N")")
+            }
+            options += [a, arguments[i]]
+            i += 1
+        }
+        return .arguments(["launch"] + options + description)
+    }
+}
