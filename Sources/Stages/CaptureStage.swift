@@ -144,6 +144,8 @@ public final class CaptureStage: Stage {
         var awaiting: [RingEntry] = []
         /// The newest frame whose own analysis arrived, kept even after it left the ring.
         var analysed: RingEntry?
+        /// The pts of the last frame taken as a photo.
+        var lastTakenPts: UInt64?
         /// Whether a frame's buffer is held outside the ring (so the ring must not reuse its memory).
         func isAside(_ f: VideoFrame) -> Bool {
             awaiting.contains { $0.frame.buffer === f.buffer } || analysed.map { $0.frame.buffer === f.buffer } ?? false
@@ -310,7 +312,7 @@ public final class CaptureStage: Stage {
         let s = settings.withLock { $0 }
         let time = frame.runningTime ?? frame.pts ?? UInt64(frame.index) * 33_333_333
         // The latest analysis drives the live decision; a photo only ever carries its own frame's analysis.
-        let (comp, analysing) = Self.composition(of: frame)
+        let (comp, analysing, skipped) = Self.composition(of: frame)
         let own = comp.flatMap { c in c.analysisPts != nil && c.analysisPts == frame.pts ? c : nil }
         // Luma for stability and sharpness (GStreamer's converter straight to GRAY8, a few thousand pixels).
         let scaler = runtime.withLock { $0.scaler }
@@ -343,6 +345,7 @@ public final class CaptureStage: Stage {
             let step = gray.map { rt.estimator.update($0) }
             let candidate = CaptureChoice.Candidate(score: own?.score, sharpness: step?.sharpness ?? 0,
                                                     motion: Double(step?.magnitude ?? 0))
+            if let skipped { rt.awaiting.removeAll { $0.frame.pts == skipped } }
             // An analysis that finished after its frame went by belongs to that frame: in the ring, and in
             // the frames kept aside for it (a slow analysis may end after the frame left the ring).
             if let c = comp, own == nil, let apts = c.analysisPts {
@@ -367,11 +370,11 @@ public final class CaptureStage: Stage {
             // Ring of clean copies: newest last, bounded by time and bytes.
             let current = RingEntry(frame: copy ?? frame, time: time, candidate: candidate, composition: own)
             if analysing, let copy {
-                // compose analyses this frame on its thread: kept until its result arrives. compose's worker
-                // holds one running job and one pending slot that a newer job replaces, so the frames that
-                // will be analysed are the oldest still awaited (running) and this one (pending).
-                if rt.awaiting.count >= 2 { rt.awaiting.removeLast() }
+                // compose analyses this frame on its thread: kept until its result arrives (or compose says
+                // the job was replaced by a newer one before it ran). Bounded: compose runs one job and
+                // holds one more, so more than four waiting means results were lost; the oldest goes.
                 rt.awaiting.append(RingEntry(frame: copy, time: time, candidate: candidate, composition: nil))
+                if rt.awaiting.count > 4 { rt.awaiting.removeFirst() }
             } else if let own, let copy {
                 rt.analysed = RingEntry(frame: copy, time: time, candidate: candidate, composition: own)
             }
@@ -384,8 +387,11 @@ public final class CaptureStage: Stage {
                 }
             }
             // Auto: the state machine decides from this frame's observation.
+            // A verdict counts once: after a photo, auto waits for an analysis of a later frame (a slow
+            // analysis must not make photos of moments nobody judged).
+            let fresh = comp.map { c in rt.lastTakenPts.map { last in (c.analysisPts ?? UInt64.max) > last } ?? true } ?? false
             let obs = CaptureStateMachine.Observation(time: time, stable: step?.stable ?? false,
-                                                      subject: comp?.subject != nil, composed: comp?.composed ?? false)
+                                                      subject: comp?.subject != nil, composed: (comp?.composed ?? false) && fresh)
             // A branch of the user's own is not tracked file by file: its queue is the bound instead
             // (the appsrc blocks when full, and the video must never wait for a save).
             let busy = backlog >= s.maxPending
@@ -439,10 +445,13 @@ public final class CaptureStage: Stage {
                 var all = kind == .timer ? Array(rt.ring.suffix(2)) : rt.ring
                 // The latest analysed frame, when it has left the ring: the frame the verdict was about.
                 if kind != .timer, let a = rt.analysed, !all.contains(where: { $0.frame.pts == a.frame.pts }) { all.insert(a, at: 0) }
+                // A new photo is of a later moment than the last one (a slow analysis must not make two of one frame).
+                if let last = rt.lastTakenPts { all.removeAll { ($0.frame.pts ?? UInt64.max) <= last } }
                 let analysed = all.filter { $0.composition != nil }
                 let pool = analysed.isEmpty ? all : analysed
                 let pick = pool.isEmpty ? current : pool[CaptureChoice.best(pool.map(\.candidate)) ?? (pool.count - 1)]
                 capture = (kind, pick, rt.nextNumber)
+                if let p = pick.frame.pts { rt.lastTakenPts = p }
                 rt.nextNumber += 1
             }
         }
@@ -466,10 +475,12 @@ public final class CaptureStage: Stage {
     }
 
     /// Reads compose's meta from the frame: the latest analysis, and whether this frame is being analysed.
-    static func composition(of frame: VideoFrame) -> (Composition?, analysing: Bool) {
-        guard let text = frame.buffer.customMetaText(ComposeStage.metaName), let m = MessageStructure(parsing: text) else { return (nil, false) }
+    /// `skipped`: the pts of an earlier frame whose analysis compose dropped (a newer frame replaced it).
+    static func composition(of frame: VideoFrame) -> (Composition?, analysing: Bool, skipped: UInt64?) {
+        guard let text = frame.buffer.customMetaText(ComposeStage.metaName), let m = MessageStructure(parsing: text) else { return (nil, false, nil) }
         let analysing = m.bool("analysing") ?? false
-        guard let score = m.double("score") else { return (nil, analysing) }
+        let skipped = m.integer("skipped-pts").map { UInt64(bitPattern: $0) }
+        guard let score = m.double("score") else { return (nil, analysing, skipped) }
         var box: Box?
         if let w = m.double("width"), let h = m.double("height"), w > 0, h > 0, let x = m.double("x"), let y = m.double("y") {
             box = Box(x: x, y: y, width: w, height: h)
@@ -483,7 +494,7 @@ public final class CaptureStage: Stage {
         return (Composition(rule: m.string("rule") ?? "", score: score, composed: m.bool("well-composed") ?? false,
                            advice: m.string("advice") ?? "", subject: box, measured: measured,
                            analysisPts: apts == UInt64.max ? nil : apts,
-                           inputWidth: m.integer("input-width").map { Int($0) } ?? 0, inputHeight: m.integer("input-height").map { Int($0) } ?? 0), analysing)
+                           inputWidth: m.integer("input-width").map { Int($0) } ?? 0, inputHeight: m.integer("input-height").map { Int($0) } ?? 0), analysing, skipped)
     }
 
     /// Crops, tags and pushes the chosen frame; registers the pending save. Returns messages to post.

@@ -176,8 +176,9 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
             let held = VideoFrame(buffer: frame.buffer.shared(), info: frame.info, caps: frame.caps, segment: frame.segment, index: frame.index)
             return Job(frame: held, pts: frame.pts, index: frame.index, inputWidth: frame.info.width, inputHeight: frame.info.height)
         }
+        var skipped: UInt64?
         if let job {
-            if synchronous { analyse(job) } else { worker.submit(job) }
+            if synchronous { analyse(job) } else { skipped = worker.submit(job)?.pts }
         }
         if let failure = results.withLock({ r -> String? in defer { r.failure = nil }; return r.failure }) {
             throw StageError(.stream, "\(name): \(failure)")
@@ -186,13 +187,16 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         let (latest, input) = results.withLock { ($0.latest, $0.latestInput) }
         // `analysing`: this frame went to the analysis thread; its result comes with a later frame's meta
         // (`analysis-pts` = this frame's pts), so a stage after us can keep the frame until then.
+        // `skipped-pts`: an earlier frame's job this one replaced before it ran (it will have no result).
         let analysing = job != nil && !synchronous && frame.pts != nil
+        var extra: [(String, MessageStructure.Value)] = analysing ? [("analysing", .bool(true))] : []
+        if let skipped { extra.append(("skipped-pts", .uint64(skipped))) }
         if let g = latest {
             var m = Self.meta(g, inputWidth: input.width, inputHeight: input.height)
-            if analysing { m.fields.append(("analysing", .bool(true))) }
+            m.fields += extra
             frame.buffer.setCustomMeta(m)
-        } else if analysing {
-            frame.buffer.setCustomMeta(MessageStructure(Self.metaName, [("analysing", .bool(true))]))
+        } else if !extra.isEmpty {
+            frame.buffer.setCustomMeta(MessageStructure(Self.metaName, extra))
         }
         guard s.overlay else { return }
         let drawing = Self.drawing(latest, grid: s.grid, rule: ruleName)
