@@ -388,6 +388,8 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
             "analysis_ms": (g.totalMs * 1000).rounded() / 1000, "width": job.inputWidth, "height": job.inputHeight,
         ]
         o["subject"] = inputBox(g, job.inputWidth, job.inputHeight).map(box) ?? NSNull()
+        // The subject as detected in this frame (before smoothing across frames): what a photo records.
+        o["measured"] = g.measuredNormalized.map { box($0.scaled(Double(job.inputWidth), Double(job.inputHeight))) } ?? NSNull()
         o["faces"] = g.detections.filter { $0.kind == .face || $0.kind == .profileFace }.map { d -> [String: Any] in
             var b = box(d.box.scaled(sx, sy)); b["confidence"] = (d.confidence * 1000).rounded() / 1000; return b
         }

@@ -109,6 +109,40 @@ import Testing
         #expect(r.err.contains("  capture0: \(recs.count) photo\(recs.count == 1 ? "" : "s") saved in \(d.path)\n"), "\(r.err)")
     }
 
+    /// Bonus on opencv-doc's vtest.avi (people walking; the file runs faster than compose can analyse):
+    /// every photo's box is compose's measurement of that very frame (its JSON line with that pts), moved
+    /// into the crop; no frame is saved twice.
+    @Test func onVtestEveryPhotoRecordsTheAnalysisOfItsOwnFrame() throws {
+        let video = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".testdata/vtest.avi").path
+        guard FileManager.default.fileExists(atPath: video) else { return }
+        let t = Tools.tempDir()
+        let d = t.appendingPathComponent("photos"), json = t.appendingPathComponent("compose.jsonl").path
+        let r = try Tools.vf("launch", "filesrc location=\(video) num-buffers=400 ! decodebin ! videoconvert ! compose metadata-location=\(json) ! capture crop=3:4 delay=0.3 cooldown=1 directory=\(d.path) ! fakesink", timeout: 300)
+        #expect(r.code == 0, "\(r.err)")
+        let lines = try String(contentsOfFile: json, encoding: .utf8).split(separator: "\n").compactMap {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let recs = try Self.records(d)
+        #expect(recs.count >= 1)
+        let pts = recs.compactMap { $0["pts"] as? Int }
+        #expect(Set(pts).count == pts.count, "a frame saved twice: \(pts)")
+        for rec in recs {
+            let apts = try #require(rec["analysisPts"] as? Int, "\(rec)")
+            #expect(apts == rec["pts"] as? Int)
+            let line = try #require(lines.first { $0["pts"] as? Int == apts }, "no analysis line for pts \(apts)")
+            #expect(line["rule"] as? String == rec["rule"] as? String && line["advice"] as? String == rec["advice"] as? String)
+            let m = try #require(line["measured"] as? [String: Double])
+            let w = try #require(rec["cropWindow"] as? [String: Double])
+            let s = try #require(rec["subject"] as? [String: Double])
+            // Clipped to the crop and moved to its origin (JSON rounds to 0.01 px).
+            let x0 = max((m["x"] ?? .nan), (w["x"] ?? .nan)), x1 = min((m["x"] ?? .nan) + (m["width"] ?? .nan), (w["x"] ?? .nan) + (w["width"] ?? .nan))
+            let y0 = max((m["y"] ?? .nan), (w["y"] ?? .nan)), y1 = min((m["y"] ?? .nan) + (m["height"] ?? .nan), (w["y"] ?? .nan) + (w["height"] ?? .nan))
+            #expect(abs((s["x"] ?? .nan) - (x0 - (w["x"] ?? .nan))) < 0.05 && abs((s["y"] ?? .nan) - (y0 - (w["y"] ?? .nan))) < 0.05, "\(s) vs \(m) in \(w)")
+            #expect(abs((s["width"] ?? .nan) - (x1 - x0)) < 0.05 && abs((s["height"] ?? .nan) - (y1 - y0)) < 0.05, "\(s) vs \(m) in \(w)")
+        }
+    }
+
     @Test func killMinusNineWhileSavingNeverBreaksTheIndex() throws {
         let d = Tools.tempDir().appendingPathComponent("photos")
         var listed = 0
