@@ -16,6 +16,35 @@ public enum CapturePhase: String, Sendable, CaseIterable, Codable {
         case .error: -1
         }
     }
+
+    /// The phase in words for people (the preview, the terminal); bus messages keep `rawValue`.
+    public var displayName: String {
+        switch self {
+        case .idle: "idle"
+        case .startingCamera: "starting camera"
+        case .waitingForStability: "hold still"
+        case .detectingRegion: "looking for a subject"
+        case .templateReady: "follow the guide"
+        case .readyToCapture: "ready"
+        case .capturingPhoto: "capturing"
+        case .savingPhoto: "saving"
+        case .error: "error"
+        }
+    }
+
+    /// The reasons the machine gives when nothing special happened: they only repeat the phase.
+    static let plainReasons: Set<String> = [
+        "not started", "waiting for the first frame", "hold the camera still", "steady; looking for a subject",
+        "subject found; follow the guide", "subject found; checking the composition", "well composed; hold it",
+    ]
+
+    /// One line for people: the phase's `displayName`, and the reason when it says more
+    /// ("ready · well composed; cooling down", "saving photo 3 (auto)", "error · disk full").
+    public func label(reason: String) -> String {
+        if reason.isEmpty || Self.plainReasons.contains(reason) { return displayName }
+        if reason.hasPrefix(displayName) { return reason }
+        return "\(displayName) · \(reason)"
+    }
 }
 
 /// What made a capture happen.

@@ -77,6 +77,7 @@ public struct CompositionAnalyzer: Sendable {
         lap("detect")
 
         var subject = selector.select(found, frameWidth: w, frameHeight: h)?.detection
+        let measured = subject?.box
         lap("select")
 
         if smoother != nil {
@@ -86,6 +87,7 @@ public struct CompositionAnalyzer: Sendable {
 
         var g = Guidance(pts: pts, frameWidth: w, frameHeight: h, subject: subject, engine: engineName,
                          detections: found, rule: rule.name)
+        g.measuredBox = measured
         let input = RuleInput(subject: g.subjectNormalized, frameWidth: w, frameHeight: h, luma: luma)
         g.apply(rule.evaluate(input))
         if smoother != nil { g = smoother!.stabilize(g) }

@@ -22,6 +22,10 @@ public struct Guidance: Sendable, Equatable {
     public var frameHeight: Int
     /// The chosen subject (box in analysed pixels), nil when nothing was found.
     public var subject: Detection?
+    /// The subject's box as detected in this frame, before any smoothing across frames (analysed pixels).
+    /// `subject` is what is drawn and judged (smoothed in a stream); this is where the subject really is
+    /// in these pixels, for anything saved with the frame (a photo's record).
+    public var measuredBox: Box?
     /// Engine that produced the subject (`faces`, `bodies`, `saliency`, ...), nil without a subject.
     public var engine: String?
     /// Every detection of that engine, best first, in analysed pixels (the faces list, for faces).
@@ -53,6 +57,7 @@ public struct Guidance: Sendable, Equatable {
                 locked: Bool = false, target: Point2D? = nil, direction: Vector2D = .zero, advice: String = "",
                 adviceKey: String = "", details: [String: Double] = [:], timings: [Timing] = []) {
         self.pts = pts; self.frameWidth = frameWidth; self.frameHeight = frameHeight; self.subject = subject
+        self.measuredBox = subject?.box
         self.engine = engine; self.detections = detections; self.rule = rule; self.score = score
         self.wellComposed = wellComposed; self.locked = locked; self.target = target; self.direction = direction
         self.advice = advice; self.adviceKey = adviceKey; self.details = details; self.timings = timings
@@ -73,6 +78,12 @@ public struct Guidance: Sendable, Equatable {
     /// The subject's box in a `width` x `height` frame (the normalised box times the size).
     public func subjectBox(width: Int, height: Int) -> Box? {
         subjectNormalized.map { $0.scaled(Double(width), Double(height)) }
+    }
+
+    /// `measuredBox` normalised to the analysed frame.
+    public var measuredNormalized: Box? {
+        measuredBox.map { Box(x: $0.x / Double(frameWidth), y: $0.y / Double(frameHeight),
+                              width: $0.width / Double(frameWidth), height: $0.height / Double(frameHeight)) }
     }
 
     /// The target in analysed pixels.

@@ -11,7 +11,9 @@
 ///   number). A different key replaces the shown advice only once it has been the raw advice for
 ///   `stableCount` (3) analyses in a row, or at once when the score differs by more than `scoreJump`
 ///   (0.2) from the score at which the shown advice was adopted. While the old advice is held, its target
-///   is kept and the direction is recomputed from the smoothed box to that target.
+///   is kept and the direction is recomputed from the smoothed box to that target. Advice is held only
+///   within one rule: when the rule changes (`rule=auto` picked another placement rule) the new rule's
+///   advice is shown at once, so `rule` and `advice` of one result always belong together.
 /// - Lock: `locked` is true once every analysis has been well composed for `lockDuration` (1 s) of
 ///   stream time, measured on `pts`, from the first well-composed analysis of the streak. Any analysis
 ///   that is not well composed, lacks a pts, or goes back in time restarts the streak.
@@ -29,7 +31,7 @@ public struct GuidanceSmoother: Sendable {
 
     private var box: Box?
     private var boxFrame: (Int, Int) = (0, 0)
-    private var shown: (advice: String, key: String, target: Point2D?, score: Double)?
+    private var shown: (advice: String, key: String, target: Point2D?, score: Double, rule: String)?
     private var pending: (key: String, count: Int)?
     private var streakStart: UInt64?
     private var lastPts: UInt64?
@@ -66,8 +68,8 @@ public struct GuidanceSmoother: Sendable {
         // Advice hysteresis.
         if let s = shown, s.key != g.adviceKey {
             let count = pending?.key == g.adviceKey ? pending!.count + 1 : 1
-            if count >= stableCount || abs(g.score - s.score) > scoreJump {
-                shown = (g.advice, g.adviceKey, g.target, g.score)
+            if count >= stableCount || abs(g.score - s.score) > scoreJump || s.rule != g.rule {
+                shown = (g.advice, g.adviceKey, g.target, g.score, g.rule)
                 pending = nil
             } else {
                 pending = (g.adviceKey, count)
@@ -79,7 +81,7 @@ public struct GuidanceSmoother: Sendable {
                 }
             }
         } else {
-            shown = (g.advice, g.adviceKey, g.target, shown?.score ?? g.score)
+            shown = (g.advice, g.adviceKey, g.target, shown?.score ?? g.score, g.rule)
             pending = nil
         }
         // Lock.

@@ -27,6 +27,38 @@ public final class VideoFrame: @unchecked Sendable {
     /// Queues an overlay to be blended once all stages of the group have seen the clean frame.
     public func addOverlay(_ composition: OverlayComposition) { overlays.append(composition) }
 
+    /// Which edge a text row is stacked against.
+    public enum TextEdge: Sendable { case top, bottom }
+
+    /// Pixels already taken by text rows at the top and at the bottom edge. The stages of a fused group
+    /// process the same frame one after another, so the frame is the one layout owner of their text:
+    /// each row is stacked after the rows reserved before it, and no two stages' texts overlap.
+    public private(set) var textRows: (top: Int, bottom: Int) = (0, 0)
+
+    /// The text drawn on this frame so far (x, y, width, height), as the stages placed it.
+    public private(set) var textBoxes: [(x: Int, y: Int, width: Int, height: Int)] = []
+
+    /// Reserves a row `height` pixels high at `edge`, `gap` pixels from the previous row (or the edge),
+    /// and returns the row's top y; the text's box (`x`, `width`: the whole row by default) is noted in
+    /// `textBoxes`. Rows that no longer fit are clamped inside the frame.
+    public func reserveTextRow(height: Int, edge: TextEdge = .bottom, gap: Int = 0, x: Int = 0, width: Int? = nil) -> Int {
+        let h = max(0, min(height, info.height)), g = max(0, gap)
+        let y: Int
+        switch edge {
+        case .top:
+            y = max(0, min(textRows.top + g, info.height - h))
+            textRows.top += g + h
+        case .bottom:
+            y = max(0, min(info.height - textRows.bottom - g - h, info.height - h))
+            textRows.bottom += g + h
+        }
+        noteText(x: x, y: y, width: width ?? info.width - x, height: h)
+        return y
+    }
+
+    /// Notes text placed outside the rows (a centred countdown) in `textBoxes`.
+    public func noteText(x: Int, y: Int, width: Int, height: Int) { textBoxes.append((x, y, width, height)) }
+
     /// Blends and clears the queued overlays.
     public func blendOverlays() throws(GStreamerError) {
         for o in overlays { try blend(o) }

@@ -425,6 +425,7 @@ public final class Session: @unchecked Sendable {
         for g in groups { for st in g.stages { st.stage.close() } }
         let r = currentReport(start: start)
         report = r
+        report?.notes = groups.flatMap { g in g.stages.compactMap { $0.stage.summary() } }
         if code != 0 && r.framesOut == 0 {
             // A failed start leaves no half-written files behind.
             for f in createdFiles { try? FileManager.default.removeItem(atPath: f) }

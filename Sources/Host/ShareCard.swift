@@ -82,17 +82,22 @@ public enum ShareCard {
         canvas.translate(dx: Double(px), dy: Double(py))
         canvas.drawImage(BGRAImage(width: pw, height: ph, stride: decoded.stride, pixels: decoded.pixels))
         let r = c.record
+        // The subject box in the photo's own pixels (records before `analysisPts` held it in the full frame's).
+        let subject: PhotoRecord.Rect? = r.flatMap { r in
+            guard let s = r.subject else { return nil }
+            guard r.analysisPts == nil, let w = r.cropWindow else { return s }
+            return PhotoRecord.Rect(x: s.x - w.x, y: s.y - w.y, width: s.width, height: s.height)
+        }
         let centre: (x: Double, y: Double)? = r.flatMap { r in
-            r.subject.map { s in ((s.x + s.width / 2 - (r.cropWindow?.x ?? 0)) / Double(r.width), (s.y + s.height / 2 - (r.cropWindow?.y ?? 0)) / Double(r.height)) }
+            subject.map { s in ((s.x + s.width / 2) / Double(r.width), (s.y + s.height / 2) / Double(r.height)) }
         }
         // The rule's diagram over the photo, and the subject's box (in the photo's own pixels after a crop).
         let grid = GridRenderer.render(GridStyle(lines: diagram(rule: r?.rule, subjectCentre: centre), color: RGBAColor(red: 1, green: 1, blue: 1, alpha: 0.55), width: 3),
                                        width: pw, height: ph)
         canvas.drawImage(grid)
-        if let r, let s = r.subject {
-            let ox = r.cropWindow?.x ?? 0, oy = r.cropWindow?.y ?? 0
+        if let r, let s = subject {
             let k = Double(pw) / Double(r.width)
-            canvas.strokeRect(x: (s.x - ox) * k, y: (s.y - oy) * k, width: s.width * k, height: s.height * k,
+            canvas.strokeRect(x: s.x * k, y: s.y * k, width: s.width * k, height: s.height * k,
                               color: GuidanceRenderer.goodColor, lineWidth: 4)
         }
         canvas.translate(dx: -Double(px), dy: -Double(py))

@@ -62,6 +62,8 @@ public struct SessionReport: Sendable {
     public var copies: Int
     /// Timing per stage.
     public var stages: [StageTiming]
+    /// One line per stage that has something to say at the end ("capture0: 3 photos saved in out/photos").
+    public var notes: [String] = []
     /// Output frames per second.
     public var fps: Double { seconds > 0 ? Double(framesOut) / seconds : 0 }
 
@@ -72,6 +74,7 @@ public struct SessionReport: Sendable {
         for t in stages {
             s += String(format: "\n  stage %@: %d frames, mean %.3f ms, p95 %.3f ms", t.name, t.frames, t.meanMs, t.p95Ms)
         }
+        for n in notes { s += "\n  \(n)" }
         return s
     }
 }

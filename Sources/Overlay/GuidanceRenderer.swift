@@ -87,7 +87,8 @@ public enum GuidanceRenderer {
     /// The guidance (without the grid) as small positioned images: the box's four edges, the target
     /// ring, the arrow, the score label with its bar, the advice. Only the pixels under them are
     /// drawn and later blended, so a change of advice or box costs little even at 4K.
-    public static func sprites(_ d: GuidanceDrawing, width: Int, height: Int, textScale: Double = 1) -> [Sprite] {
+    /// `advice: false` leaves the advice line out (a stage that places it itself, see `adviceSprite`).
+    public static func sprites(_ d: GuidanceDrawing, width: Int, height: Int, textScale: Double = 1, advice: Bool = true) -> [Sprite] {
         let w = Double(width), h = Double(height)
         let lw = lineWidth(height: height)
         let color = d.wellComposed ? goodColor : adjustColor
@@ -136,7 +137,7 @@ public enum GuidanceRenderer {
         let font = max(10, 36 * h / 1080 * textScale)
         let pad = font / 2
         // Score label and bar, top left: the bar's filled length is the score.
-        let label = "\(d.rule) \(Int((d.score * 100).rounded()))%\(d.locked ? " locked" : "")"
+        let label = scoreLabel(d)
         let measure = Canvas(width: 1, height: 1)
         let size = measure.measureText(label, fontSize: font * 0.75, backdrop: true)
         let barY = pad + size.height + pad / 2, barW = max(40, 300 * h / 1080 * textScale), barH = max(4, 12 * h / 1080 * textScale)
@@ -145,12 +146,41 @@ public enum GuidanceRenderer {
             c.fillRect(x: pad, y: barY, width: barW, height: barH, color: backdrop)
             c.fillRect(x: pad, y: barY, width: barW * min(1, max(0, d.score)), height: barH, color: color)
         }
-        if !d.advice.isEmpty {
-            let m = measure.measureText(d.advice, fontSize: font, backdrop: true)
-            let x = max(pad, (w - m.width) / 2), y = h - m.height - pad
-            sprite(x, y, x + m.width, y + m.height) { $0.drawText(d.advice, x: x, y: y, fontSize: font, color: .white, backdrop: backdrop) }
+        if advice, let a = adviceSprite(d.advice, width: width, height: height, textScale: textScale) {
+            out.append(Sprite(x: a.x, y: max(0, height - a.image.height - a.gap), image: a.image))
         }
         return out
+    }
+
+    /// The score label ("thirds 91% locked").
+    static func scoreLabel(_ d: GuidanceDrawing) -> String { "\(d.rule) \(Int((d.score * 100).rounded()))%\(d.locked ? " locked" : "")" }
+
+    /// Where `sprites` draws the score label and its bar (top left), clipped to the frame: the text
+    /// block a layout must keep other text out of.
+    public static func scoreBlock(_ d: GuidanceDrawing, width: Int, height: Int, textScale: Double = 1) -> (x: Int, y: Int, width: Int, height: Int) {
+        let h = Double(height)
+        let font = max(10, 36 * h / 1080 * textScale), pad = font / 2
+        let size = Canvas(width: 1, height: 1).measureText(scoreLabel(d), fontSize: font * 0.75, backdrop: true)
+        let barY = pad + size.height + pad / 2, barW = max(40, 300 * h / 1080 * textScale), barH = max(4, 12 * h / 1080 * textScale)
+        let x0 = Int(pad.rounded(.down)), y0 = Int(pad.rounded(.down))
+        let x1 = min(width, Int((pad + max(size.width, barW)).rounded(.up))), y1 = min(height, Int((barY + barH).rounded(.up)))
+        return (x0, y0, max(0, x1 - x0), max(0, y1 - y0))
+    }
+
+    /// The advice line on its backdrop, centred across: the image, its left edge and the gap it keeps
+    /// from the bottom edge (or from the row below it). Nil for empty advice. The caller places it
+    /// (`VideoFrame.reserveTextRow`), so other stages' text rows stack instead of overlapping.
+    public static func adviceSprite(_ advice: String, width: Int, height: Int, textScale: Double = 1) -> (image: BGRAImage, x: Int, gap: Int)? {
+        guard !advice.isEmpty, width > 0, height > 0 else { return nil }
+        let font = max(10, 36 * Double(height) / 1080 * textScale)
+        let pad = font / 2
+        let m = Canvas(width: 1, height: 1).measureText(advice, fontSize: font, backdrop: true)
+        let x = Int(max(pad, (Double(width) - m.width) / 2).rounded(.down))
+        let iw = min(width - x, Int(m.width.rounded(.up))), ih = min(height, Int(m.height.rounded(.up)))
+        guard iw > 0, ih > 0 else { return nil }
+        let c = Canvas(width: iw, height: ih)
+        c.drawText(advice, x: 0, y: 0, fontSize: font, color: .white, backdrop: backdrop)
+        return (c.image(), x, Int(pad.rounded()))
     }
 
     /// A line with a filled arrowhead at `to`.

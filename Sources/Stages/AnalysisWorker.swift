@@ -24,13 +24,15 @@ final class AnalysisWorker<Job: Sendable>: @unchecked Sendable {
         t.start()
     }
 
-    /// Offers the newest job; replaces one not started yet. Never blocks on the analysis.
-    func submit(_ job: Job) {
+    /// Offers the newest job; replaces one not started yet (returned: it will never run). Never blocks on the analysis.
+    @discardableResult func submit(_ job: Job) -> Job? {
         condition.lock()
+        let replaced = pending
         if pending != nil { skipped += 1 }
         pending = job
         condition.signal()
         condition.unlock()
+        return replaced
     }
 
     /// Waits (bounded) until the pending job, if any, and the running one are done.

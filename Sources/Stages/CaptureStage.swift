@@ -57,9 +57,33 @@ public final class CaptureStage: Stage {
         ],
         formats: overlayFormats)
 
-    /// compose's verdict read from a frame's meta.
+    /// compose's verdict read from a frame's meta: one analysis, of the frame whose pts is `analysisPts`.
     struct Composition: Sendable {
-        var rule: String, score: Double, composed: Bool, advice: String, subject: Box?
+        var rule: String, score: Double, composed: Bool, advice: String
+        /// The drawn (smoothed) subject box, in pixels of an `inputWidth` x `inputHeight` frame.
+        var subject: Box?
+        /// The subject as detected in the analysed frame (nil: the meta has only the drawn box).
+        var measured: Box?
+        /// The pts of the analysed frame (nil: unknown).
+        var analysisPts: UInt64?
+        /// The frame size the boxes are in (0: the frame's own).
+        var inputWidth = 0, inputHeight = 0
+
+        /// Where the subject is in the analysed frame's pixels, scaled to a `width` x `height` frame.
+        func box(width: Int, height: Int) -> Box? {
+            guard let b = measured ?? subject else { return nil }
+            guard inputWidth > 0, inputHeight > 0, inputWidth != width || inputHeight != height else { return b }
+            return b.scaled(Double(width) / Double(inputWidth), Double(height) / Double(inputHeight))
+        }
+
+        /// A box in frame pixels seen through a crop window: clipped to it and moved to its origin;
+        /// nil when the subject is outside the window.
+        static func map(_ b: Box, into w: (x: Int, y: Int, width: Int, height: Int)) -> Box? {
+            let x0 = max(b.x, Double(w.x)), y0 = max(b.y, Double(w.y))
+            let x1 = min(b.x + b.width, Double(w.x + w.width)), y1 = min(b.y + b.height, Double(w.y + w.height))
+            guard x1 > x0, y1 > y0 else { return nil }
+            return Box(x: x0 - Double(w.x), y: y0 - Double(w.y), width: x1 - x0, height: y1 - y0)
+        }
     }
 
     private struct Settings {
@@ -74,6 +98,8 @@ public final class CaptureStage: Stage {
         var frame: VideoFrame
         var time: UInt64
         var candidate: CaptureChoice.Candidate
+        /// compose's analysis of this very frame (arrives with a later frame's meta when compose analyses
+        /// on its own thread); nil until then, or when this frame was not analysed.
         var composition: Composition?
     }
 
@@ -82,6 +108,7 @@ public final class CaptureStage: Stage {
         var number: Int
         var pts: UInt64?
         var trigger: CaptureTrigger
+        /// The photo's own analysis, its subject box in the photo's pixels (after the crop).
         var composition: Composition?
         var crop: (x: Int, y: Int, width: Int, height: Int)?
         var date: Date
@@ -111,6 +138,18 @@ public final class CaptureStage: Stage {
         var posted: (CapturePhase, String, CaptureReadiness)?
         var overlayKey: String?
         var overlay: OverlayComposition?
+        var labelKey: String?
+        var labelImage: BGRAImage?
+        /// Frames compose is analysing on its own thread (copies), until their result arrives.
+        var awaiting: [RingEntry] = []
+        /// The newest frame whose own analysis arrived, kept even after it left the ring.
+        var analysed: RingEntry?
+        /// The pts of the last frame taken as a photo.
+        var lastTakenPts: UInt64?
+        /// Whether a frame's buffer is held outside the ring (so the ring must not reuse its memory).
+        func isAside(_ f: VideoFrame) -> Bool {
+            awaiting.contains { $0.frame.buffer === f.buffer } || analysed.map { $0.frame.buffer === f.buffer } ?? false
+        }
         var sawMeta = false
         var warnedNoMeta = false
         var context: StageContext?
@@ -127,6 +166,8 @@ public final class CaptureStage: Stage {
     /// The index once `open()` made it (nil before, or with `index=false`); touched only on `writer`.
     private var index: PhotoIndex? { openedIndex.withLock { $0 } }
     private let openedIndex = Mutex<PhotoIndex?>(nil)
+    /// Photos saved (file complete) during this run.
+    private let saved = Mutex(0)
     private let writer: DispatchQueue
     /// Messages the index had while opening (reconcile), posted once frames flow.
     public var openingWarnings: [String] { openedWarnings.withLock { $0 } }
@@ -275,6 +316,7 @@ public final class CaptureStage: Stage {
             rt.scaler = scaler
             rt.estimator.reset()
             rt.ring.removeAll(); rt.ringBytes = 0
+            rt.awaiting.removeAll(); rt.analysed = nil
         }
     }
 
@@ -290,7 +332,9 @@ public final class CaptureStage: Stage {
     public func process(_ frame: VideoFrame, context: StageContext) throws(StageError) {
         let s = settings.withLock { $0 }
         let time = frame.runningTime ?? frame.pts ?? UInt64(frame.index) * 33_333_333
-        let comp = Self.composition(of: frame)
+        // The latest analysis drives the live decision; a photo only ever carries its own frame's analysis.
+        let (comp, analysing, skipped) = Self.composition(of: frame)
+        let own = comp.flatMap { c in c.analysisPts != nil && c.analysisPts == frame.pts ? c : nil }
         // Luma for stability and sharpness (GStreamer's converter straight to GRAY8, a few thousand pixels).
         let scaler = runtime.withLock { $0.scaler }
         var gray: GrayImage?
@@ -303,11 +347,11 @@ public final class CaptureStage: Stage {
         let spare: Buffer? = s.ringMs > 0 ? runtime.withLock { rt in
             guard let first = rt.ring.first, rt.ring.count > 1 else { return nil }
             let horizon = UInt64(s.ringMs) * 1_000_000
-            guard first.time &+ horizon < time else { return nil }
+            guard first.time &+ horizon < time, !rt.isAside(first.frame) else { return nil }
             rt.ringBytes -= first.frame.buffer.size
             return rt.ring.removeFirst().frame.buffer
         } : nil
-        let copy = s.ringMs > 0 ? frame.copied(reusing: spare) : nil
+        let copy = s.ringMs > 0 || analysing ? frame.copied(reusing: spare) : nil
         let fired = triggers.count
         let backlog = context.backlog(on: "snapshot")
         var posts: [MessageStructure] = []
@@ -320,8 +364,24 @@ public final class CaptureStage: Stage {
                 for w in openingWarnings { posts.append(MessageStructure(Self.messageName, [("event", .string("warning")), ("text", .string(w))])) }
             }
             let step = gray.map { rt.estimator.update($0) }
-            let candidate = CaptureChoice.Candidate(score: comp?.score, sharpness: step?.sharpness ?? 0,
+            let candidate = CaptureChoice.Candidate(score: own?.score, sharpness: step?.sharpness ?? 0,
                                                     motion: Double(step?.magnitude ?? 0))
+            if let skipped { rt.awaiting.removeAll { $0.frame.pts == skipped } }
+            // An analysis that finished after its frame went by belongs to that frame: in the ring, and in
+            // the frames kept aside for it (a slow analysis may end after the frame left the ring).
+            if let c = comp, own == nil, let apts = c.analysisPts {
+                if let i = rt.ring.lastIndex(where: { $0.frame.pts == apts }), rt.ring[i].composition == nil {
+                    rt.ring[i].composition = c
+                    rt.ring[i].candidate.score = c.score
+                }
+                if let i = rt.awaiting.firstIndex(where: { $0.frame.pts == apts }) {
+                    var e = rt.awaiting.remove(at: i)
+                    e.composition = c
+                    e.candidate.score = c.score
+                    rt.analysed = e
+                }
+                rt.awaiting.removeAll { ($0.frame.pts ?? 0) < apts }
+            }
             if comp != nil { rt.sawMeta = true }
             if s.auto && !rt.sawMeta && !rt.warnedNoMeta && rt.frames == 90 {
                 rt.warnedNoMeta = true
@@ -329,8 +389,17 @@ public final class CaptureStage: Stage {
                     ("text", .string("no ViewfinderComposition meta on the frames: auto capture needs 'compose' before 'capture'"))]))
             }
             // Ring of clean copies: newest last, bounded by time and bytes.
-            let current = RingEntry(frame: copy ?? frame, time: time, candidate: candidate, composition: comp)
-            if let copy {
+            let current = RingEntry(frame: copy ?? frame, time: time, candidate: candidate, composition: own)
+            if analysing, let copy {
+                // compose analyses this frame on its thread: kept until its result arrives (or compose says
+                // the job was replaced by a newer one before it ran). Bounded: compose runs one job and
+                // holds one more, so more than four waiting means results were lost; the oldest goes.
+                rt.awaiting.append(RingEntry(frame: copy, time: time, candidate: candidate, composition: nil))
+                if rt.awaiting.count > 4 { rt.awaiting.removeFirst() }
+            } else if let own, let copy {
+                rt.analysed = RingEntry(frame: copy, time: time, candidate: candidate, composition: own)
+            }
+            if let copy, s.ringMs > 0 {
                 rt.ring.append(current)
                 rt.ringBytes += copy.buffer.size
                 let horizon = UInt64(s.ringMs) * 1_000_000
@@ -339,8 +408,11 @@ public final class CaptureStage: Stage {
                 }
             }
             // Auto: the state machine decides from this frame's observation.
+            // A verdict counts once: after a photo, auto waits for an analysis of a later frame (a slow
+            // analysis must not make photos of moments nobody judged).
+            let fresh = comp.map { c in rt.lastTakenPts.map { last in (c.analysisPts ?? UInt64.max) > last } ?? true } ?? false
             let obs = CaptureStateMachine.Observation(time: time, stable: step?.stable ?? false,
-                                                      subject: comp?.subject != nil, composed: comp?.composed ?? false)
+                                                      subject: comp?.subject != nil, composed: (comp?.composed ?? false) && fresh)
             // A branch of the user's own is not tracked file by file: its queue is the bound instead
             // (the appsrc blocks when full, and the video must never wait for a save).
             let busy = backlog >= s.maxPending
@@ -390,9 +462,17 @@ public final class CaptureStage: Stage {
             case .capture(let kind):
                 // The best frame of the ring; for the self-timer, of the frames at its deadline only
                 // (this one and the one before), so the photo is the moment the countdown promised.
-                let pool = kind == .timer ? Array(rt.ring.suffix(2)) : rt.ring
-                let pick = pool.isEmpty ? current : pool[CaptureChoice.best(pool.map(\.candidate))!]
+                // Frames whose own analysis is known come first, so the photo's record tells its truth.
+                var all = kind == .timer ? Array(rt.ring.suffix(2)) : rt.ring
+                // The latest analysed frame, when it has left the ring: the frame the verdict was about.
+                if kind != .timer, let a = rt.analysed, !all.contains(where: { $0.frame.pts == a.frame.pts }) { all.insert(a, at: 0) }
+                // A new photo is of a later moment than the last one (a slow analysis must not make two of one frame).
+                if let last = rt.lastTakenPts { all.removeAll { ($0.frame.pts ?? UInt64.max) <= last } }
+                let analysed = all.filter { $0.composition != nil }
+                let pool = analysed.isEmpty ? all : analysed
+                let pick = pool.isEmpty ? current : pool[CaptureChoice.best(pool.map(\.candidate)) ?? (pool.count - 1)]
                 capture = (kind, pick, rt.nextNumber)
+                if let p = pick.frame.pts { rt.lastTakenPts = p }
                 rt.nextNumber += 1
             }
         }
@@ -415,17 +495,27 @@ public final class CaptureStage: Stage {
         if s.overlay { drawOverlay(on: frame, phase: state.0, reason: state.1, countdown: state.5) }
     }
 
-    /// Reads compose's meta from the frame.
-    static func composition(of frame: VideoFrame) -> Composition? {
-        let meta = ComposeStage.metaName
-        guard let score = frame.buffer.customMetaDouble(meta, field: "score") else { return nil }
-        guard let text = frame.buffer.customMetaText(meta), let m = MessageStructure(parsing: text) else { return nil }
+    /// Reads compose's meta from the frame: the latest analysis, and whether this frame is being analysed.
+    /// `skipped`: the pts of an earlier frame whose analysis compose dropped (a newer frame replaced it).
+    static func composition(of frame: VideoFrame) -> (Composition?, analysing: Bool, skipped: UInt64?) {
+        guard let text = frame.buffer.customMetaText(ComposeStage.metaName), let m = MessageStructure(parsing: text) else { return (nil, false, nil) }
+        let analysing = m.bool("analysing") ?? false
+        let skipped = m.integer("skipped-pts").map { UInt64(bitPattern: $0) }
+        guard let score = m.double("score") else { return (nil, analysing, skipped) }
         var box: Box?
         if let w = m.double("width"), let h = m.double("height"), w > 0, h > 0, let x = m.double("x"), let y = m.double("y") {
             box = Box(x: x, y: y, width: w, height: h)
         }
-        return Composition(rule: m.string("rule") ?? "", score: score, composed: m.bool("well-composed") ?? false,
-                           advice: m.string("advice") ?? "", subject: box)
+        var measured: Box?
+        if let w = m.double("measured-width"), let h = m.double("measured-height"), w > 0, h > 0,
+           let x = m.double("measured-x"), let y = m.double("measured-y") {
+            measured = Box(x: x, y: y, width: w, height: h)
+        }
+        let apts = m.integer("analysis-pts").map { UInt64(bitPattern: $0) }
+        return (Composition(rule: m.string("rule") ?? "", score: score, composed: m.bool("well-composed") ?? false,
+                           advice: m.string("advice") ?? "", subject: box, measured: measured,
+                           analysisPts: apts == UInt64.max ? nil : apts,
+                           inputWidth: m.integer("input-width").map { Int($0) } ?? 0, inputHeight: m.integer("input-height").map { Int($0) } ?? 0), analysing, skipped)
     }
 
     /// Crops, tags and pushes the chosen frame; registers the pending save. Returns messages to post.
@@ -433,19 +523,27 @@ public final class CaptureStage: Stage {
         var photo = pick.frame
         var window: (x: Int, y: Int, width: Int, height: Int)?
         var full: VideoFrame?
+        // Rule, score, advice and box all come from the analysis of this frame; the box in its pixels.
+        var c = pick.composition
+        let subject = c?.box(width: photo.info.width, height: photo.info.height)
+        c?.subject = subject.flatMap { Composition.map($0, into: (0, 0, photo.info.width, photo.info.height)) }
+        c?.measured = nil
+        c?.inputWidth = 0; c?.inputHeight = 0
         if let aspect = s.crop {
             let w = CaptureChoice.crop(width: photo.info.width, height: photo.info.height, aspect: aspect,
-                                       subject: pick.composition?.subject, rule: pick.composition?.rule ?? "thirds")
+                                       subject: subject, rule: c?.rule ?? "thirds")
             do {
-                window = photo.alignedCrop(x: w.x, y: w.y, width: w.width, height: w.height)
-                let c = try photo.cropped(x: w.x, y: w.y, width: w.width, height: w.height)
+                let aligned = photo.alignedCrop(x: w.x, y: w.y, width: w.width, height: w.height)
+                window = aligned
+                let cropped = try photo.cropped(x: w.x, y: w.y, width: w.width, height: w.height)
                 if s.keepFull { full = photo }
-                photo = c
+                photo = cropped
+                // The box as the cropped photo sees it (none when the subject is outside the crop).
+                c?.subject = subject.flatMap { Composition.map($0, into: aligned) }
             } catch {
                 return fail(capture: "crop failed: \(error.message)", time: pick.time)
             }
         }
-        let c = pick.composition
         var desc = "Viewfinder photo \(number) (\(kind.rawValue))"
         if let c { desc += String(format: ": %@, score %.2f, %@", c.rule, c.score, c.advice) }
         let tags = ShotSender.tags(description: desc, orientation: s.orientation)
@@ -566,6 +664,7 @@ public final class CaptureStage: Stage {
                     full: final["full"].map(rel), time: PhotoIndex.timeText(p.date), pts: p.pts, width: info.width, height: info.height,
                     rule: c?.rule, score: c?.score, advice: c?.advice,
                     subject: c?.subject.map { PhotoRecord.Rect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) },
+                    analysisPts: c?.analysisPts,
                     trigger: p.trigger.rawValue, crop: s.crop?.description ?? "none",
                     cropWindow: p.crop.map { PhotoRecord.Rect(x: Double($0.x), y: Double($0.y), width: Double($0.width), height: Double($0.height)) },
                     exif: info.tags)
@@ -581,6 +680,12 @@ public final class CaptureStage: Stage {
                 if let problem { _ = rt.machine.handle(.saveFailed(problem, time: p.pts ?? 0)) } else { _ = rt.machine.handle(.saved) }
             }
             return rt.context
+        }
+        if problem == nil, let f = final["snapshot"] {
+            // Say what happened: one line per photo on stderr.
+            let how = p.composition.map { String(format: ", %@ %.2f", $0.rule, $0.score) } ?? ""
+            FileHandle.standardError.write(Data("saved \(f) (\(p.trigger.rawValue)\(how))\n".utf8))
+            saved.withLock { $0 += 1 }
         }
         var fields: [(String, MessageStructure.Value)] = [("event", .string(problem == nil ? "saved" : "error")), ("number", .int(Int32(p.number)))]
         if let f = final["snapshot"] { fields.append(("file", .string(f))) }
@@ -612,48 +717,71 @@ public final class CaptureStage: Stage {
     /// After the pipelines stopped: wait for the files in hand to be indexed.
     public func close() { writer.sync {} }
 
+    /// Photos saved during this run.
+    public var savedPhotos: Int { saved.withLock { $0 } }
+
+    /// "capture0: 3 photos saved in out/photos", for the end-of-run summary.
+    public func summary() -> String? {
+        let n = savedPhotos, dir = settings.withLock { $0.directory }
+        return "\(name): \(n) photo\(n == 1 ? "" : "s") saved in \(dir)"
+    }
+
     // MARK: - Overlay
 
+    /// The state line takes the next free text row at the bottom of the frame (after compose's advice
+    /// when compose ran first in the group), the countdown the centre.
     private func drawOverlay(on frame: VideoFrame, phase: CapturePhase, reason: String, countdown: Int?) {
         let w = frame.info.width, h = frame.info.height
-        let key = "\(w)x\(h)|\(phase.rawValue)|\(reason)|\(countdown.map(String.init) ?? "-")"
+        let label = phase.label(reason: reason)
+        let key = "\(w)x\(h)|\(label)|\(phase.rawValue)"
+        let image: BGRAImage = runtime.withLock { rt in
+            if let i = rt.labelImage, rt.labelKey == key { return i }
+            let i = Self.labelImage(label, width: w, height: h, phase: phase)
+            rt.labelImage = i; rt.labelKey = key; rt.overlay = nil
+            return i
+        }
+        let margin = Self.margin(height: h)
+        let y = frame.reserveTextRow(height: image.height, edge: .bottom, gap: margin, x: margin, width: image.width)
+        let big = countdown.flatMap { $0 > 0 ? Self.countdownImage($0, width: w, height: h) : nil }
+        if let big { frame.noteText(x: big.x, y: big.y, width: big.image.width, height: big.image.height) }
+        let fullKey = "\(key)|\(y)|\(countdown.map(String.init) ?? "-")"
         let comp: OverlayComposition = runtime.withLock { rt in
-            if let o = rt.overlay, rt.overlayKey == key { return o }
-            let o = Self.render(width: w, height: h, phase: phase, reason: reason, countdown: countdown)
-            rt.overlay = o; rt.overlayKey = key
+            if let o = rt.overlay, rt.overlayKey == fullKey { return o }
+            var layers = [OverlayComposition.Layer(pixels: image.pixels, width: image.width, height: image.height, stride: image.stride, x: margin, y: y)]
+            if let big {
+                layers.append(.init(pixels: big.image.pixels, width: big.image.width, height: big.image.height, stride: big.image.stride, x: big.x, y: big.y))
+            }
+            let o = OverlayComposition(layers: layers)
+            rt.overlay = o; rt.overlayKey = fullKey
             return o
         }
         frame.addOverlay(comp)
     }
 
-    /// The state label (small, bottom left) and the countdown (large, centred), as sprites.
-    static func render(width w: Int, height h: Int, phase: CapturePhase, reason: String, countdown: Int?) -> OverlayComposition {
-        var layers: [OverlayComposition.Layer] = []
+    static func margin(height h: Int) -> Int { max(4, h / 60) }
+
+    /// The state line for people ("looking for a subject", "ready · well composed; cooling down"), small,
+    /// on a backdrop, at most the frame's width.
+    static func labelImage(_ label: String, width w: Int, height h: Int, phase: CapturePhase) -> BGRAImage {
         let font = max(10, Double(h) / 40)
-        let label = "\(phase.rawValue) · \(reason)"
-        let probe = Canvas(width: 1, height: 1)
-        let size = probe.measureText(label, fontSize: font, backdrop: true)
-        let lw = min(w, Int(size.width.rounded(.up)) + 1), lh = min(h, Int(size.height.rounded(.up)) + 1)
+        let size = Canvas(width: 1, height: 1).measureText(label, fontSize: font, backdrop: true)
+        let lw = max(1, min(w - margin(height: h), Int(size.width.rounded(.up)) + 1)), lh = min(h, Int(size.height.rounded(.up)) + 1)
         let colour: RGBAColor = phase == .readyToCapture || phase == .capturingPhoto ? RGBAColor(red: 0.4, green: 1, blue: 0.4, alpha: 1)
             : phase == .error ? RGBAColor(red: 1, green: 0.4, blue: 0.4, alpha: 1) : RGBAColor(red: 1, green: 1, blue: 1, alpha: 1)
         let c = Canvas(width: lw, height: lh)
         c.drawText(label, x: 0, y: 0, fontSize: font, color: colour, backdrop: RGBAColor(red: 0, green: 0, blue: 0, alpha: 0.55))
-        let img = c.image()
-        let margin = max(4, h / 60)
-        layers.append(.init(pixels: img.pixels, width: img.width, height: img.height, stride: img.stride,
-                            x: margin, y: max(0, h - lh - margin)))
-        if let n = countdown, n > 0 {
-            let big = Double(h) / 3
-            let text = "\(n)"
-            let sz = probe.measureText(text, fontSize: big, backdrop: true)
-            let cw = min(w, Int(sz.width.rounded(.up)) + 1), ch = min(h, Int(sz.height.rounded(.up)) + 1)
-            let cc = Canvas(width: cw, height: ch)
-            cc.drawText(text, x: 0, y: 0, fontSize: big, color: RGBAColor(red: 1, green: 1, blue: 1, alpha: 1),
-                        backdrop: RGBAColor(red: 0, green: 0, blue: 0, alpha: 0.45))
-            let ci = cc.image()
-            layers.append(.init(pixels: ci.pixels, width: ci.width, height: ci.height, stride: ci.stride,
-                                x: max(0, (w - cw) / 2), y: max(0, (h - ch) / 2)))
-        }
-        return OverlayComposition(layers: layers)
+        return c.image()
+    }
+
+    /// The self-timer's big digit, centred.
+    static func countdownImage(_ n: Int, width w: Int, height h: Int) -> (image: BGRAImage, x: Int, y: Int) {
+        let big = Double(h) / 3
+        let text = "\(n)"
+        let sz = Canvas(width: 1, height: 1).measureText(text, fontSize: big, backdrop: true)
+        let cw = min(w, Int(sz.width.rounded(.up)) + 1), ch = min(h, Int(sz.height.rounded(.up)) + 1)
+        let cc = Canvas(width: cw, height: ch)
+        cc.drawText(text, x: 0, y: 0, fontSize: big, color: RGBAColor(red: 1, green: 1, blue: 1, alpha: 1),
+                    backdrop: RGBAColor(red: 0, green: 0, blue: 0, alpha: 0.45))
+        return (cc.image(), max(0, (w - cw) / 2), max(0, (h - ch) / 2))
     }
 }

@@ -54,7 +54,14 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         var gridKey: ([GridLine], Int, Int)?
         var grid: OverlayComposition?
         var context: StageContext?
+        /// The score block's box for `drawn`.
+        var scoreBlock: (x: Int, y: Int, width: Int, height: Int)?
+        /// The advice line drawn for (advice, width, height, text scale), and its overlay at a row y.
+        var advice: (key: AdviceKey, sprite: AdviceSprite?)?
+        var adviceOverlay: (key: AdviceKey, y: Int, composition: OverlayComposition)?
     }
+    struct AdviceKey: Equatable { var advice: String; var width: Int; var height: Int; var textScale: Double }
+    typealias AdviceSprite = (image: BGRAImage, x: Int, gap: Int)
     /// Owned by the analysis thread (and `configure`): never taken by `process`, so a slow analysis
     /// cannot hold up a frame.
     private struct Analysis {
@@ -70,7 +77,10 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         var analysed = 0
         var failure: String?
         /// The overlay for `latest`, drawn by the analysis thread.
-        struct Prepared { var drawing: GuidanceDrawing; var width: Int; var height: Int; var textScale: Double; var composition: OverlayComposition }
+        struct Prepared {
+            var drawing: GuidanceDrawing; var width: Int; var height: Int; var textScale: Double; var composition: OverlayComposition
+            var advice: AdviceSprite?
+        }
         var prepared: Prepared?
     }
 
@@ -166,16 +176,27 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
             let held = VideoFrame(buffer: frame.buffer.shared(), info: frame.info, caps: frame.caps, segment: frame.segment, index: frame.index)
             return Job(frame: held, pts: frame.pts, index: frame.index, inputWidth: frame.info.width, inputHeight: frame.info.height)
         }
+        var skipped: UInt64?
         if let job {
-            if synchronous { analyse(job) } else { worker.submit(job) }
+            if synchronous { analyse(job) } else { skipped = worker.submit(job)?.pts }
         }
         if let failure = results.withLock({ r -> String? in defer { r.failure = nil }; return r.failure }) {
             throw StageError(.stream, "\(name): \(failure)")
         }
 
         let (latest, input) = results.withLock { ($0.latest, $0.latestInput) }
+        // `analysing`: this frame went to the analysis thread; its result comes with a later frame's meta
+        // (`analysis-pts` = this frame's pts), so a stage after us can keep the frame until then.
+        // `skipped-pts`: an earlier frame's job this one replaced before it ran (it will have no result).
+        let analysing = job != nil && !synchronous && frame.pts != nil
+        var extra: [(String, MessageStructure.Value)] = analysing ? [("analysing", .bool(true))] : []
+        if let skipped { extra.append(("skipped-pts", .uint64(skipped))) }
         if let g = latest {
-            frame.buffer.setCustomMeta(Self.meta(g, inputWidth: input.width, inputHeight: input.height))
+            var m = Self.meta(g, inputWidth: input.width, inputHeight: input.height)
+            m.fields += extra
+            frame.buffer.setCustomMeta(m)
+        } else if !extra.isEmpty {
+            frame.buffer.setCustomMeta(MessageStructure(Self.metaName, extra))
         }
         guard s.overlay else { return }
         let drawing = Self.drawing(latest, grid: s.grid, rule: ruleName)
@@ -198,10 +219,42 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
             let c = prepared ?? Self.guidanceComposition(drawing, width: w, height: h, textScale: s.textScale)
             st.drawn = (drawing, w, h)
             st.composition = c
+            st.scoreBlock = nil
             return (st.grid, c)
         }
         if let grid { frame.addOverlay(grid) }
         frame.addOverlay(guidance)
+        placeText(drawing, on: frame, textScale: s.textScale)
+    }
+
+    /// The frame is the layout owner of the group's text: the score block takes the top row and the
+    /// advice a bottom row, so a later stage's text (capture's state line) stacks beside them instead
+    /// of over them. The advice is its own overlay, placed at the row the frame gives it.
+    private func placeText(_ drawing: GuidanceDrawing, on frame: VideoFrame, textScale: Double) {
+        let w = frame.info.width, h = frame.info.height
+        let key = AdviceKey(advice: drawing.advice, width: w, height: h, textScale: textScale)
+        let (block, sprite) = state.withLock { st -> ((x: Int, y: Int, width: Int, height: Int), AdviceSprite?) in
+            if st.scoreBlock == nil { st.scoreBlock = GuidanceRenderer.scoreBlock(drawing, width: w, height: h, textScale: textScale) }
+            if st.advice == nil || st.advice!.key != key {
+                let prepared = results.withLock { r -> AdviceSprite?? in
+                    guard let p = r.prepared, p.drawing.advice == drawing.advice, p.width == w, p.height == h, p.textScale == textScale else { return nil }
+                    return .some(p.advice)
+                }
+                st.advice = (key, prepared ?? GuidanceRenderer.adviceSprite(drawing.advice, width: w, height: h, textScale: textScale))
+            }
+            return (st.scoreBlock!, st.advice!.sprite)
+        }
+        _ = frame.reserveTextRow(height: block.height, edge: .top, gap: block.y, x: block.x, width: block.width)
+        guard let sprite else { return }
+        let y = frame.reserveTextRow(height: sprite.image.height, edge: .bottom, gap: sprite.gap, x: sprite.x, width: sprite.image.width)
+        let overlay = state.withLock { st -> OverlayComposition in
+            if let o = st.adviceOverlay, o.key == key, o.y == y { return o.composition }
+            let c = OverlayComposition(bgra: sprite.image.pixels, width: sprite.image.width, height: sprite.image.height,
+                                       stride: sprite.image.stride, x: sprite.x, y: y)
+            st.adviceOverlay = (key, y, c)
+            return c
+        }
+        frame.addOverlay(overlay)
     }
 
     /// Waits for the last analysis so its message and JSON line are out before end-of-stream.
@@ -259,7 +312,8 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
             let drawing = Self.drawing(g, grid: s.grid, rule: ruleName)
             let comp = Self.guidanceComposition(drawing, width: job.inputWidth, height: job.inputHeight, textScale: s.textScale)
             comp.prepare(for: job.frame.info.format)
-            prepared = .init(drawing: drawing, width: job.inputWidth, height: job.inputHeight, textScale: s.textScale, composition: comp)
+            let advice = GuidanceRenderer.adviceSprite(drawing.advice, width: job.inputWidth, height: job.inputHeight, textScale: s.textScale)
+            prepared = .init(drawing: drawing, width: job.inputWidth, height: job.inputHeight, textScale: s.textScale, composition: comp, advice: advice)
         }
         results.withLock { r in
             r.latest = g
@@ -274,7 +328,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
 
     /// The guidance sprites as one overlay (cairo/pango drawing, cut to content).
     static func guidanceComposition(_ drawing: GuidanceDrawing, width w: Int, height h: Int, textScale: Double) -> OverlayComposition {
-        let layers = GuidanceRenderer.sprites(drawing, width: w, height: h, textScale: textScale).map {
+        let layers = GuidanceRenderer.sprites(drawing, width: w, height: h, textScale: textScale, advice: false).map {
             OverlayComposition.Layer(pixels: $0.image.pixels, width: $0.image.width, height: $0.image.height, stride: $0.image.stride, x: $0.x, y: $0.y)
         }
         return OverlayComposition(layers: layers)
@@ -292,12 +346,20 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         }.joined(separator: ";")
     }
 
+    /// The meta every frame carries: the latest finished analysis, which describes the frame whose pts is
+    /// `analysis-pts` (an earlier frame when the analysis runs on its own thread). `x`..`height` is the
+    /// drawn (smoothed) box, `measured-*` the subject as detected in that frame; both in pixels of an
+    /// `input-width` x `input-height` frame; rule, score and advice belong to that one analysis.
     static func meta(_ g: Guidance, inputWidth w: Int, inputHeight h: Int) -> MessageStructure {
         let b = inputBox(g, w, h)
+        let m = g.measuredNormalized.map { $0.scaled(Double(w), Double(h)) }
         return MessageStructure(metaName, [
             ("analysis-pts", .uint64(g.pts ?? UInt64.max)), ("rule", .string(g.rule)), ("score", .double(g.score)),
             ("well-composed", .bool(g.wellComposed)), ("locked", .bool(g.locked)),
             ("x", .double(b?.x ?? -1)), ("y", .double(b?.y ?? -1)), ("width", .double(b?.width ?? 0)), ("height", .double(b?.height ?? 0)),
+            ("measured-x", .double(m?.x ?? -1)), ("measured-y", .double(m?.y ?? -1)),
+            ("measured-width", .double(m?.width ?? 0)), ("measured-height", .double(m?.height ?? 0)),
+            ("input-width", .int(Int32(w))), ("input-height", .int(Int32(h))),
             ("advice", .string(g.advice)),
         ])
     }
@@ -326,6 +388,8 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
             "analysis_ms": (g.totalMs * 1000).rounded() / 1000, "width": job.inputWidth, "height": job.inputHeight,
         ]
         o["subject"] = inputBox(g, job.inputWidth, job.inputHeight).map(box) ?? NSNull()
+        // The subject as detected in this frame (before smoothing across frames): what a photo records.
+        o["measured"] = g.measuredNormalized.map { box($0.scaled(Double(job.inputWidth), Double(job.inputHeight))) } ?? NSNull()
         o["faces"] = g.detections.filter { $0.kind == .face || $0.kind == .profileFace }.map { d -> [String: Any] in
             var b = box(d.box.scaled(sx, sy)); b["confidence"] = (d.confidence * 1000).rounded() / 1000; return b
         }

@@ -34,8 +34,12 @@ public struct PhotoRecord: Codable, Sendable, Equatable {
     public var score: Double?
     /// Advice at capture time.
     public var advice: String?
-    /// Subject box in the full frame's pixels.
+    /// Subject box in the saved photo's pixels (after the crop), from the analysis of that very frame;
+    /// nil when that frame was not analysed or the subject lies outside the crop. (Records written
+    /// before `analysisPts` existed hold it in the full frame's pixels.)
     public var subject: Rect?
+    /// The pts of the frame rule, score, advice and subject were analysed on (the photo's own frame).
+    public var analysisPts: UInt64?
     /// What triggered it (auto, manual, event, at, interval, timer; `found` for files added on reconcile).
     public var trigger: String
     /// Crop aspect (`none`, `3:4`...) and window in full-frame pixels.
@@ -48,9 +52,10 @@ public struct PhotoRecord: Codable, Sendable, Equatable {
     /// Creates a record.
     public init(id: Int, file: String, thumbnail: String? = nil, full: String? = nil, time: String, pts: UInt64? = nil,
                 width: Int, height: Int, rule: String? = nil, score: Double? = nil, advice: String? = nil, subject: Rect? = nil,
-                trigger: String, crop: String = "none", cropWindow: Rect? = nil, exif: [String: String] = [:]) {
+                analysisPts: UInt64? = nil, trigger: String, crop: String = "none", cropWindow: Rect? = nil, exif: [String: String] = [:]) {
         self.id = id; self.file = file; self.thumbnail = thumbnail; self.full = full; self.time = time; self.pts = pts
         self.width = width; self.height = height; self.rule = rule; self.score = score; self.advice = advice; self.subject = subject
+        self.analysisPts = analysisPts
         self.trigger = trigger; self.crop = crop; self.cropWindow = cropWindow; self.exif = exif
     }
 }

@@ -87,6 +87,9 @@ public protocol Stage: AnyObject, Sendable {
     /// The pipelines have stopped (after end-of-stream, an error or an abort): finish background work
     /// that follows the stream (files being indexed). Called on the host's thread.
     func close()
+
+    /// One line for the end-of-run summary ("capture0: 3 photos saved in out/photos"), or nil.
+    func summary() -> String?
 }
 
 extension Stage {
@@ -104,6 +107,8 @@ extension Stage {
     public func customEvent(_ event: MessageStructure) {}
     /// Nothing to close by default.
     public func close() {}
+    /// No summary by default.
+    public func summary() -> String? { nil }
     /// No default branches by default.
     public func defaultBranch(for output: String) -> String? { nil }
     /// Rejects runtime changes by default.

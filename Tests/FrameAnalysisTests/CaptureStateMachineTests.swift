@@ -169,4 +169,17 @@ struct CaptureStateMachineTests {
         _ = m.handle(.saveFailed("x", time: UInt64(2e9))); seen.insert(m.phase)
         #expect(seen == Set(CapturePhase.allCases))
     }
+
+    /// People read the phase, not its identifier; the bus keeps the identifier.
+    @Test func phasesHaveNamesForPeople() {
+        #expect(CapturePhase.waitingForStability.displayName == "hold still")
+        #expect(CapturePhase.detectingRegion.displayName == "looking for a subject")
+        #expect(CapturePhase.startingCamera.displayName == "starting camera")
+        #expect(CapturePhase.templateReady.rawValue == "templateReady")
+        for p in CapturePhase.allCases { #expect(!p.displayName.isEmpty && p.displayName.allSatisfy { !$0.isUppercase }) }
+        #expect(CapturePhase.detectingRegion.label(reason: "steady; looking for a subject") == "looking for a subject")
+        #expect(CapturePhase.readyToCapture.label(reason: "well composed; cooling down") == "ready · well composed; cooling down")
+        #expect(CapturePhase.savingPhoto.label(reason: "saving photo 3 (auto)") == "saving photo 3 (auto)")
+        #expect(CapturePhase.error.label(reason: "disk full") == "error · disk full")
+    }
 }

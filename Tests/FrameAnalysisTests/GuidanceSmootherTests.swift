@@ -94,4 +94,29 @@ import Testing
         #expect(s.update(raw(6000, well: true)).locked)
         #expect(s.update(raw(100, well: true)).locked == false)   // stream restarted
     }
+
+    /// rule=auto switched from golden to thirds: the held advice was golden's, so it goes at once; the
+    /// result never says "thirds" with golden's advice.
+    @Test func adviceIsNeverHeldAcrossARuleChange() {
+        var s = GuidanceSmoother()
+        var golden = raw(0, key: "golden.move.up", advice: "golden: move the subject up", score: 0.6)
+        golden.rule = "golden"
+        _ = s.update(golden)
+        var thirds = raw(100, key: "thirds.hold", advice: "thirds: hold", score: 0.62)
+        thirds.rule = "thirds"
+        let g = s.update(thirds)
+        #expect(g.rule == "thirds" && g.advice == "thirds: hold" && g.adviceKey == "thirds.hold")
+        // Within one rule the hysteresis still holds a new key back.
+        let next = s.update(raw(200, key: "thirds.move.left", advice: "thirds: move left", score: 0.63))
+        #expect(next.advice == "thirds: hold")
+    }
+
+    /// The measured box is the detection of this frame, whatever the smoothing did to `subject`.
+    @Test func theMeasuredBoxIsTheRawDetection() {
+        var s = GuidanceSmoother()
+        _ = s.update(raw(0, box: Box(x: 100, y: 50, width: 40, height: 40)))
+        let g = s.update(raw(100, box: Box(x: 110, y: 50, width: 40, height: 40)))
+        #expect(g.subject?.box == Box(x: 104, y: 50, width: 40, height: 40))
+        #expect(g.measuredBox == Box(x: 110, y: 50, width: 40, height: 40))
+    }
 }

@@ -69,6 +69,80 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: d.appendingPathComponent(".partial").path) == ["thumbs"])
     }
 
+    /// 12 + 14: the live ball, compose analysing on its own thread, 3:4 photos: each photo's record,
+    /// EXIF and box describe that very frame (the box holds the ball in the saved pixels, rule and advice
+    /// agree), stderr says `saved FILE (auto, RULE SCORE)` once per photo, and the summary counts them.
+    @Test func eachPhotoCarriesItsOwnAnalysisAndIsReportedOnStderr() throws {
+        let d = Tools.tempDir().appendingPathComponent("photos")
+        let r = try Tools.vf("launch", "videotestsrc pattern=ball is-live=true num-buffers=300 ! video/x-raw,width=320,height=240,framerate=30/1 ! compose analysis-width=160 ! capture crop=3:4 delay=0.2 cooldown=0.5 directory=\(d.path) ! fakesink", timeout: 180)
+        #expect(r.code == 0, "\(r.err)")
+        let recs = try Self.records(d)
+        #expect(recs.count >= 1, "no photo in 10 s of the ball: \(r.err)")
+        let savedLines = r.err.split(separator: "\n").filter { $0.hasPrefix("saved ") }
+        #expect(savedLines.count == recs.count, "\(r.err)")
+        for rec in recs {
+            let name = try #require(rec["file"] as? String)
+            let rule = try #require(rec["rule"] as? String, "\(name) has no analysis")
+            let advice = try #require(rec["advice"] as? String)
+            let score = try #require(rec["score"] as? Double)
+            // The analysis is of this photo's frame.
+            #expect(rec["analysisPts"] as? Int != nil && rec["analysisPts"] as? Int == rec["pts"] as? Int, "\(rec)")
+            // Rule and advice of one analysis: the advice's rule prefix is the rule (or a check's).
+            if let colon = advice.firstIndex(of: ":") {
+                let named = String(advice[..<colon])
+                #expect(named == rule || named == "edges" || named == "horizon", "rule \(rule) vs advice \(advice)")
+            }
+            #expect((rec["exif"] as? [String: String])?["description"]?.hasSuffix(String(format: "%@, score %.2f, %@", rule, score, advice)) == true, "\(rec)")
+            // The box, in the saved photo's pixels, holds the ball's bright pixels.
+            let img = try Tools.luma(of: d.appendingPathComponent(name).path)
+            let bright = img.pixels.indices.filter { img.pixels[$0] > 40 }
+            #expect(bright.count > 300, "\(name): the ball is in the photo")
+            let cx = Double(bright.map { $0 % img.width }.reduce(0, +)) / Double(max(1, bright.count))
+            let cy = Double(bright.map { $0 / img.width }.reduce(0, +)) / Double(max(1, bright.count))
+            let box = try #require(rec["subject"] as? [String: Double], "\(name) has no subject box")
+            let (x, y, w, h) = (box["x"] ?? -1, box["y"] ?? -1, box["width"] ?? 0, box["height"] ?? 0)
+            #expect(cx >= x && cx <= x + w && cy >= y && cy <= y + h, "\(name): box \(box) misses the ball at (\(cx), \(cy))")
+            #expect(img.width == 180 && img.height == 240)
+            let line = "saved \(d.appendingPathComponent(name).path) (auto, \(rule) \(String(format: "%.2f", score)))"
+            #expect(savedLines.contains { $0 == line }, "\(line) not in \(savedLines)")
+        }
+        #expect(r.err.contains("  capture0: \(recs.count) photo\(recs.count == 1 ? "" : "s") saved in \(d.path)\n"), "\(r.err)")
+    }
+
+    /// Bonus on opencv-doc's vtest.avi (people walking; the file runs faster than compose can analyse):
+    /// every photo's box is compose's measurement of that very frame (its JSON line with that pts), moved
+    /// into the crop; no frame is saved twice.
+    @Test func onVtestEveryPhotoRecordsTheAnalysisOfItsOwnFrame() throws {
+        let video = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".testdata/vtest.avi").path
+        guard FileManager.default.fileExists(atPath: video) else { return }
+        let t = Tools.tempDir()
+        let d = t.appendingPathComponent("photos"), json = t.appendingPathComponent("compose.jsonl").path
+        let r = try Tools.vf("launch", "filesrc location=\(video) num-buffers=400 ! decodebin ! videoconvert ! compose metadata-location=\(json) ! capture crop=3:4 delay=0.3 cooldown=1 directory=\(d.path) ! fakesink", timeout: 300)
+        #expect(r.code == 0, "\(r.err)")
+        let lines = try String(contentsOfFile: json, encoding: .utf8).split(separator: "\n").compactMap {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let recs = try Self.records(d)
+        #expect(recs.count >= 1)
+        let pts = recs.compactMap { $0["pts"] as? Int }
+        #expect(Set(pts).count == pts.count, "a frame saved twice: \(pts)")
+        for rec in recs {
+            let apts = try #require(rec["analysisPts"] as? Int, "\(rec)")
+            #expect(apts == rec["pts"] as? Int)
+            let line = try #require(lines.first { $0["pts"] as? Int == apts }, "no analysis line for pts \(apts)")
+            #expect(line["rule"] as? String == rec["rule"] as? String && line["advice"] as? String == rec["advice"] as? String)
+            let m = try #require(line["measured"] as? [String: Double])
+            let w = try #require(rec["cropWindow"] as? [String: Double])
+            let s = try #require(rec["subject"] as? [String: Double])
+            // Clipped to the crop and moved to its origin (JSON rounds to 0.01 px).
+            let x0 = max((m["x"] ?? .nan), (w["x"] ?? .nan)), x1 = min((m["x"] ?? .nan) + (m["width"] ?? .nan), (w["x"] ?? .nan) + (w["width"] ?? .nan))
+            let y0 = max((m["y"] ?? .nan), (w["y"] ?? .nan)), y1 = min((m["y"] ?? .nan) + (m["height"] ?? .nan), (w["y"] ?? .nan) + (w["height"] ?? .nan))
+            #expect(abs((s["x"] ?? .nan) - (x0 - (w["x"] ?? .nan))) < 0.05 && abs((s["y"] ?? .nan) - (y0 - (w["y"] ?? .nan))) < 0.05, "\(s) vs \(m) in \(w)")
+            #expect(abs((s["width"] ?? .nan) - (x1 - x0)) < 0.05 && abs((s["height"] ?? .nan) - (y1 - y0)) < 0.05, "\(s) vs \(m) in \(w)")
+        }
+    }
+
     @Test func killMinusNineWhileSavingNeverBreaksTheIndex() throws {
         let d = Tools.tempDir().appendingPathComponent("photos")
         var listed = 0
