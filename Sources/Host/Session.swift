@@ -301,7 +301,7 @@ public final class Session: @unchecked Sendable {
                             // branch only, tell its stage; the stream goes on, and the branch is tried
                             // again later (5 s, doubling up to a minute) in case space comes back.
                             let delay = min(60, (deadBranches[i]?.delay ?? 2.5) * 2)
-                            FileHandle.standardError.write(Data("ERROR from element \(m.source) in the '\(output)' branch (stopped; the stream goes on; retrying in \(Int(delay)) s): \(text)\n".utf8))
+                            AppendFile.writeStandardError("ERROR from element \(m.source) in the '\(output)' branch (stopped; the stream goes on; retrying in \(Int(delay)) s): \(text)\n")
                             if branchErrors.count < 100 { branchErrors.append("\(m.source): \(text)") }
                             pipelines[i].setState(.null)
                             eos.insert(i)
@@ -315,7 +315,7 @@ public final class Session: @unchecked Sendable {
                         errors.append(errorText(segment: i, message: m, text: text, debug: debug))
                         return finish(code: 1, fallback: nil, start: start)
                     case .warning(let text, let debug):
-                        FileHandle.standardError.write(Data((MessageText.warning(source: m.source, factory: m.sourceFactory, text: text, debug: debug) + "\n").utf8))
+                        AppendFile.writeStandardError((MessageText.warning(source: m.source, factory: m.sourceFactory, text: text, debug: debug) + "\n"))
                     case .latency:
                         pipelines[i].recalculateLatency()
                     case .element(_, let fields):
@@ -331,11 +331,11 @@ public final class Session: @unchecked Sendable {
             if options.progress, Date().timeIntervalSince(lastProgress) >= 1 {
                 lastProgress = Date()
                 let r = currentReport(start: start)
-                FileHandle.standardError.write(Data(String(format: "\r[%6.1f s] in %d out %d dropped %d  %.1f fps   ", r.seconds, r.framesIn, r.framesOut, r.dropped, r.fps).utf8))
+                AppendFile.writeStandardError(String(format: "\r[%6.1f s] in %d out %d dropped %d  %.1f fps   ", r.seconds, r.framesIn, r.framesOut, r.dropped, r.fps))
             }
             if idle { usleep(5_000) }
         }
-        if options.progress { FileHandle.standardError.write(Data("\n".utf8)) }
+        if options.progress { AppendFile.writeStandardError("\n") }
         return finish(code: 0, fallback: nil, start: start)
     }
 
@@ -354,7 +354,7 @@ public final class Session: @unchecked Sendable {
             eos.remove(i)
             // The worker may have ended the stream while the branch was down: end this branch too.
             if d.group.ended.load(ordering: .sequentiallyConsistent) { d.group.extras[d.output]?.src.endOfStream() }
-            FileHandle.standardError.write(Data("viewfinder: the '\(d.output)' branch was started again\n".utf8))
+            AppendFile.writeStandardError("viewfinder: the '\(d.output)' branch was started again\n")
             let note = MessageStructure("viewfinder/output-restarted", [("stage", .string(String(d.output.split(separator: ".")[0]))),
                 ("output", .string(String(d.output.split(separator: ".").last ?? "")))])
             for st in d.group.stages { st.stage.busMessage(source: "viewfinder", structure: note.text) }

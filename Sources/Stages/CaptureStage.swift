@@ -684,7 +684,7 @@ public final class CaptureStage: Stage {
         if problem == nil, let f = final["snapshot"] {
             // Say what happened: one line per photo on stderr.
             let how = p.composition.map { String(format: ", %@ %.2f", $0.rule, $0.score) } ?? ""
-            FileHandle.standardError.write(Data("saved \(f) (\(p.trigger.rawValue)\(how))\n".utf8))
+            AppendFile.writeStandardError("saved \(f) (\(p.trigger.rawValue)\(how))\n")
             saved.withLock { $0 += 1 }
         }
         var fields: [(String, MessageStructure.Value)] = [("event", .string(problem == nil ? "saved" : "error")), ("number", .int(Int32(p.number)))]

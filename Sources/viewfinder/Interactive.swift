@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import GStreamerKit
 import Host
 import Stages
 
@@ -18,17 +19,17 @@ enum Interactive {
         let terminal = TerminalMode()
         let onInterrupt: @Sendable () -> Void = {
             if interrupts.increment() == 1 {
-                FileHandle.standardError.write(Data("\nviewfinder: stopping: sending end-of-stream (Ctrl-C again to abort)\n".utf8))
+                AppendFile.writeStandardError("\nviewfinder: stopping: sending end-of-stream (Ctrl-C again to abort)\n")
                 session.requestStop()
             } else {
                 // Never wait on GStreamer here: ask the session to stop, and if its thread is stuck in
                 // GStreamer (a sink blocked on a client, a state change that does not return), leave
                 // anyway after half a second, as gst-launch-1.0 does on a second Ctrl-C.
-                FileHandle.standardError.write(Data("viewfinder: aborting\n".utf8))
+                AppendFile.writeStandardError("viewfinder: aborting\n")
                 session.abort()
                 queue.asyncAfter(deadline: .now() + abortGrace) {
                     terminal.restore()
-                    FileHandle.standardError.write(Data("viewfinder: aborted (the pipeline did not stop in time)\n".utf8))
+                    AppendFile.writeStandardError("viewfinder: aborted (the pipeline did not stop in time)\n")
                     _exit(abortExitCode)
                 }
             }

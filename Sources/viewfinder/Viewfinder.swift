@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GStreamerKit
 import Host
 import Stages
 
@@ -37,13 +38,13 @@ struct Viewfinder: ParsableCommand {
     /// Exit code 2 for usage errors, as gst-launch-1.0 does for bad descriptions.
     static func finish(_ error: any Error) -> Never {
         if let e = error as? HostError {
-            FileHandle.standardError.write(Data("viewfinder: \(e.message)\n".utf8))
+            AppendFile.writeStandardError("viewfinder: \(e.message)\n")
             Foundation.exit(e.exitCode)
         }
         if let e = error as? ExitCode { Foundation.exit(e.rawValue) }
         let code = exitCode(for: error)
         let text = fullMessage(for: error)
-        if !text.isEmpty { FileHandle.standardError.write(Data("\(text)\n".utf8)) }
+        if !text.isEmpty { AppendFile.writeStandardError("\(text)\n") }
         Foundation.exit(code == .validationFailure ? 2 : code.rawValue)
     }
 }
@@ -90,9 +91,9 @@ struct RunOptions: ParsableArguments {
         try DisplayCheck.check(session, description: description, overrides: overrides)
         let ends = StreamEndCheck(session, description: description)
         let code = Interactive.run(session)
-        if code == 0 && !session.stopRequested { for w in ends.warnings() { FileHandle.standardError.write(Data("\(w)\n".utf8)) } }
-        if !quiet, let r = session.report { FileHandle.standardError.write(Data("\(r.text)\n".utf8)) }
-        for e in session.errors { FileHandle.standardError.write(Data("viewfinder: \(e)\n".utf8)) }
+        if code == 0 && !session.stopRequested { for w in ends.warnings() { AppendFile.writeStandardError("\(w)\n") } }
+        if !quiet, let r = session.report { AppendFile.writeStandardError("\(r.text)\n") }
+        for e in session.errors { AppendFile.writeStandardError("viewfinder: \(e)\n") }
         if code != 0 { throw ExitCode(session.wasAborted ? abortExitCode : code) }
     }
 }

@@ -79,6 +79,8 @@ import Testing
             [("directory", dir), ("auto", "false"), ("at", "24,37,50,63,76"), ("crop", "3:4"), ("thumbnails", "false"), ("overlay", "false")]),
             triggers: Triggers())
         _ = capture.defaultBranch(for: "snapshot")
+        try compose.open()
+        try capture.open()
         try compose.configure(info)
         try capture.configure(info)
         let branch = WritingBranch(directory: dir)

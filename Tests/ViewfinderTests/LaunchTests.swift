@@ -44,6 +44,23 @@ import Testing
         #expect(Tools.columnMean(img, x: 100) < 90)
     }
 
+    /// `viewfinder launch ... 2>&1 | head -1`: once the reader is gone, writing the summary (or any
+    /// warning) to stderr fails; the run must still end normally, not die of SIGPIPE or a trap.
+    @Test func closedStandardErrorDoesNotKillTheRun() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Tools.viewfinder)
+        p.arguments = ["launch", "videotestsrc num-buffers=30 ! video/x-raw,width=160,height=120 ! grid ! fakesink"]
+        let pipe = Pipe()
+        try pipe.fileHandleForReading.close()
+        p.standardError = pipe
+        p.standardOutput = FileHandle.nullDevice
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        #expect(p.terminationReason == .exit)
+        #expect(p.terminationStatus == 0)
+    }
+
     @Test func teeAfterStageFeedsTwoEncoders() throws {
         let d = Tools.tempDir()
         let a = d.appendingPathComponent("a.mp4").path, b = d.appendingPathComponent("b.mkv").path
