@@ -9,7 +9,7 @@ import Testing
 /// and every exit-2 message names a token of the description (MessageCheck.namesToken).
 @Suite struct GeneratedRunTests {
     static let seed: UInt64 = 0xB1A5_2026
-    static let count = 60
+    static let count = 80
 
     @Test func generatedDescriptionsEndWithACleanExitCode() throws {
         let tmp = Tools.tempDir()
