@@ -44,11 +44,13 @@ private func exercise(_ text: String) {
         return
     }
 
-    // render() is a fixed point.
+    // render() is a fixed point and keeps every chain and node.
     let rendered = parsed.render()
     do {
         let again = try ParsedDescription.parse(rendered)
         check(again.render() == rendered, "render not stable: \(rendered.debugDescription) -> \(again.render().debugDescription)")
+        check(again.chains.map { $0.nodes.map(\.text) } == parsed.chains.map { $0.nodes.map(\.text) },
+              "render changed the nodes: \(text.debugDescription) -> \(rendered.debugDescription)")
     } catch {
         check(false, "rendered description does not parse: \(rendered.debugDescription) (from \(text.debugDescription)): \(error.message)")
     }

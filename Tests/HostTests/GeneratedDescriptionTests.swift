@@ -12,6 +12,12 @@ import Stages
 
     /// Inputs that once crashed the description code (found by launch/fuzz or by this test), as regressions.
     static let regressions: [String] = [
+        // launch/fuzz: a value ending in a backslash before a line break swallowed the next word once
+        // rendered into a segment (`name=a\ y`); the first one is the fuzzer's own input.
+        "videotetsrc ! grid nameviddotestsrc ! grid\nname='vi=eotome='\0\\\nbbbbb='x y' ! fakeshiinkeo",
+        "videotestsrc ! grid name=a\\\nfakesink",
+        "videotestsrc ! grid name=a\\\\\nfakesink",
+        "file:///a\\\nvideotestsrc ! grid ! fakesink",
     ]
 
     /// Stages that write when they are made (capture's directory, compose's metadata-location) get a
@@ -90,6 +96,32 @@ import Stages
         let d = FileManager.default.temporaryDirectory.appendingPathComponent("vf-generated-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
         return d
+    }
+
+    /// Found by launch/fuzz: a value or URI ending in a backslash (possible only before a line break or
+    /// at the end) is refused, naming it; before, rendering it into a segment made the backslash escape
+    /// the joining space, so `grid name=a\` + newline + `fakesink` became one property `name=a\ fakesink`.
+    @Test func trailingBackslashIsRefusedNotGluedToTheNextWord() throws {
+        let cases: [(String, String)] = [
+            ("videotestsrc ! grid name=a\\\nfakesink", "property 'name' ends with a backslash in 'name=a\\'"),
+            ("videotestsrc ! grid name=a\\\\\nfakesink", "property 'name' ends with a backslash in 'name=a\\\\'"),
+            ("videotestsrc ! filesink location=x\\", "property 'location' ends with a backslash in 'location=x\\'"),
+            ("file:///a\\\nvideotestsrc ! grid ! fakesink", "URI 'file:///a\\' ends with a backslash"),
+        ]
+        for (description, expected) in cases {
+            #expect(throws: DescriptionError.self) { try ParsedDescription.parse(description) }
+            do {
+                _ = try Session(description: description)
+                Issue.record("no error for \(description.debugDescription)")
+            } catch {
+                #expect(error.exitCode == 2)
+                #expect(error.message.contains(expected), "\(error.message)")
+            }
+        }
+        // An escaped space inside a value and a quoted value ending in a backslash stay accepted.
+        let parsed = try ParsedDescription.parse("videotestsrc ! grid name=a\\ b ! fakesink name=\"c\\\\\"")
+        #expect(parsed.chains[0].nodes.map(\.explicitName) == [nil, "a b", "c\\"])
+        #expect(try ParsedDescription.parse(parsed.render()).chains.map { $0.nodes.map(\.text) } == parsed.chains.map { $0.nodes.map(\.text) })
     }
 
     @Test func handWrittenCorpusBuilds() throws {
