@@ -19,7 +19,14 @@ enum Tools {
     }
 
     /// Result of a finished process.
-    struct Result { var code: Int32; var out: String; var err: String }
+    struct Result {
+        var code: Int32; var out: String; var err: String
+        /// The signal that ended the process (a crash: SIGILL, SIGSEGV, SIGABRT...), nil after a normal exit.
+        var signal: Int32? = nil
+        /// True when it had to be killed: still running `timeout` s after it started (and, with an
+        /// interrupt grace, still running that long after a SIGINT too).
+        var hung = false
+    }
 
     /// Starts a process with stdout/stderr captured to files.
     static func start(_ exe: String, _ args: [String], cwd: URL? = nil, environment: [String: String]? = nil) throws -> (Process, URL, URL) {
@@ -39,21 +46,32 @@ enum Tools {
         return (p, o, e)
     }
 
-    /// Waits (bounded) and collects the output.
-    static func finish(_ p: Process, _ o: URL, _ e: URL, timeout: Double = 120) -> Result {
-        let deadline = Date().addingTimeInterval(timeout)
-        while p.isRunning && Date() < deadline { usleep(20_000) }
-        if p.isRunning { p.terminate(); kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }
+    /// Waits (bounded) and collects the output. With `interruptGrace`, a process still running after
+    /// `timeout` first gets SIGINT (Ctrl-C: end of stream) and that many more seconds before SIGKILL;
+    /// `hung` says it had to be killed.
+    static func finish(_ p: Process, _ o: URL, _ e: URL, timeout: Double = 120, interruptGrace: Double? = nil) -> Result {
+        func wait(_ seconds: Double) {
+            let deadline = Date().addingTimeInterval(seconds)
+            while p.isRunning && Date() < deadline { usleep(20_000) }
+        }
+        wait(timeout)
+        if p.isRunning, let interruptGrace {
+            kill(p.processIdentifier, SIGINT)
+            wait(interruptGrace)
+        }
+        let hung = p.isRunning
+        if hung { p.terminate(); kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }
         let out = (try? String(contentsOf: o, encoding: .utf8)) ?? ""
         let err = (try? String(contentsOf: e, encoding: .utf8)) ?? ""
         try? FileManager.default.removeItem(at: o); try? FileManager.default.removeItem(at: e)
-        return Result(code: p.terminationStatus, out: out, err: err)
+        let signal = p.terminationReason == .uncaughtSignal ? p.terminationStatus : nil
+        return Result(code: p.terminationStatus, out: out, err: err, signal: hung ? SIGKILL : signal, hung: hung)
     }
 
     /// Runs a program to the end.
-    static func run(_ exe: String, _ args: [String], cwd: URL? = nil, environment: [String: String]? = nil, timeout: Double = 120) throws -> Result {
+    static func run(_ exe: String, _ args: [String], cwd: URL? = nil, environment: [String: String]? = nil, timeout: Double = 120, interruptGrace: Double? = nil) throws -> Result {
         let (p, o, e) = try start(exe, args, cwd: cwd, environment: environment)
-        return finish(p, o, e, timeout: timeout)
+        return finish(p, o, e, timeout: timeout, interruptGrace: interruptGrace)
     }
 
     /// Runs `viewfinder ARGS`.

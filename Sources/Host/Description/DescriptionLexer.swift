@@ -153,7 +153,16 @@ struct DescriptionLexer {
     // MARK: words: elements, URIs, assignments, references, bin openers
 
     private func lexWord(at start: Int) throws(DescriptionError) -> DescriptionToken {
-        if let url = lexURL(at: start) { return url }
+        if let url = lexURL(at: start) {
+            // As for values (lexAssignment): a trailing backslash would swallow what follows when rendered.
+            guard !url.text.hasSuffix("\\") else {
+                throw DescriptionError(
+                    message: "URI '\(url.text)' ends with a backslash: expected a character after '\\' "
+                        + "(a backslash escapes the next character, as in 'a\\ b')",
+                    token: url.text, offset: start)
+            }
+            return url
+        }
 
         var p = start + 1
         while p < chars.count, Self.isIdentifierChar(chars[p]) { p += 1 }
@@ -227,6 +236,16 @@ struct DescriptionLexer {
         }
         let end = try valueEnd(from: v, key: key, start: start)
         let raw = String(chars[v..<end])
+        // A value ends in a backslash only before a line break or at the end of the text. GStreamer
+        // keeps it, but written back with a space after it (render(), a segment) the backslash escapes
+        // that space and the value swallows the next word (found by launch/fuzz).
+        if raw.hasSuffix("\\") {
+            let written = String(chars[start..<end])
+            throw DescriptionError(
+                message: "property '\(key)' ends with a backslash in '\(written)': expected a character after '\\' "
+                    + "(a backslash escapes the next character, as in 'a\\ b'); quote the value instead",
+                token: written, offset: start)
+        }
         if raw == "!" {
             throw DescriptionError(
                 message: "property '\(key)' has no value: expected a value after '\(key)=', found '!'",

@@ -1,0 +1,1 @@
+../HostTests/DescriptionGenerator.swift
