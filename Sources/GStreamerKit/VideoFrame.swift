@@ -35,6 +35,31 @@ public final class VideoFrame: @unchecked Sendable {
     /// each row is stacked after the rows reserved before it, and no two stages' texts overlap.
     public private(set) var textRows: (top: Int, bottom: Int) = (0, 0)
 
+    /// The custom meta that carries the rows taken so far to stages in later groups (`compose ! queue !
+    /// capture`): fields `top`, `bottom` (pixels) and `height` (the frame height they were measured at,
+    /// so a `videoscale` in between scales them).
+    public static let textRowsMeta = "ViewfinderTextRows"
+    private var inheritedRows = false
+
+    /// Starts from the rows an earlier group left in the buffer's meta (once, before the first row).
+    private func inheritTextRows() {
+        guard !inheritedRows else { return }
+        inheritedRows = true
+        guard let text = buffer.customMetaText(Self.textRowsMeta), let m = MessageStructure(parsing: text),
+              let top = m.integer("top").map(Int.init), let bottom = m.integer("bottom").map(Int.init),
+              let h = m.integer("height").map(Int.init), h > 0 else { return }
+        let scale = Double(info.height) / Double(h)
+        textRows = (Int((Double(top) * scale).rounded(.up)), Int((Double(bottom) * scale).rounded(.up)))
+    }
+
+    /// Leaves the rows taken on this frame in its buffer's meta for the stages of later groups.
+    public func publishTextRows() {
+        inheritTextRows()
+        guard textRows.top > 0 || textRows.bottom > 0 else { return }
+        buffer.setCustomMeta(MessageStructure(Self.textRowsMeta, [("top", .int(Int32(clamping: textRows.top))),
+            ("bottom", .int(Int32(clamping: textRows.bottom))), ("height", .int(Int32(clamping: info.height)))]))
+    }
+
     /// The text drawn on this frame so far (x, y, width, height), as the stages placed it.
     public private(set) var textBoxes: [(x: Int, y: Int, width: Int, height: Int)] = []
 
@@ -42,6 +67,7 @@ public final class VideoFrame: @unchecked Sendable {
     /// and returns the row's top y; the text's box (`x`, `width`: the whole row by default) is noted in
     /// `textBoxes`. Rows that no longer fit are clamped inside the frame.
     public func reserveTextRow(height: Int, edge: TextEdge = .bottom, gap: Int = 0, x: Int = 0, width: Int? = nil) -> Int {
+        inheritTextRows()
         let h = max(0, min(height, info.height)), g = max(0, gap)
         let y: Int
         switch edge {

@@ -180,6 +180,8 @@ final class StageGroup: @unchecked Sendable {
                         try s.stage.process(frame, context: contexts[i])
                         times.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
                     }
+                    // Text rows taken here travel on to stages of later groups, so their text stacks too.
+                    frame.publishTextRows()
                     if !frame.overlays.isEmpty {
                         let t0 = DispatchTime.now().uptimeNanoseconds
                         try frame.blendOverlays()
