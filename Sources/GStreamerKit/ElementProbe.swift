@@ -1,17 +1,21 @@
 import CGStreamer
 
 extension GStreamer {
-    /// Whether a lone new element of `factory` reaches READY (nil when no plugin provides the factory).
-    /// Display sinks open their display on that change (ximagesink, xvimagesink), so this tells
-    /// whether the display can be used without running anything; the element is dropped afterwards.
-    public static func elementReachesReady(_ factory: String) -> Bool? {
+    /// A new element of `factory` brought to READY and kept there (nil when it cannot be made or does not
+    /// reach READY). Set to NULL when the returned element goes away.
+    ///
+    /// A display probe must stay open: an X server that loses its last client resets (Xvfb as
+    /// `xvfb-run` starts it), and a sink that connects during the reset fails with "Could not open display".
+    public static func elementInReady(_ factory: String) -> ReadyElement? {
         initialize()
         guard let e = gst_element_factory_make(factory, nil) else { return nil }
         gst_object_ref_sink(UnsafeMutableRawPointer(e))
-        defer {
-            gst_element_set_state(e, GST_STATE_NULL)
-            gst_object_unref(UnsafeMutableRawPointer(e))
-        }
-        return gst_element_set_state(e, GST_STATE_READY) != GST_STATE_CHANGE_FAILURE
+        let element = ReadyElement(owning: e)
+        return gst_element_set_state(e, GST_STATE_READY) != GST_STATE_CHANGE_FAILURE ? element : nil
     }
+}
+
+/// An element held in READY (a display sink keeping its display connection); NULL when released.
+public final class ReadyElement: Element, @unchecked Sendable {
+    deinit { gst_element_set_state(raw, GST_STATE_NULL) }
 }

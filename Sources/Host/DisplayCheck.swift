@@ -1,5 +1,6 @@
 import Foundation
 import GStreamerKit
+import Synchronization
 
 /// Refuses, before anything runs, a description whose video sink needs a display that is not there.
 ///
@@ -18,6 +19,12 @@ public enum DisplayCheck {
     static let toolkitSinks: Set<String> = ["glimagesink", "gtksink", "gtkglsink", "clutterautovideosink", "qmlglsink", "qml6glsink"]
     /// Wayland only.
     static let waylandSinks: Set<String> = ["waylandsink"]
+
+    /// Display probes that opened their display, kept in READY until `releaseProbes()`.
+    static let heldProbes = Mutex<[ReadyElement]>([])
+
+    /// Closes the display connections the check opened (after the run).
+    public static func releaseProbes() { heldProbes.withLock { $0.removeAll() } }
 
     /// What to use instead, for every message.
     static let instead = "use fakesink, or encode to a file (videoconvert ! x264enc ! mp4mux ! filesink location=out.mp4), or run under Xvfb (xvfb-run -a viewfinder ...)"
@@ -40,7 +47,13 @@ public enum DisplayCheck {
             let dri = (try? FileManager.default.contentsOfDirectory(atPath: "/dev/dri")) ?? []
             return Environment(display: display, waylandSocket: socket,
                                hasDRM: dri.contains { $0.hasPrefix("card") && FileManager.default.isWritableFile(atPath: "/dev/dri/" + $0) },
-                               xOpens: { factory in GStreamer.elementReachesReady(factory) ?? false })
+                               xOpens: { factory in
+                                   // Kept open until the run ends (`releaseProbes`), so the X server cannot
+                                   // reset between this probe and the real sink's connection.
+                                   guard let probe = GStreamer.elementInReady(factory) else { return false }
+                                   heldProbes.withLock { $0.append(probe) }
+                                   return true
+                               })
         }
     }
 

@@ -91,6 +91,7 @@ struct RunOptions: ParsableArguments {
         try DisplayCheck.check(session, description: description, overrides: overrides)
         let ends = StreamEndCheck(session, description: description)
         let code = Interactive.run(session)
+        DisplayCheck.releaseProbes()
         if code == 0 && !session.stopRequested { for w in ends.warnings() { AppendFile.writeStandardError("\(w)\n") } }
         if !quiet, let r = session.report { AppendFile.writeStandardError("\(r.text)\n") }
         for e in session.errors { AppendFile.writeStandardError("viewfinder: \(e)\n") }
