@@ -182,6 +182,8 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Rounds (best of).") var rounds: Int = 3
     @Option(help: "Video for bench faces (default .testdata/vtest.avi).") var video: String?
     func run() throws {
+        guard (1...100_000).contains(frames) else { throw HostError(.usage, "bad value '\(frames)' for --frames: expected 1 - 100000") }
+        guard (1...100).contains(rounds) else { throw HostError(.usage, "bad value '\(rounds)' for --rounds: expected 1 - 100") }
         switch what {
         case "bridge":
             print("bench bridge: 1920x1080 I420, \(frames) frames per run, best of \(rounds); peer: identity")
@@ -195,9 +197,11 @@ struct BenchCommand: ParsableCommand {
             print(String(format: "compose on the video thread: mean %.3f ms, p95 %.3f ms per 1080p frame (goal <= 5 ms mean)", r.meanMs, r.p95Ms))
         case "faces":
             let video = URL(fileURLWithPath: video ?? ".testdata/vtest.avi").path
-            guard FileManager.default.fileExists(atPath: video) else {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: video, isDirectory: &isDirectory) else {
                 throw HostError(.usage, "bench faces: video '\(video)' does not exist (run launch/testdata for opencv-doc's vtest.avi, or pass --video FILE)")
             }
+            guard !isDirectory.boolValue else { throw HostError(.usage, "bench faces: video '\(video)' is a directory: expected a video file") }
             print("bench faces: \(video) at 640x480, \(frames) frames; facedetect (OpenCV) vs compose engine=faces, scale 1.1, 5 neighbours, 24 px")
             let r = try Bench.faces(video: video, frames: frames)
             print("hits: facedetect \(r.facedetectHits), ours \(r.ourHits); frames agreeing \(r.agreeingFrames)/\(r.frames)")

@@ -63,6 +63,16 @@ import Testing
         #expect(try Tools.ffprobeFrames(d.appendingPathComponent("out/demo.mp4").path) == 30)
     }
 
+    @Test(arguments: [(["bench", "bridge", "--frames", "0"], "bad value '0' for --frames"),
+                      (["bench", "capture", "--rounds", "0"], "bad value '0' for --rounds"),
+                      (["bench", "faces", "--video", "/etc"], "'/etc' is a directory")])
+    func benchRefusesBadArguments(args: [String], message: String) throws {
+        let r = try Tools.run(Tools.viewfinder, args, timeout: 60)
+        #expect(r.code == 2)
+        #expect(r.err.contains(message), "\(r.err)")
+        #expect(r.out.isEmpty, "nothing is measured: \(r.out)")
+    }
+
     @Test func benchFacesAndComposePrintTheirFigures() throws {
         let video = Tools.root.appendingPathComponent(".testdata/vtest.avi").path
         try #require(FileManager.default.fileExists(atPath: video), "run launch/testdata")
