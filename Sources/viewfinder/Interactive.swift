@@ -1,5 +1,5 @@
-import Dispatch
 import Foundation
+import Synchronization
 import GStreamerKit
 import Host
 import Stages
@@ -8,17 +8,15 @@ import Stages
 /// SIGUSR1 and the `s` key fire snapshot triggers, `q` drains like Ctrl-C.
 enum Interactive {
     static func run(_ session: Session) -> Int32 {
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        signal(SIGUSR1, SIG_IGN)
         // A file-size limit (ulimit -f) must fail the write that hits it (an error for that branch),
         // not kill the whole process and leave its recordings unfinished.
         signal(SIGXFSZ, SIG_IGN)
-        let queue = DispatchQueue(label: "viewfinder.signals")
-        let interrupts = Counter()
+        // No dispatch queue on this path: the signal thread acts itself, so nothing queued behind
+        // compose's analysis (which keeps libdispatch's worker threads busy) can delay a Ctrl-C.
+        let interrupts = Atomic<Int>(0)
         let terminal = TerminalMode()
         let onInterrupt: @Sendable () -> Void = {
-            if interrupts.increment() == 1 {
+            if interrupts.add(1, ordering: .sequentiallyConsistent).newValue == 1 {
                 AppendFile.writeStandardError("\nviewfinder: stopping: sending end-of-stream (Ctrl-C again to abort)\n")
                 session.requestStop()
             } else {
@@ -27,42 +25,99 @@ enum Interactive {
                 // anyway after half a second, as gst-launch-1.0 does on a second Ctrl-C.
                 AppendFile.writeStandardError("viewfinder: aborting\n")
                 session.abort()
-                queue.asyncAfter(deadline: .now() + abortGrace) {
+                Thread.detachNewThread {
+                    usleep(abortGraceMicroseconds)
                     terminal.restore()
                     AppendFile.writeStandardError("viewfinder: aborted (the pipeline did not stop in time)\n")
                     _exit(abortExitCode)
                 }
             }
         }
-        let sigint = DispatchSource.makeSignalSource(signal: SIGINT, queue: queue)
-        sigint.setEventHandler(handler: onInterrupt)
-        sigint.resume()
-        let sigterm = DispatchSource.makeSignalSource(signal: SIGTERM, queue: queue)
-        sigterm.setEventHandler(handler: onInterrupt)
-        sigterm.resume()
-        let usr1 = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: queue)
-        usr1.setEventHandler { Triggers.shared.fire() }
-        usr1.resume()
+        SignalPipe.route { signo in
+            switch signo {
+            case SIGUSR1: Triggers.shared.fire()
+            default: onInterrupt()
+            }
+        }
         let keys = KeyReader(terminal: terminal) { key in
             switch key {
             case UInt8(ascii: "s"): Triggers.shared.fire()
-            case UInt8(ascii: "q"): queue.async(execute: onInterrupt)
+            case UInt8(ascii: "q"): onInterrupt()
             default: break
             }
         }
         defer {
+            SignalPipe.route(nil)
             withExtendedLifetime(keys) {}
             terminal.restore()
-            sigint.cancel(); sigterm.cancel(); usr1.cancel()
         }
         return session.run()
+    }
+}
+
+/// Signals through a self-pipe: the handler, run on whichever thread the kernel picks (GStreamer starts
+/// many, all with the signals unblocked), only writes the signal's number; a thread of ours reads it.
+///
+/// Installed first thing in `main`, before the session is built (a debug build takes a second or two to
+/// get there, and a Ctrl-C in that time used to be lost when the shell had started us with SIGINT
+/// ignored, as it does for background jobs). Until a session is routed here, SIGINT and SIGTERM end the
+/// process at once (nothing runs yet); SIGUSR1 is ignored.
+enum SignalPipe {
+    /// The pipe's write end, set once before any handler is installed.
+    nonisolated(unsafe) static var writeEnd: Int32 = -1
+    private static let current = Mutex<(@Sendable (Int32) -> Void)?>(nil)
+
+    /// Sends the signals to `handler` from now on (nil: back to ending the process).
+    static func route(_ handler: (@Sendable (Int32) -> Void)?) { current.withLock { $0 = handler } }
+
+    /// Installs the handlers for SIGINT, SIGTERM and SIGUSR1.
+    static func install() {
+        listen(to: [SIGINT, SIGTERM, SIGUSR1]) { signo in
+            if let handler = current.withLock({ $0 }) { handler(signo); return }
+            if signo != SIGUSR1 { _exit(128 + signo) }
+        }
+    }
+
+    /// Installs the handlers and calls `handle` with each signal number, on a thread of its own.
+    private static func listen(to signals: [Int32], handle: @escaping @Sendable (Int32) -> Void) {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else {
+            AppendFile.writeStandardError("viewfinder: cannot create the signal pipe: \(String(cString: strerror(errno))); Ctrl-C ends the process at once\n")
+            return
+        }
+        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fds[1], F_SETFL, O_NONBLOCK)
+        writeEnd = fds[1]
+        let readEnd = fds[0]
+        Thread.detachNewThread {
+            var byte: UInt8 = 0
+            while true {
+                let n = read(readEnd, &byte, 1)
+                if n == 1 { handle(Int32(byte)) } else if n < 0 && errno == EINTR { continue } else { return }
+            }
+        }
+        // A parent may start us with these signals blocked (a process spawned from a libdispatch worker
+        // thread inherits its mask, which blocks nearly everything): unblock them here, before any other
+        // thread exists, so every thread inherits a mask that lets the handler run.
+        var set = sigset_t()
+        sigemptyset(&set)
+        for s in signals { sigaddset(&set, s) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        for s in signals {
+            // glibc's signal() installs the handler with SA_RESTART, so interrupted calls resume.
+            signal(s) { signo in
+                var b = UInt8(truncatingIfNeeded: signo)
+                _ = write(SignalPipe.writeEnd, &b, 1)
+            }
+        }
     }
 }
 
 /// Exit code after a second Ctrl-C (128 + SIGINT, as a shell reports a process killed by it).
 let abortExitCode: Int32 = 130
 /// How long an abort may take before the process leaves without the pipelines' cooperation.
-let abortGrace: DispatchTimeInterval = .milliseconds(500)
+let abortGraceMicroseconds: useconds_t = 500_000
 
 /// The terminal's saved mode, restored once from any thread (normal exit or a forced abort).
 final class TerminalMode: @unchecked Sendable {
@@ -76,12 +131,6 @@ final class TerminalMode: @unchecked Sendable {
             saved = nil
         }
     }
-}
-
-/// A counter touched only from the serial signal queue.
-final class Counter: @unchecked Sendable {
-    private var value = 0
-    func increment() -> Int { value += 1; return value }
 }
 
 /// Reads single key presses from a terminal stdin (raw mode, restored on exit).

@@ -40,6 +40,41 @@ import Testing
         }
     }
 
+    /// A shell starts background jobs with SIGINT ignored (`cmd &` in a script); a Ctrl-C that came
+    /// while the session was still being built was dropped, and the run went on for ever. The handlers
+    /// are installed first thing: before a session runs, SIGINT ends the process at once (exit 130);
+    /// once it runs, SIGINT drains it (exit 0).
+    @Test func interruptsAreNotLostWhenStartedWithSigintIgnored() throws {
+        let d = Tools.tempDir()
+        let live = "videotestsrc is-live=true ! video/x-raw,width=320,height=240,framerate=30/1 ! compose ! grid ! videoconvert ! x264enc tune=zerolatency ! mp4mux ! filesink location=\(d.path)/rec.mp4"
+        // Early: while the session is still being built.
+        let (early, o1, e1) = try Tools.start("/bin/sh", ["-c", "trap '' INT; exec \"$0\" launch \"$1\"", Tools.viewfinder, live])
+        // As soon as the process catches SIGINT (its handler is installed before the session is built).
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline && !Self.catches(SIGINT, pid: early.processIdentifier) { usleep(2_000) }
+        #expect(Self.catches(SIGINT, pid: early.processIdentifier))
+        kill(early.processIdentifier, SIGINT)
+        let r1 = Tools.finish(early, o1, e1, timeout: 10)
+        #expect(!r1.hung, "a Ctrl-C during start-up was lost")
+        #expect([0, 130].contains(r1.code), "\(r1.err)")
+        // Late: the recording is running and is finalised.
+        let (late, o2, e2) = try Tools.start("/bin/sh", ["-c", "trap '' INT; exec \"$0\" launch \"$1\"", Tools.viewfinder, live])
+        usleep(4_000_000)
+        kill(late.processIdentifier, SIGINT)
+        let r2 = Tools.finish(late, o2, e2, timeout: 15)
+        #expect(r2.code == 0, "\(r2.err)")
+        #expect(r2.err.contains("sending end-of-stream"))
+        #expect(try Tools.ffprobeFrames("\(d.path)/rec.mp4") > 20)
+    }
+
+    /// Whether process `pid` has a handler for `signal` (SigCgt in /proc/PID/status).
+    static func catches(_ signal: Int32, pid: Int32) -> Bool {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+              let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16) else { return false }
+        return mask & (1 << UInt64(signal - 1)) != 0
+    }
+
     @Test func keySOnATerminalFiresSnapshot() throws {
         let d = Tools.tempDir()
         // script(1) gives the program a real terminal; the 's' typed after 1.5 s reaches it.
