@@ -30,8 +30,7 @@ final class StageGroup: @unchecked Sendable {
         self.sink = sink; self.sinkSegment = sinkSegment
         self.main = main.map { (src: $0.0, segment: $0.1) }
         self.extras = extras.mapValues { (src: $0.0, segment: $0.1) }
-        let formats = stages.map { type(of: $0.1).descriptor.formats }.filter { $0 != ["ANY"] }
-        accepted = formats.isEmpty ? nil : formats.dropFirst().reduce(Set(formats[0])) { $0.intersection($1) }
+        accepted = StageChain.acceptedFormats(stages.map { type(of: $0.1).descriptor })
         stats = GroupStats(stages: stages.map(\.0))
         stats.values.withLock { v in for (n, _) in stages { v.perStage[n] = DurationHistogram() } }
     }
@@ -120,17 +119,10 @@ final class StageGroup: @unchecked Sendable {
     /// Installs the event probes (before the pipelines start).
     func watchEvents() { _ = eventWatches }
 
-    private func deliverEvents() {
-        for w in eventWatches {
-            for e in w.drain() { for s in stages { s.stage.customEvent(e) } }
-        }
-    }
 
     private func run() {
-        var lastCaps: Caps?
-        var index = 0
         var latencySet = false
-        let contexts = stages.map { GroupContext(stageName: $0.name, group: self) }
+        let chain = StageChain(stages: stages, contexts: stages.map { GroupContext(stageName: $0.name, group: self) })
         while !stopFlag.load(ordering: .relaxed) {
             switch sink.pull(timeout: 50_000_000) {
             case .timeout, .stopped:
@@ -138,62 +130,36 @@ final class StageGroup: @unchecked Sendable {
                 // end-of-stream ends the worker.
                 continue
             case .eos:
-                for (i, s) in stages.enumerated() { s.stage.finish(context: contexts[i]) }
+                chain.finish()
                 endAll()
                 return
             case .sample(let buffer, let capsOrNil, let segment):
-                guard let caps = capsOrNil ?? lastCaps else { fail("stage '\(name)': a frame arrived without caps"); return }
-                if lastCaps == nil || !(caps == lastCaps!) {
-                    guard let info = caps.videoInfo else { fail("stage '\(name)': cannot take '\(caps)': expected raw video"); return }
-                    if let accepted, !accepted.contains(info.format) {
-                        fail("stage '\(name)' cannot take format \(info.format); it accepts \(accepted.sorted().joined(separator: ", ")): put 'videoconvert' before it")
-                        return
+                guard let caps = capsOrNil ?? chain.caps else { fail("stage '\(name)': a frame arrived without caps"); return }
+                let frame: VideoFrame, times: [Double]
+                do {
+                    if try chain.configure(caps) {
+                        // Extra outputs may get tags or events before their first frame: give them
+                        // their caps now so the stream starts in order (stream-start, caps, segment).
+                        for e in extras.values { e.src.setCaps(caps) }
+                        stats.values.withLock { $0.renegotiations += 1 }
                     }
-                    do {
-                        for s in stages { try s.stage.configure(info) }
-                    } catch {
-                        fail("stage '\(name)': \(error)"); return
-                    }
-                    lastCaps = caps
-                    // Extra outputs may get tags or events before their first frame: give them
-                    // their caps now so the stream starts in order (stream-start, caps, segment).
-                    for e in extras.values { e.src.setCaps(caps) }
-                    stats.values.withLock { $0.renegotiations += 1 }
-                }
-                if live && !latencySet {
-                    latencySet = true
-                    if let up = sink.upstreamLatency() {
-                        for out in [main].compactMap({ $0 }) + Array(extras.values) {
-                            out.src.setLatency(min: up.min + budgetNs, max: nil)
-                            onLatencyChange?(out.segment)
+                    if live && !latencySet {
+                        latencySet = true
+                        if let up = sink.upstreamLatency() {
+                            for out in [main].compactMap({ $0 }) + Array(extras.values) {
+                                out.src.setLatency(min: up.min + budgetNs, max: nil)
+                                onLatencyChange?(out.segment)
+                            }
                         }
                     }
-                }
-                deliverEvents()
-                let frame = VideoFrame(buffer: buffer, info: caps.videoInfo!, caps: caps, segment: segment, index: index)
-                index += 1
-                var times: [Double] = []
-                times.reserveCapacity(stages.count)
-                do {
-                    for (i, s) in stages.enumerated() {
-                        let t0 = DispatchTime.now().uptimeNanoseconds
-                        try s.stage.process(frame, context: contexts[i])
-                        times.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
-                    }
-                    // Text rows taken here travel on to stages of later groups, so their text stacks too.
-                    frame.publishTextRows()
-                    if !frame.overlays.isEmpty {
-                        let t0 = DispatchTime.now().uptimeNanoseconds
-                        try frame.blendOverlays()
-                        // Blending belongs to the drawing stages; charge it to the last one.
-                        times[times.count - 1] += Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
-                    }
+                    chain.deliver(eventWatches.flatMap { $0.drain() })
+                    (frame, times) = try chain.process(buffer, caps: caps, segment: segment)
                 } catch {
-                    fail("stage '\(name)': \(error)"); return
+                    fail(error.message); return
                 }
                 stats.values.withLock { v in
                     v.pulled += 1
-                    for (i, s) in stages.enumerated() { v.perStage[s.name]!.record(ms: times[i]) }
+                    for (i, s) in stages.enumerated() { v.perStage[s.name]?.record(ms: times[i]) }
                 }
                 if let main {
                     if main.src.push(frame.buffer, caps: caps, segment: segment) {

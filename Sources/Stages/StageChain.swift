@@ -1,0 +1,98 @@
+import Foundation
+import GStreamerKit
+
+/// The per-frame work of a run of fused stages, with no knowledge of where frames come from or go:
+/// configure the stages when the caps change, hand them custom events, let each process the frame, and
+/// blend the overlays they queued once the last one has seen the clean pixels.
+///
+/// The host's stage worker drives it between an appsink and its appsrcs; tests drive it directly.
+/// Not thread-safe: one caller (the worker thread) at a time.
+public final class StageChain {
+    /// The stages, in order, each with the context it posts and pushes through.
+    public let stages: [(name: String, stage: any Stage)]
+    private let contexts: [any StageContext]
+    /// Raw formats every stage accepts (nil: any raw video).
+    public let accepted: Set<String>?
+    /// The caps the stages are configured for (nil before the first frame).
+    public private(set) var caps: Caps?
+    /// Frames processed so far (the next frame's index).
+    public private(set) var frames = 0
+
+    /// The name the chain's errors use: its first stage.
+    public var name: String { stages.first?.name ?? "" }
+
+    /// A chain of `stages`; `contexts[i]` is what stage `i` sees.
+    public init(stages: [(name: String, stage: any Stage)], contexts: [any StageContext]) {
+        precondition(stages.count == contexts.count, "one context per stage")
+        self.stages = stages
+        self.contexts = contexts
+        accepted = StageChain.acceptedFormats(stages.map { type(of: $0.stage).descriptor })
+    }
+
+    /// The raw formats every one of `descriptors` accepts (nil when all take anything).
+    public static func acceptedFormats(_ descriptors: [StageDescriptor]) -> Set<String>? {
+        let formats = descriptors.map(\.formats).filter { $0 != ["ANY"] }
+        guard let first = formats.first else { return nil }
+        return formats.dropFirst().reduce(Set(first)) { $0.intersection($1) }
+    }
+
+    /// Configures the stages for `caps` when they differ from the current ones.
+    /// Returns true when they changed (the first frame included).
+    @discardableResult
+    public func configure(_ caps: Caps) throws(StageError) -> Bool {
+        if let current = self.caps, current == caps { return false }
+        guard let info = caps.videoInfo else {
+            throw StageError(.stream, "stage '\(name)': cannot take '\(caps)': expected raw video")
+        }
+        if let accepted, !accepted.contains(info.format) {
+            throw StageError(.stream, "stage '\(name)' cannot take format \(info.format); it accepts \(accepted.sorted().joined(separator: ", ")): put 'videoconvert' before it")
+        }
+        do {
+            for s in stages { try s.stage.configure(info) }
+        } catch {
+            throw StageError(error.domain, "stage '\(name)': \(error)")
+        }
+        self.caps = caps
+        return true
+    }
+
+    /// Hands custom events (downstream into the chain or upstream from its outputs) to every stage.
+    public func deliver(_ events: [MessageStructure]) {
+        for e in events { for s in stages { s.stage.customEvent(e) } }
+    }
+
+    /// Runs one frame through every stage (configuring them first if `caps` changed) and blends the
+    /// queued overlays. Returns the frame to pass on and each stage's time in ms (blending is charged
+    /// to the last stage).
+    public func process(_ buffer: Buffer, caps: Caps, segment: Segment) throws(StageError) -> (frame: VideoFrame, ms: [Double]) {
+        try configure(caps)
+        guard let info = caps.videoInfo else { throw StageError(.stream, "stage '\(name)': cannot take '\(caps)': expected raw video") }
+        let frame = VideoFrame(buffer: buffer, info: info, caps: caps, segment: segment, index: frames)
+        frames += 1
+        var times: [Double] = []
+        times.reserveCapacity(stages.count)
+        do throws(StageError) {
+            for (i, s) in stages.enumerated() {
+                let t0 = DispatchTime.now().uptimeNanoseconds
+                try s.stage.process(frame, context: contexts[i])
+                times.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
+            }
+            // Text rows taken here travel on to stages of later groups, so their text stacks too.
+            frame.publishTextRows()
+            if !frame.overlays.isEmpty {
+                let t0 = DispatchTime.now().uptimeNanoseconds
+                do { try frame.blendOverlays() } catch { throw StageError(.library, error.description) }
+                // Blending belongs to the drawing stages; charge it to the last one.
+                if !times.isEmpty { times[times.count - 1] += Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6 }
+            }
+        } catch {
+            throw StageError(error.domain, "stage '\(name)': \(error)")
+        }
+        return (frame, times)
+    }
+
+    /// End of stream: every stage finishes its pending work.
+    public func finish() {
+        for (i, s) in stages.enumerated() { s.stage.finish(context: contexts[i]) }
+    }
+}
