@@ -30,21 +30,11 @@ public final class AppendFile: @unchecked Sendable {
     /// Writes `text` to stderr, ignoring failures (a closed stderr must not trap, as Foundation's
     /// `FileHandle.standardError.write(_:)` does once SIGPIPE is ignored).
     public static func writeStandardError(_ text: String) {
-        let bytes = Array(text.utf8)
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress! + done, bytes.count - done) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return }
-            done += n
-        }
+        _ = writeAll(2, Array(text.utf8))
     }
 
-    deinit { if fd >= 0 { Glibc.close(fd) } }
-
-    /// Writes all of `bytes` at the end; nil on success, else errno's text (ENOSPC, EPIPE, EIO...).
-    public func write(_ bytes: [UInt8]) -> String? {
-        guard fd >= 0 else { return "closed" }
+    /// Writes all of `bytes` to `fd`, resuming after EINTR and short writes; nil on success, else errno's text.
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> String? {
         var done = 0
         while done < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, bytes.count - done) }
@@ -52,9 +42,18 @@ public final class AppendFile: @unchecked Sendable {
                 if errno == EINTR { continue }
                 return String(cString: strerror(errno))
             }
+            if n == 0 { return "nothing written" }
             done += n
         }
         return nil
+    }
+
+    deinit { if fd >= 0 { Glibc.close(fd) } }
+
+    /// Writes all of `bytes` at the end; nil on success, else errno's text (ENOSPC, EPIPE, EIO...).
+    public func write(_ bytes: [UInt8]) -> String? {
+        guard fd >= 0 else { return "closed" }
+        return Self.writeAll(fd, bytes)
     }
 
     /// fsync for regular files (pipes and devices have nothing to sync: ignored).

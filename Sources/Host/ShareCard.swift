@@ -31,7 +31,7 @@ public enum ShareCard {
             guard let r = records.first(where: { $0.id == id }) else {
                 throw HostError(.usage, "card: no photo with id \(id) in \(directory)/records.json (ids: \(records.map { String($0.id) }.joined(separator: ", ")))")
             }
-            return Content(photo: r.file.hasPrefix("/") ? r.file : FilePaths.join(directory, r.file), record: r, date: dateText(r))
+            return Content(photo: r.path(in: directory), record: r, date: dateText(r))
         }
         guard FileManager.default.fileExists(atPath: target) else {
             throw HostError(.usage, "card: '\(target)' is neither a photo file nor a photo id")

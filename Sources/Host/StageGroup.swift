@@ -119,7 +119,6 @@ final class StageGroup: @unchecked Sendable {
     /// Installs the event probes (before the pipelines start).
     func watchEvents() { _ = eventWatches }
 
-
     private func run() {
         var latencySet = false
         let chain = StageChain(stages: stages, contexts: stages.map { GroupContext(stageName: $0.name, group: self) })

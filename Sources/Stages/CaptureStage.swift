@@ -140,6 +140,9 @@ public final class CaptureStage: Stage {
         var overlay: OverlayComposition?
         var labelKey: String?
         var labelImage: BGRAImage?
+        /// The self-timer digit drawn for "n|width|height" (drawn once per digit, not per frame).
+        var countdownKey: String?
+        var countdownImage: (image: BGRAImage, x: Int, y: Int)?
         /// Frames compose is analysing on its own thread (copies), until their result arrives.
         var awaiting: [RingEntry] = []
         /// The newest frame whose own analysis arrived, kept even after it left the ring.
@@ -742,7 +745,16 @@ public final class CaptureStage: Stage {
         }
         let margin = Self.margin(height: h)
         let y = frame.reserveTextRow(height: image.height, edge: .bottom, gap: margin, x: margin, width: image.width)
-        let big = countdown.flatMap { $0 > 0 ? Self.countdownImage($0, width: w, height: h) : nil }
+        let big = countdown.flatMap { n -> (image: BGRAImage, x: Int, y: Int)? in
+            guard n > 0 else { return nil }
+            let digitKey = "\(n)|\(w)|\(h)"
+            return runtime.withLock { rt in
+                if let d = rt.countdownImage, rt.countdownKey == digitKey { return d }
+                let d = Self.countdownImage(n, width: w, height: h)
+                rt.countdownImage = d; rt.countdownKey = digitKey
+                return d
+            }
+        }
         if let big { frame.noteText(x: big.x, y: big.y, width: big.image.width, height: big.image.height) }
         let fullKey = "\(key)|\(y)|\(countdown.map(String.init) ?? "-")"
         let comp: OverlayComposition = runtime.withLock { rt in

@@ -40,6 +40,9 @@ public struct PhotoRecord: Codable, Sendable, Equatable {
     public var subject: Rect?
     /// The pts of the frame rule, score, advice and subject were analysed on (the photo's own frame).
     public var analysisPts: UInt64?
+
+    /// The photo's path: `file` as it is when absolute (a user's own branch), else inside `directory`.
+    public func path(in directory: String) -> String { file.hasPrefix("/") ? file : FilePaths.join(directory, file) }
     /// What triggered it (auto, manual, event, at, interval, timer; `found` for files added on reconcile).
     public var trigger: String
     /// Crop aspect (`none`, `3:4`...) and window in full-frame pixels.
@@ -116,7 +119,7 @@ public final class PhotoIndex: @unchecked Sendable {
     public static func plannedNextNumber(directory: String) -> Int {
         let fm = FileManager.default
         let listed = (load(directory: directory) ?? []).filter {
-            fm.fileExists(atPath: $0.file.hasPrefix("/") ? $0.file : FilePaths.join(directory, $0.file))
+            fm.fileExists(atPath: $0.path(in: directory))
         }
         return max(listed.map(\.id).max() ?? 0, highestNumber(in: directory)) + 1
     }
@@ -150,7 +153,7 @@ public final class PhotoIndex: @unchecked Sendable {
         }
         let before = records.count
         records.removeAll { r in
-            let gone = !fm.fileExists(atPath: r.file.hasPrefix("/") ? r.file : FilePaths.join(directory, r.file))
+            let gone = !fm.fileExists(atPath: r.path(in: directory))
             if gone { warnings.append("\(r.file) is listed but missing: dropped from records.json") }
             return gone
         }

@@ -15,6 +15,8 @@ public final class StageChain {
     public let accepted: Set<String>?
     /// The caps the stages are configured for (nil before the first frame).
     public private(set) var caps: Caps?
+    /// The layout `caps` describe.
+    private var info: VideoInfo?
     /// Frames processed so far (the next frame's index).
     public private(set) var frames = 0
 
@@ -53,6 +55,7 @@ public final class StageChain {
             throw StageError(error.domain, "stage '\(name)': \(error)")
         }
         self.caps = caps
+        self.info = info
         return true
     }
 
@@ -66,7 +69,7 @@ public final class StageChain {
     /// to the last stage).
     public func process(_ buffer: Buffer, caps: Caps, segment: Segment) throws(StageError) -> (frame: VideoFrame, ms: [Double]) {
         try configure(caps)
-        guard let info = caps.videoInfo else { throw StageError(.stream, "stage '\(name)': cannot take '\(caps)': expected raw video") }
+        guard let info else { throw StageError(.stream, "stage '\(name)': cannot take '\(caps)': expected raw video") }
         let frame = VideoFrame(buffer: buffer, info: info, caps: caps, segment: segment, index: frames)
         frames += 1
         var times: [Double] = []
