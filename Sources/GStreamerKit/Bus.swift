@@ -21,7 +21,7 @@ public struct Message: Sendable, CustomStringConvertible {
         case eos
         case error(message: String, debug: String?)
         case warning(message: String, debug: String?)
-        case element(name: String, fields: String)
+        case element(MessageStructure)
         case stateChanged(old: String, new: String)
         case latency
         case asyncDone
@@ -55,10 +55,7 @@ public struct Message: Sendable, CustomStringConvertible {
             kind = t == GST_MESSAGE_ERROR ? .error(message: text, debug: d) : .warning(message: text, debug: d)
         case GST_MESSAGE_ELEMENT:
             if let s = gst_message_get_structure(m) {
-                let name = String(cString: gst_structure_get_name(s))
-                let str = gst_structure_to_string(s)
-                defer { g_free(str) }
-                kind = .element(name: name, fields: str.map { String(cString: $0) } ?? name)
+                kind = .element(MessageStructure(copying: s))
             } else { kind = .other("element") }
         case GST_MESSAGE_STATE_CHANGED:
             var o = GST_STATE_NULL, n = GST_STATE_NULL, p = GST_STATE_NULL
@@ -75,15 +72,20 @@ public struct Message: Sendable, CustomStringConvertible {
 }
 
 /// Field values for an element message, built in Swift and turned into a GstStructure on posting.
-public struct MessageStructure: Sendable {
+public struct MessageStructure: Sendable, Equatable {
     /// A typed field value.
-    public enum Value: Sendable { case int(Int32), uint64(UInt64), double(Double), bool(Bool), string(String) }
+    public enum Value: Sendable, Equatable { case int(Int32), uint64(UInt64), double(Double), bool(Bool), string(String) }
     /// The structure name, e.g. "viewfinder/snapshot".
     public var name: String
     /// The fields in order.
     public var fields: [(String, Value)]
     /// Creates a structure.
     public init(_ name: String, _ fields: [(String, Value)] = []) { self.name = name; self.fields = fields }
+
+    /// Same name and the same fields in the same order.
+    public static func == (a: MessageStructure, b: MessageStructure) -> Bool {
+        a.name == b.name && a.fields.count == b.fields.count && zip(a.fields, b.fields).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+    }
 
     func makeRaw() -> UnsafeMutablePointer<GstStructure> {
         let s = gst_structure_new_empty(name)!

@@ -306,9 +306,8 @@ public final class Session: @unchecked Sendable {
                             pipelines[i].setState(.null)
                             eos.insert(i)
                             deadBranches[i] = (Date().addingTimeInterval(delay), delay, group, output)
-                            let note = MessageStructure("viewfinder/output-error", [("stage", .string(String(output.split(separator: ".")[0]))),
-                                ("output", .string(String(output.split(separator: ".").last ?? ""))), ("element", .string(m.source)), ("text", .string(text))])
-                            for st in group.stages { st.stage.busMessage(source: m.source, structure: note.text) }
+                            let (stageName, out) = Self.splitOutput(output)
+                            for st in group.stages where st.name == stageName { st.stage.outputFailed(out, reason: text) }
                             continue
                         }
                         if eos.contains(i) { continue }
@@ -318,11 +317,13 @@ public final class Session: @unchecked Sendable {
                         AppendFile.writeStandardError((MessageText.warning(source: m.source, factory: m.sourceFactory, text: text, debug: debug) + "\n"))
                     case .latency:
                         pipelines[i].recalculateLatency()
-                    case .element(_, let fields):
+                    case .element(let structure):
+                        let fields = structure.text
                         if elementMessages.count >= 1000 { elementMessages.removeFirst(elementMessages.count - 999) }
                         elementMessages.append("\(m.source): \(fields)")
                         onElementMessage?(m.source, fields)
-                        for g in groups { for st in g.stages { st.stage.busMessage(source: m.source, structure: fields) } }
+                        let message = BusMessage(source: m.source, structure: structure)
+                        for g in groups { for st in g.stages { st.stage.busMessage(message) } }
                         if options.printMessages { print(MessageText.element(source: m.source, structure: fields)) }
                     default: break
                     }
@@ -355,10 +356,15 @@ public final class Session: @unchecked Sendable {
             // The worker may have ended the stream while the branch was down: end this branch too.
             if d.group.ended.load(ordering: .sequentiallyConsistent) { d.group.extras[d.output]?.src.endOfStream() }
             AppendFile.writeStandardError("viewfinder: the '\(d.output)' branch was started again\n")
-            let note = MessageStructure("viewfinder/output-restarted", [("stage", .string(String(d.output.split(separator: ".")[0]))),
-                ("output", .string(String(d.output.split(separator: ".").last ?? "")))])
-            for st in d.group.stages { st.stage.busMessage(source: "viewfinder", structure: note.text) }
+            let (stageName, out) = Self.splitOutput(d.output)
+            for st in d.group.stages where st.name == stageName { st.stage.outputRestarted(out) }
         }
+    }
+
+    /// "stage.output" split in two.
+    private static func splitOutput(_ key: String) -> (stage: String, output: String) {
+        guard let dot = key.lastIndex(of: ".") else { return (key, "") }
+        return (String(key[..<dot]), String(key[key.index(after: dot)...]))
     }
 
     /// The stage group and "stage.output" whose extra output feeds segment `i`, when that segment is a

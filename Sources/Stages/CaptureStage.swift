@@ -604,12 +604,8 @@ public final class CaptureStage: Stage {
     // MARK: - Files
 
     /// multifilesink reports each file it closed; the host reports a branch that failed.
-    public func busMessage(source: String, structure: String) {
-        guard let m = MessageStructure(parsing: structure) else { return }
-        if m.name == "viewfinder/output-error", m.string("stage") == name {
-            outputFailed(m.string("output") ?? "?", text: m.string("text") ?? "write error")
-            return
-        }
+    public func busMessage(_ message: BusMessage) {
+        let m = message.structure, source = message.source
         guard m.name == "GstMultiFileSink", let file = m.string("filename") else { return }
         let ts = m.integer("timestamp").map { UInt64(bitPattern: $0) }
         let output = ["snapshot", "thumbnail", "full"].first { sinkName($0) == source }
@@ -698,7 +694,7 @@ public final class CaptureStage: Stage {
 
     /// A branch stopped with an error (full disk, unwritable directory): its pending photos are failed
     /// and their unfinished files removed; the stream goes on.
-    private func outputFailed(_ output: String, text: String) {
+    public func outputFailed(_ output: String, reason text: String) {
         let failed: [Pending] = runtime.withLock { rt in
             let f = rt.pending.filter { $0.expected.contains(output) || (output == "snapshot") }
             rt.pending.removeAll { $0.expected.contains(output) || (output == "snapshot") }

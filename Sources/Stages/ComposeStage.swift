@@ -264,8 +264,8 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     }
 
     /// Keeps `facedetect` results for `engine=upstream`.
-    public func busMessage(source: String, structure: String) {
-        guard engineName == "upstream", let m = FacedetectMessage.parse(structure) else { return }
+    public func busMessage(_ message: BusMessage) {
+        guard engineName == "upstream", let m = FacedetectMessage.parse(message.structure.text) else { return }
         upstream.withLock { u in
             u[m.timestamp] = m.faces
             if u.count > 128, let oldest = u.keys.min() { u[oldest] = nil }

@@ -188,6 +188,8 @@ public struct PropertyValues: Sendable {
 
     /// The value of a declared property.
     public subscript(_ name: String) -> PropertyValue { values[name]! }
+    /// The value of a property, nil when the stage does not declare it.
+    public func value(named name: String) -> PropertyValue? { values[name] }
     /// Boolean value of a property.
     public func bool(_ n: String) -> Bool { if case .bool(let b) = values[n] { return b }; return false }
     /// Integer value of a property.

@@ -10,6 +10,16 @@ public struct OutputSpec: Sendable {
     public init(_ name: String, _ blurb: String) { self.name = name; self.blurb = blurb }
 }
 
+/// What the host made of a stage's extra output.
+public enum OutputPlan: Sendable, Equatable {
+    /// The description links it (`cap.snapshot ! ...`).
+    case linked
+    /// Nothing linked it: it feeds the stage's default branch, this gst-launch fragment.
+    case defaultBranch(String)
+    /// Nothing linked it and the stage has no default branch for it: frames for it are dropped.
+    case unused
+}
+
 /// Everything the host and `inspect` need to know about a stage kind.
 public struct StageDescriptor: Sendable {
     /// The token used in descriptions (`grid`).
@@ -75,10 +85,19 @@ public protocol Stage: AnyObject, Sendable {
     func process(_ frame: VideoFrame, context: StageContext) throws(StageError)
     /// Changes a property marked `.playing` while running; effective on the next frame.
     func update(_ property: String, value: PropertyValue) throws(StageError)
-    /// The gst-launch fragment fed by an extra output nobody linked, or nil to leave it out.
+    /// The gst-launch fragment fed by an extra output nobody linked, or nil to leave it out. Must not
+    /// change the stage: what the host decided is told afterwards by `outputsPlanned`.
     func defaultBranch(for output: String) -> String?
+    /// What the host made of each extra output (linked by the description, given the default branch,
+    /// or left out), once, after planning and before `open()`.
+    func outputsPlanned(_ plans: [String: OutputPlan])
     /// An element message seen on any segment's bus (e.g. `facedetect` results), on the host's thread.
-    func busMessage(source: String, structure: String)
+    func busMessage(_ message: BusMessage)
+    /// The branch fed by `output` stopped with an error (full disk): the stream goes on without it
+    /// until `outputRestarted`. On the host's thread.
+    func outputFailed(_ output: String, reason: String)
+    /// The branch fed by `output` was started again after an error. On the host's thread.
+    func outputRestarted(_ output: String)
     /// End of stream: finish pending work (analysis, files) before end-of-stream goes downstream.
     func finish(context: StageContext)
     /// A custom event (GST_EVENT_CUSTOM_*) that reached the stage: downstream from before it or
@@ -100,7 +119,13 @@ extension Stage {
     /// No layout-dependent set-up by default.
     public func configure(_ info: VideoInfo) throws(StageError) {}
     /// Ignores bus messages by default.
-    public func busMessage(source: String, structure: String) {}
+    public func busMessage(_ message: BusMessage) {}
+    /// Ignores output plans by default.
+    public func outputsPlanned(_ plans: [String: OutputPlan]) {}
+    /// Ignores output failures by default.
+    public func outputFailed(_ output: String, reason: String) {}
+    /// Ignores output restarts by default.
+    public func outputRestarted(_ output: String) {}
     /// Nothing pending by default.
     public func finish(context: StageContext) {}
     /// Ignores custom events by default.

@@ -226,8 +226,8 @@ import Testing
             count += 1
             let file = directory + "/.partial/" + String(format: "IMG_%05d.jpg", count)
             FileManager.default.createFile(atPath: file, contents: jpeg)
-            stage.busMessage(source: "cap_snapshot_files", structure: MessageStructure("GstMultiFileSink", [
-                ("filename", .string(file)), ("index", .int(Int32(count))), ("timestamp", .uint64(frame.pts ?? 0))]).text)
+            stage.busMessage(BusMessage(source: "cap_snapshot_files", structure: MessageStructure("GstMultiFileSink", [
+                ("filename", .string(file)), ("index", .int(Int32(count))), ("timestamp", .uint64(frame.pts ?? 0))])))
             return true
         }
         func push(_ tags: TagList, on output: String) -> Bool { true }

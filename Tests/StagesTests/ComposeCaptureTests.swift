@@ -41,8 +41,8 @@ import Testing
             let file = directory + "/.partial/" + String(format: "IMG_%05d.jpg", count)
             guard let plane = try? frame.planeBytes(plane: 0),
                   (try? ImageFile.encodeBGRA(plane.bytes, width: frame.info.width, height: frame.info.height, stride: plane.rowBytes, to: file)) != nil else { return false }
-            stage.busMessage(source: "cap_snapshot_files", structure: MessageStructure("GstMultiFileSink", [
-                ("filename", .string(file)), ("index", .int(Int32(count))), ("timestamp", .uint64(frame.pts ?? 0))]).text)
+            stage.busMessage(BusMessage(source: "cap_snapshot_files", structure: MessageStructure("GstMultiFileSink", [
+                ("filename", .string(file)), ("index", .int(Int32(count))), ("timestamp", .uint64(frame.pts ?? 0))])))
             return true
         }
         func push(_ tags: TagList, on output: String) -> Bool { true }
