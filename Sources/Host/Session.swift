@@ -61,6 +61,21 @@ public final class Session: @unchecked Sendable {
         } catch { throw HostError(.usage, error.message) }
         for g in plan.groups { for p in g.stages { _ = instance(p) } }
         if let stageError { throw HostError(.usage, stageError.message) }
+        // Tell each stage what became of its extra outputs.
+        for g in plan.groups {
+            for p in g.stages {
+                guard let st = made[p.name] else { continue }
+                var plans: [String: OutputPlan] = [:]
+                for output in type(of: st).descriptor.outputs.map(\.name) {
+                    switch g.extraOutputs.first(where: { $0.stage == p.name && $0.output == output }) {
+                    case nil: plans[output] = .unused
+                    case let e? where !e.isDefaultBranch: plans[output] = .linked
+                    case _?: plans[output] = st.defaultBranch(for: output).map { .defaultBranch($0) } ?? .unused
+                    }
+                }
+                st.outputsPlanned(plans)
+            }
+        }
 
         // Build every segment.
         var pipes: [Pipeline] = []

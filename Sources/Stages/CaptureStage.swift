@@ -279,8 +279,14 @@ public final class CaptureStage: Stage {
             branch = "queue max-size-buffers=8 ! jpegenc quality=\(s.quality) ! jifmux ! " + sink("IMG_%05d_full.jpg")
         default: return nil
         }
-        defaultOutputs.withLock { _ = $0.insert(output) }
         return branch
+    }
+
+    /// Outputs given the default branches: their photos are tracked file by file.
+    public func outputsPlanned(_ plans: [String: OutputPlan]) {
+        defaultOutputs.withLock { d in
+            d = Set(plans.compactMap { if case .defaultBranch = $0.value { return $0.key } else { return nil } })
+        }
     }
 
     // MARK: - Properties while playing

@@ -246,7 +246,7 @@ import Testing
         let triggers = Triggers()
         let stage = try CaptureStage(name: "cap", properties: try StageHarness.values(kind: "capture", name: "cap",
             [("directory", dir + "/photos"), ("auto", "false"), ("thumbnails", "false"), ("overlay", "false")]), triggers: triggers)
-        _ = stage.defaultBranch(for: "snapshot")
+        stage.outputsPlanned(["snapshot": stage.defaultBranch(for: "snapshot").map { .defaultBranch($0) } ?? .unused])
         try stage.open()
         try stage.configure(Self.info)
         let ctx = InstantBranch(directory: dir + "/photos", jpeg: try Data(contentsOf: URL(fileURLWithPath: jpegPath)))

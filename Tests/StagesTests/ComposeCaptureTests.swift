@@ -78,7 +78,7 @@ import Testing
         let capture = try CaptureStage(name: "cap", properties: try StageHarness.values(kind: "capture", name: "cap",
             [("directory", dir), ("auto", "false"), ("at", "24,37,50,63,76"), ("crop", "3:4"), ("thumbnails", "false"), ("overlay", "false")]),
             triggers: Triggers())
-        _ = capture.defaultBranch(for: "snapshot")
+        capture.outputsPlanned(["snapshot": capture.defaultBranch(for: "snapshot").map { .defaultBranch($0) } ?? .unused])
         try compose.open()
         try capture.open()
         try compose.configure(info)
