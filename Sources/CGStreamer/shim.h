@@ -178,6 +178,14 @@ static inline GstBuffer *vf_probe_info_buffer(GstPadProbeInfo *info) { return GS
 static inline GstPadProbeType vf_probe_info_type(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_TYPE(info); }
 static inline GstEvent *vf_probe_info_event(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_EVENT(info); }
 static inline GstEventType vf_event_type(GstEvent *e) { return GST_EVENT_TYPE(e); }
+static inline GstBufferList *vf_probe_info_buffer_list(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_BUFFER_LIST(info); }
+// GST_PAD_IS_FLUSHING is a macro (read under the pad's object lock).
+static inline gboolean vf_pad_is_flushing(GstPad *p) {
+    GST_OBJECT_LOCK(p);
+    gboolean f = GST_PAD_IS_FLUSHING(p);
+    GST_OBJECT_UNLOCK(p);
+    return f;
+}
 
 // GstPadTemplate presence/direction are macros.
 static inline GstPadPresence vf_pad_presence(GstPad *p) {

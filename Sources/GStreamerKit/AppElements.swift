@@ -28,20 +28,38 @@ public final class PadCounter: @unchecked Sendable {
 public final class AppSink: Element, @unchecked Sendable {
     private var sink: UnsafeMutablePointer<GstAppSink> { vf_appsink(UnsafeMutableRawPointer(raw)) }
 
+    /// The host's queue the frames go to instead of appsink's own (see `FrameHandoff`); nil until configured.
+    private var handoff: FrameHandoff?
+
     /// Sets the hand-off policy: at most `maxBuffers` queued; `drop` discards the oldest when full.
+    ///
+    /// Frames are taken off the sink pad by a probe into the host's own queue, so appsink never caches
+    /// them and a pulled buffer is writable in place. appsink then never prerolls, so it is made
+    /// `async=false` (the other sinks of its segment still preroll).
     public func configure(maxBuffers: UInt32, drop: Bool, caps: Caps? = nil) {
         gst_app_sink_set_max_buffers(sink, guint(maxBuffers))
         gst_app_sink_set_drop(sink, drop ? 1 : 0)
         gst_app_sink_set_emit_signals(sink, 0)
         // No clock sync here: downstream sinks sync; this only hands frames over.
         set("sync", false)
+        set("async", false)
         // The last-sample reference would keep every buffer shared and force a copy on write.
         set("enable-last-sample", false)
         if let caps { gst_app_sink_set_caps(sink, caps.raw) }
+        if handoff == nil, let pad = gst_element_get_static_pad(raw, "sink") {
+            defer { gst_object_unref(UnsafeMutableRawPointer(pad)) }
+            let h = FrameHandoff()
+            h.install(on: pad)
+            handoff = h
+        }
+        handoff?.configure(maxItems: Int(maxBuffers), drop: drop)
     }
 
     /// Switches between leaky (drop the oldest when full) and blocking hand-off; allowed while running.
-    public func setDrop(_ drop: Bool) { gst_app_sink_set_drop(sink, drop ? 1 : 0) }
+    public func setDrop(_ drop: Bool) {
+        gst_app_sink_set_drop(sink, drop ? 1 : 0)
+        handoff?.setDrop(drop)
+    }
 
     /// True while the element is in NULL (appsink is started on NULL -> READY).
     var isStopped: Bool {
@@ -55,11 +73,13 @@ public final class AppSink: Element, @unchecked Sendable {
     /// A stopped appsink returns at once and claims EOS (`gst_app_sink_is_eos` is TRUE while it is
     /// not started): that is reported as `.stopped`, after waiting the timeout so callers do not spin.
     /// The state is read before the pull, so a sink shut down during the pull still ends as `.eos`.
+    /// Once configured, frames come from the host's own queue (writable: appsink holds no reference).
     public func pull(timeout: UInt64) -> PullResult {
         if isStopped {
             usleep(useconds_t(min(timeout, 20_000_000) / 1000))
             return .stopped
         }
+        if let handoff { return handoff.pull(timeout: timeout) }
         guard let s = gst_app_sink_try_pull_sample(sink, GstClockTime(timeout)) else {
             return gst_app_sink_is_eos(sink) != 0 ? .eos : .timeout
         }
@@ -67,12 +87,14 @@ public final class AppSink: Element, @unchecked Sendable {
         guard let b = gst_sample_get_buffer(s) else { return .timeout }
         let caps = gst_sample_get_caps(s).map { Caps(retaining: $0) }
         let seg = gst_sample_get_segment(s).map { Segment($0.pointee) } ?? Segment()
-        // Take our own reference; the sample's goes away with the defer above, leaving us the only holder.
+        // Take our own reference; the sample's goes away with the defer above. appsink still holds the
+        // sample as its cached one, so this buffer is shared until the next pull (a write copies it).
         return .sample(Buffer(owning: gst_buffer_ref(b)), caps, seg)
     }
 
     /// Installs a probe that counts every buffer arriving at the sink pad.
     public func countArrivals() -> PadCounter {
+        if let handoff { return handoff.arrivals }
         let counter = PadCounter()
         guard let pad = gst_element_get_static_pad(raw, "sink") else { return counter }
         defer { gst_object_unref(UnsafeMutableRawPointer(pad)) }
@@ -153,7 +175,13 @@ extension Element {
     /// Traces buffers on a pad; with `reference`, counts those identical to the reference's.
     public func traceBuffers(pad: String = "sink", reference: BufferTrace? = nil) -> BufferTrace {
         let trace = BufferTrace(reference: reference)
-        guard let p = gst_element_get_static_pad(raw, pad) else { return trace }
+        guard var p = gst_element_get_static_pad(raw, pad) else { return trace }
+        // A configured appsink's frames are taken by the host's probe on its sink pad before any later
+        // probe runs: trace them where they leave the element before it (the same buffers).
+        if factoryName == "appsink", let peer = gst_pad_get_peer(p) {
+            gst_object_unref(UnsafeMutableRawPointer(p))
+            p = peer
+        }
         defer { gst_object_unref(UnsafeMutableRawPointer(p)) }
         let ctx = Unmanaged.passRetained(trace).toOpaque()
         gst_pad_add_probe(p, GST_PAD_PROBE_TYPE_BUFFER, { _, info, data in

@@ -65,13 +65,20 @@ public enum Bench {
         public var analyses: Int
         /// Mean ms of one analysis.
         public var analysisMeanMs: Double
+        /// Full-frame buffer copies per frame in the compose run (copy-on-write of a shared buffer).
+        public var copiesPerFrame: Double
+        /// The same for `passthrough` on the same video (the bridge alone: 0 when nothing is shared).
+        public var passthroughCopiesPerFrame: Double
     }
 
     /// Runs 1080p video through `compose` (analysis at `analysisWidth`) and reports the stage's cost per frame.
     public static func compose(frames: Int = 300, analysisWidth: Int = 320, engine: String = "auto") throws(HostError) -> ComposeResult {
         let json = FileManager.default.temporaryDirectory.appendingPathComponent("vf-bench-compose-\(UUID().uuidString).jsonl").path
         defer { try? FileManager.default.removeItem(atPath: json) }
-        let s = try Session(description: "videotestsrc pattern=ball num-buffers=\(frames) ! video/x-raw,format=I420,width=1920,height=1080,framerate=30/1 ! compose name=c engine=\(engine) analysis-width=\(analysisWidth) warmup=0 metadata-location=\(json) ! fakesink")
+        let source = "videotestsrc pattern=ball num-buffers=\(frames) ! video/x-raw,format=I420,width=1920,height=1080,framerate=30/1"
+        let peer = try Session(description: "\(source) ! passthrough ! fakesink")
+        guard peer.run() == 0, let pr = peer.report else { throw HostError(.runtime, "passthrough run failed: \(peer.errors.joined(separator: "; "))") }
+        let s = try Session(description: "\(source) ! compose name=c engine=\(engine) analysis-width=\(analysisWidth) warmup=0 metadata-location=\(json) ! fakesink")
         guard s.run() == 0, let r = s.report, let t = r.stages.first else {
             throw HostError(.runtime, "compose run failed: \(s.errors.joined(separator: "; "))")
         }
@@ -81,7 +88,9 @@ public enum Bench {
             return o["analysis_ms"] as? Double
         }
         return ComposeResult(frames: t.frames, meanMs: t.meanMs, p95Ms: t.p95Ms, analyses: ms.count,
-                             analysisMeanMs: ms.isEmpty ? 0 : ms.reduce(0, +) / Double(ms.count))
+                             analysisMeanMs: ms.isEmpty ? 0 : ms.reduce(0, +) / Double(ms.count),
+                             copiesPerFrame: Double(r.copies) / Double(max(1, t.frames)),
+                             passthroughCopiesPerFrame: Double(pr.copies) / Double(max(1, pr.framesIn)))
     }
 
     /// Result of `bench faces`.

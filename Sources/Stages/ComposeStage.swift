@@ -38,9 +38,12 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         formats: overlayFormats)
 
     /// One analysis request: a small RGB copy of a frame and where it came from.
-    /// The frame holds a second reference to the buffer (no copy); blending on the video thread then
-    /// copies on write, so the analysis sees clean pixels. At most two frames are held (pending + running).
-    struct Job: Sendable { var frame: VideoFrame; var pts: UInt64?; var index: Int; var inputWidth: Int; var inputHeight: Int }
+    /// The copy is made on the video thread by GStreamer's converter, before anything is drawn, so the
+    /// frame itself is never held by the analysis thread: drawing then writes in place (no full-frame
+    /// copy-on-write) and the analysis still sees clean pixels. At most two jobs are held (pending + running).
+    struct Job: Sendable {
+        var image: RGBImage; var format: String; var pts: UInt64?; var index: Int; var inputWidth: Int; var inputHeight: Int
+    }
 
     // Lock order: settings, then state, then results; `analysis` is taken alone (analysis thread,
     // configure), never together with the others. The analysis thread takes settings and results
@@ -66,7 +69,6 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     /// cannot hold up a frame.
     private struct Analysis {
         var analyzer: CompositionAnalyzer
-        var scaler: VideoScaler?
         var smoother = GuidanceSmoother()
         var minFace = 24
     }
@@ -91,6 +93,8 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     /// `facedetect` results by buffer timestamp (engine=upstream), the newest 128.
     private let upstream = Mutex<[UInt64: [Box]]>([:])
     private let analysis: Mutex<Analysis>
+    /// The converter making the analysis copy: used by `process` (video thread) and `configure` only.
+    private let scaler = Mutex<VideoScaler?>(nil)
     private let engineName: String
     private let faceOptions: ComposeEngines.FaceOptions
     private let ruleName: String
@@ -149,7 +153,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         let h = max(2, Int((Double(w) * Double(info.height) / Double(info.width)).rounded()))
         do {
             let scaler = try VideoScaler(input: info, width: w, height: h)
-            analysis.withLock { $0.scaler = scaler }
+            self.scaler.withLock { $0 = scaler }
             state.withLock { $0.drawn = nil; $0.composition = nil; $0.gridKey = nil }
         } catch {
             throw StageError(.library, "\(name): \(error)")
@@ -165,7 +169,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     /// Submits the frame for analysis when due, attaches the latest result, queues the drawing.
     public func process(_ frame: VideoFrame, context: StageContext) throws(StageError) {
         let s = settings.withLock { $0 }
-        let job: Job? = state.withLock { (st: inout State) -> Job? in
+        var job: Job? = state.withLock { (st: inout State) -> Job? in
             st.context = context
             guard let pts = frame.pts ?? frame.duration.map({ $0 * UInt64(frame.index) }) else { return nil }
             if st.firstPTS == nil { st.firstPTS = pts }
@@ -173,8 +177,21 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
             let period = UInt64(1e9 / s.fps)
             if let last = st.lastSubmitted, pts < last + period - min(period / 10, 2_000_000) { return nil }
             st.lastSubmitted = pts
-            let held = VideoFrame(buffer: frame.buffer.shared(), info: frame.info, caps: frame.caps, segment: frame.segment, index: frame.index)
-            return Job(frame: held, pts: frame.pts, index: frame.index, inputWidth: frame.info.width, inputHeight: frame.info.height)
+            return Job(image: RGBImage(width: 0, height: 0, pixels: []), format: frame.info.format, pts: frame.pts, index: frame.index,
+                       inputWidth: frame.info.width, inputHeight: frame.info.height)
+        }
+        // The analysis copy, made here (clean pixels, before any drawing) with GStreamer's converter.
+        if let j = job {
+            let image: RGBImage?
+            do {
+                image = try scaler.withLock { sc throws(GStreamerError) -> RGBImage? in
+                    guard let sc else { return nil }
+                    return RGBImage(width: sc.width, height: sc.height, pixels: try sc.rgb(of: frame))
+                }
+            } catch {
+                throw StageError(.library, "\(name): \(error)")
+            }
+            job = image.map { var k = j; k.image = $0; return k }
         }
         var skipped: UInt64?
         if let job {
@@ -288,18 +305,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     // MARK: analysis thread
 
     private func analyse(_ job: Job) {
-        // The small RGB copy is made here, off the video thread, with GStreamer's converter.
-        let image: RGBImage
-        do {
-            guard let scaled = try analysis.withLock({ a throws(GStreamerError) -> RGBImage? in
-                guard let sc = a.scaler else { return nil }
-                return RGBImage(width: sc.width, height: sc.height, pixels: try sc.rgb(of: job.frame))
-            }) else { return }
-            image = scaled
-        } catch {
-            results.withLock { $0.failure = "\(error)" }
-            return
-        }
+        let image = job.image
         let fromUpstream = engineName == "upstream" ? upstreamFaces(job, analysedWidth: image.width, analysedHeight: image.height) : nil
         let g = analysis.withLock { a in
             if let fromUpstream { a.analyzer.engines = [FixedDetections(detections: fromUpstream)] }
@@ -311,7 +317,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         if s.overlay {
             let drawing = Self.drawing(g, grid: s.grid, rule: ruleName)
             let comp = Self.guidanceComposition(drawing, width: job.inputWidth, height: job.inputHeight, textScale: s.textScale)
-            comp.prepare(for: job.frame.info.format)
+            comp.prepare(for: job.format)
             let advice = GuidanceRenderer.adviceSprite(drawing.advice, width: job.inputWidth, height: job.inputHeight, textScale: s.textScale)
             prepared = .init(drawing: drawing, width: job.inputWidth, height: job.inputHeight, textScale: s.textScale, composition: comp, advice: advice)
         }

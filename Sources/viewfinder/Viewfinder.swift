@@ -196,6 +196,7 @@ struct BenchCommand: ParsableCommand {
             let r = try Bench.compose(frames: frames)
             print(String(format: "analysis thread: %d analyses, mean %.2f ms each", r.analyses, r.analysisMeanMs))
             print(String(format: "compose on the video thread: mean %.3f ms, p95 %.3f ms per 1080p frame (goal <= 5 ms mean)", r.meanMs, r.p95Ms))
+            print(String(format: "buffer copies per frame: compose %.2f, passthrough %.2f (goal: 0 for both: drawing writes in place)", r.copiesPerFrame, r.passthroughCopiesPerFrame))
         case "faces":
             let video = URL(fileURLWithPath: video ?? ".testdata/vtest.avi").path
             var isDirectory: ObjCBool = false
