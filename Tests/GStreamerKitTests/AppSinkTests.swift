@@ -59,7 +59,7 @@ import Testing
         let (buffers, ended) = drain(sink)
         #expect(buffers.count == 5)
         #expect(ended)
-        #expect(buffers.allSatisfy(\.isWritable))
+        #expect(buffers.allSatisfy { $0.isWritable })
         let copies = BufferCopies.count
         for b in buffers { b.makeWritable() }
         #expect(BufferCopies.count == copies)
