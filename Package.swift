@@ -42,7 +42,7 @@ let package = Package(
         .testTarget(name: "FrameAnalysisTests", dependencies: ["FrameAnalysis"], exclude: ["Fixtures"]),
         .testTarget(name: "HostTests", dependencies: ["Host"]),
         .testTarget(name: "OverlayTests", dependencies: ["Overlay"]),
-        .testTarget(name: "StagesTests", dependencies: ["Stages", "Host"]),
+        .testTarget(name: "StagesTests", dependencies: ["Stages", "Host", "StageTesting"]),
         .testTarget(name: "StageTestingTests", dependencies: ["StageTesting", "Stages", "GStreamerKit"]),
         .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit"]),
         .testTarget(name: "ViewfinderTests", dependencies: ["viewfinder"]),

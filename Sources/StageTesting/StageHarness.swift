@@ -1,6 +1,7 @@
 import Foundation
 import GStreamerKit
 import Stages
+import Synchronization
 
 /// Drives stages frame by frame without a pipeline, as gst_check's GstHarness drives an element.
 ///
@@ -31,12 +32,13 @@ public final class StageHarness {
     public var segment = Segment()
 
     private let bus: HarnessBus
+    private let tap = OverlayTap()
     private var opened = false
     private var downstreamEvents: [MessageStructure] = []
     private var upstreamEvents: [MessageStructure] = []
 
     /// The stages, in order, with their names.
-    public var stages: [(name: String, stage: any Stage)] { chain.stages }
+    public var stages: [(name: String, stage: any Stage)] { Array(chain.stages.dropLast()) }
 
     /// Nanoseconds per frame at `info`'s rate, rounded down (33_333_333 at 30/1); 0 for a variable rate.
     public var frameDuration: UInt64 {
@@ -54,7 +56,9 @@ public final class StageHarness {
         self.caps = try Caps(info.capsString)
         let bus = HarnessBus(stages: stages)
         self.bus = bus
-        chain = StageChain(stages: stages, contexts: stages.map { HarnessContext(stageName: $0.name, bus: bus) })
+        // The tap runs last, just before the chain blends: it sees the overlays the stages queued.
+        chain = StageChain(stages: stages + [(OverlayTap.name, tap)],
+                           contexts: (stages.map(\.name) + [OverlayTap.name]).map { HarnessContext(stageName: $0, bus: bus) })
     }
 
     /// Drives one stage (already made).
@@ -92,7 +96,11 @@ public final class StageHarness {
     }
 
     /// Validated property values for `kind` (defaults filled in), as a description's are validated.
-    public static func values(kind: String, name: String, properties: [(String, String)] = []) throws(StageError) -> PropertyValues {
+    public static func values(kind: String, name: String, properties: [(String, String)] = []) throws -> PropertyValues {
+        try validated(kind: kind, name: name, properties: properties)
+    }
+
+    private static func validated(kind: String, name: String, properties: [(String, String)]) throws(StageError) -> PropertyValues {
         guard let type = StageRegistry.type(of: kind) else {
             throw StageError(.usage, "unknown stage '\(kind)'; stages are: \(StageRegistry.all.map { $0.descriptor.kind }.joined(separator: ", "))")
         }
@@ -101,7 +109,7 @@ public final class StageHarness {
 
     /// Makes a stage of `kind` through `StageRegistry`; a `TriggeredStage` listens to `triggers`.
     public static func make(kind: String, name: String, properties: [(String, String)] = [], triggers: Triggers) throws(StageError) -> any Stage {
-        let values = try values(kind: kind, name: name, properties: properties)
+        let values = try validated(kind: kind, name: name, properties: properties)
         if let t = StageRegistry.type(of: kind) as? any TriggeredStage.Type {
             return try t.init(name: name, properties: values, triggers: triggers)
         }
@@ -166,6 +174,14 @@ public final class StageHarness {
     /// Closes every stage (`Stage.close`), as the host does once the pipelines have stopped.
     public func close() {
         for s in stages { s.stage.close() }
+    }
+
+    /// Calls one stage's `finish` (as end-of-stream would) without ending the stream: a test waits so
+    /// for a stage's background work (compose's analysis) before the next frame.
+    public func finish(stage name: String) {
+        let s = stageEntry(name)
+        s.stage.finish(context: HarnessContext(stageName: s.name, bus: bus))
+        bus.deliverPosted()
     }
 
     /// Fires the manual shutter the harness's stages listen to (SIGUSR1 or `s` in a real run).
@@ -302,6 +318,20 @@ public final class StageHarness {
     /// The custom events sent on `output` so far, in order.
     public func events(on output: String? = nil) -> [MessageStructure] { items(on: output).compactMap(\.event) }
 
+    /// Keep each frame's pixels as the last stage left them, before blending (off by default: a copy
+    /// per frame). Read them with `unblendedPixels(ofFrame:)`.
+    public var keepsUnblendedPixels: Bool {
+        get { tap.keepsPixels.withLock { $0 } }
+        set { tap.keepsPixels.withLock { $0 = newValue } }
+    }
+
+    /// Frame `index`'s bytes before the overlays were blended, when `keepsUnblendedPixels` was on.
+    public func unblendedPixels(ofFrame index: Int) -> [UInt8]? { tap.pixels(ofFrame: index) }
+
+    /// The overlays the stages queued on frame `index` (blended and cleared on the frame itself before
+    /// `push` returns), in order; empty when they drew nothing.
+    public func overlays(ofFrame index: Int) -> [OverlayComposition] { tap.overlays(ofFrame: index) }
+
     /// Every element message on the simulated bus so far: the stages' posts (source: the stage's name,
     /// a leading `stage` field added as the host adds it), simulated branches' reports, `busMessage`s.
     public var messages: [BusMessage] { bus.log.withLock { $0.messages } }
@@ -356,4 +386,25 @@ public final class StageHarness {
         guard let s = stages.first(where: { $0.name == name }) else { preconditionFailure("no stage named '\(name)'") }
         return s
     }
+}
+
+/// The last stage of the harness's chain: notes each frame's queued overlays before they are blended.
+final class OverlayTap: Stage, @unchecked Sendable {
+    static let name = "stage-harness-tap"
+    static let descriptor = StageDescriptor(kind: name, blurb: "notes queued overlays", properties: [], formats: ["ANY"])
+    private let seen = Mutex<[Int: [OverlayComposition]]>([:])
+    private let unblended = Mutex<[Int: [UInt8]]>([:])
+    let keepsPixels = Mutex(false)
+    init() {}
+    init(name: String, properties: PropertyValues) throws(StageError) {}
+    func process(_ frame: VideoFrame, context: StageContext) throws(StageError) {
+        let overlays = frame.overlays
+        if !overlays.isEmpty { seen.withLock { $0[frame.index] = overlays } }
+        if keepsPixels.withLock({ $0 }) {
+            let bytes = frame.buffer.bytes()
+            unblended.withLock { $0[frame.index] = bytes }
+        }
+    }
+    func overlays(ofFrame index: Int) -> [OverlayComposition] { seen.withLock { $0[index] ?? [] } }
+    func pixels(ofFrame index: Int) -> [UInt8]? { unblended.withLock { $0[index] } }
 }
