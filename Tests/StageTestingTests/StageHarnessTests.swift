@@ -23,7 +23,8 @@ import Testing
         func configure(_ info: VideoInfo) throws(StageError) { note("configure \(info.width)x\(info.height)") }
         func process(_ frame: VideoFrame, context: StageContext) throws(StageError) {
             note("frame \(frame.index)")
-            context.push(event: MessageStructure("side-event", [("frame", .int(Int32(frame.index)))]), on: "side")
+            context.push(event: MessageStructure("side-event", [("frame", .int(Int32(frame.index))),
+                                                                ("backlog", .int(Int32(context.backlog(on: "side"))))]), on: "side")
             context.push(frame, on: "side")
         }
         func customEvent(_ event: MessageStructure) { note("event \(event.name)") }
@@ -172,5 +173,37 @@ import Testing
             try StageHarness("grid ! nosuch", info: Self.info)
         }
         #expect(throws: StageError.self) { try StageHarness("grid width=100", info: Self.info) }
+    }
+
+    @Test func theBacklogSetIsWhatTheStageSees() throws {
+        let h = try StageHarness(stage: ProbeStage(), name: "p", info: Self.info)
+        try h.push()
+        h.setBacklog(3, on: "side")
+        try h.push()
+        #expect(h.events(on: "side").map { $0.integer("backlog") } == [0, 3])
+    }
+
+    @Test func finishingOneStageDoesNotEndTheStream() throws {
+        let probe = ProbeStage()
+        let h = try StageHarness(stage: probe, name: "p", info: Self.info)
+        try h.push()
+        h.finish(stage: "p")
+        #expect(probe.log.contains("finish"))
+        #expect(h.messages(named: "viewfinder/probe").count == 1)
+        #expect(!h.items().contains { $0.isEndOfStream })
+        #expect(try h.push().index == 1)
+    }
+
+    @Test func queuedOverlaysAndUnblendedPixelsAreKeptPerFrame() throws {
+        let h = try StageHarness(kind: "grid", properties: [("lines", "thirds"), ("color", "#ffffffff"), ("width", "40")], info: Self.info)
+        h.keepsUnblendedPixels = true
+        let out = try h.push()
+        #expect(h.overlays(ofFrame: 0).count == 1)
+        #expect(out.overlays.isEmpty)                                   // blended and cleared on the frame
+        let before = try #require(h.unblendedPixels(ofFrame: 0))
+        #expect(before == StageHarness.blackBytes(Self.info))           // the grid only queued an overlay
+        let y = try out.planeBytes(plane: 0)
+        #expect(y.bytes[12 * y.rowBytes + 10] > 200)                    // blended: the thirds line at x = 10
+        #expect(h.unblendedPixels(ofFrame: 1) == nil)
     }
 }
