@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "viewfinder", targets: ["viewfinder"]),
         .library(name: "Host", targets: ["Host"]),
         .library(name: "Stages", targets: ["Stages"]),
+        .library(name: "StageTesting", targets: ["StageTesting"]),
         .library(name: "Overlay", targets: ["Overlay"]),
         .library(name: "FrameAnalysis", targets: ["FrameAnalysis"]),
         .library(name: "GStreamerKit", targets: ["GStreamerKit"]),
@@ -29,6 +30,8 @@ let package = Package(
         .target(name: "Overlay", dependencies: ["CCairo"]),
         // The Stage protocol, property specs and the built-in stages.
         .target(name: "Stages", dependencies: ["GStreamerKit", "Overlay", "FrameAnalysis"]),
+        // Drives stages frame by frame without a pipeline (like gst_check's GstHarness), for tests.
+        .target(name: "StageTesting", dependencies: ["Stages", "GStreamerKit"]),
         // Description parsing/expansion, segments, bridging, runtime, stats.
         .target(name: "Host", dependencies: ["GStreamerKit", "Stages"]),
         .executableTarget(name: "viewfinder", dependencies: [
@@ -39,7 +42,8 @@ let package = Package(
         .testTarget(name: "FrameAnalysisTests", dependencies: ["FrameAnalysis"], exclude: ["Fixtures"]),
         .testTarget(name: "HostTests", dependencies: ["Host"]),
         .testTarget(name: "OverlayTests", dependencies: ["Overlay"]),
-        .testTarget(name: "StagesTests", dependencies: ["Stages", "Host"]),
+        .testTarget(name: "StagesTests", dependencies: ["Stages", "Host", "StageTesting"]),
+        .testTarget(name: "StageTestingTests", dependencies: ["StageTesting", "Stages", "GStreamerKit"]),
         .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit"]),
         .testTarget(name: "ViewfinderTests", dependencies: ["viewfinder"]),
     ]

@@ -1,6 +1,7 @@
 import Foundation
 import GStreamerKit
 import Stages
+import StageTesting
 import Testing
 
 /// The capture stage fed frame by frame (no pipeline): triggers, state, the ring's choice, crop, timer.
@@ -15,42 +16,37 @@ import Testing
         return d
     }
 
+    /// One capture stage named `cap` in a `StageHarness`, writing into a fresh directory.
     final class Rig {
+        let h: StageHarness
         let stage: CaptureStage
-        let context = RecordingContext(stageName: "cap")
-        let triggers = Triggers()
         let directory = CaptureStageTests.directory()
-        var index = 0
-        var info = CaptureStageTests.info
         init(_ assignments: [(String, String)]) throws {
-            let values = try StageHarness.values(kind: "capture", name: "cap", [("directory", directory)] + assignments)
-            stage = try CaptureStage(name: "cap", properties: values, triggers: triggers)
-            try stage.open()
-            try stage.configure(info)
+            h = try StageHarness(kind: "capture", name: "cap", properties: [("directory", directory)] + assignments, info: CaptureStageTests.info)
+            stage = try #require(h.stage(CaptureStage.self))
+            try h.open()
         }
         /// Feeds one frame of `bytes` (default black) with compose's meta when `score` is given.
         @discardableResult func feed(_ bytes: [UInt8]? = nil, score: Double? = nil, composed: Bool = false,
                                      subject: (Double, Double, Double, Double)? = nil) throws -> VideoFrame {
-            let buffer = Buffer(bytes: bytes ?? StageHarness.blackBytes(info))
-            buffer.pts = UInt64(index) * CaptureStageTests.frameNs
-            buffer.duration = CaptureStageTests.frameNs
+            var metas: [MessageStructure] = []
             if let score {
                 let b = subject ?? (-1, -1, 0, 0)
-                buffer.setCustomMeta(MessageStructure(ComposeStage.metaName, [
-                    ("analysis-pts", .uint64(buffer.pts ?? 0)), ("rule", .string("thirds")), ("score", .double(score)),
+                metas.append(MessageStructure(ComposeStage.metaName, [
+                    ("analysis-pts", .uint64(UInt64(h.chain.frames) * CaptureStageTests.frameNs)), ("rule", .string("thirds")), ("score", .double(score)),
                     ("well-composed", .bool(composed)), ("locked", .bool(false)),
                     ("x", .double(b.0)), ("y", .double(b.1)), ("width", .double(b.2)), ("height", .double(b.3)),
                     ("advice", .string(composed ? "hold it" : "move the subject left")),
                 ]))
             }
-            let frame = VideoFrame(buffer: buffer, info: info, caps: try Caps(info.capsString), segment: Segment(), index: index)
-            index += 1
-            try stage.process(frame, context: context)
-            try frame.blendOverlays()
-            return frame
+            return try h.push(bytes, metas: metas)
         }
-        var captures: [MessageStructure] { context.messages.filter { $0.string("event") == "capture" } }
-        var states: [String] { context.messages.filter { $0.string("event") == "state" }.compactMap { $0.string("state") } }
+        /// What the stage posted, in order.
+        var messages: [MessageStructure] { h.messages.map(\.structure) }
+        var captures: [MessageStructure] { messages.filter { $0.string("event") == "capture" } }
+        var states: [String] { messages.filter { $0.string("event") == "state" }.compactMap { $0.string("state") } }
+        /// Indexes of the frames pushed on `output`.
+        func pushedIndexes(on output: String) -> [Int] { h.frames(on: output).map(\.index) }
     }
 
     /// I420 bytes whose luma is `luma(x, y)`, chroma neutral.
@@ -77,9 +73,9 @@ import Testing
         #expect(rig.captures.count == 1)   // cooldown 3 s
         // The frame chosen is from the ring around frame 43 (all equal: the newest wins the tie).
         #expect(c.uint64("frame") == 43)
-        #expect(rig.context.pushedIndexes(on: "snapshot") == [43])
-        #expect(rig.context.pushedIndexes(on: "thumbnail") == [43])
-        let tags = try #require(rig.context.tags(on: "snapshot").first)
+        #expect(rig.pushedIndexes(on: "snapshot") == [43])
+        #expect(rig.pushedIndexes(on: "thumbnail") == [43])
+        let tags = try #require(rig.h.tags(on: "snapshot").first)
         #expect(tags.names == ["datetime", "application-name", "description", "image-orientation"])
         #expect(tags.string("description") == "Viewfinder photo 1 (auto): thirds, score 0.90, hold it")
         #expect(tags.string("image-orientation") == "rotate-0")
@@ -90,7 +86,7 @@ import Testing
         for _ in 0..<95 { try rig.feed() }
         #expect(rig.captures.isEmpty)
         #expect(rig.stage.phase == .detectingRegion)
-        #expect(rig.context.messages.contains { $0.string("event") == "warning" && ($0.string("text") ?? "").contains("needs 'compose'") })
+        #expect(rig.messages.contains { $0.string("event") == "warning" && ($0.string("text") ?? "").contains("needs 'compose'") })
     }
 
     @Test func theSharpWellPlacedFrameOfTheRingIsTheOneSaved() throws {
@@ -99,12 +95,12 @@ import Testing
         let soft = Self.frame { x, y in UInt8(60 + (x + y) / 4) }
         let sharp = Self.frame { x, y in ((x / 2 + y / 2) % 2 == 0) ? 40 : 220 }
         for i in 0..<14 { try rig.feed(i == 6 ? sharp : soft, score: i == 6 ? 0.95 : 0.3, composed: false, subject: (60, 40, 20, 20)) }
-        rig.triggers.fire()
+        rig.h.fireTrigger()
         try rig.feed(soft, score: 0.3)
-        let push = try #require(rig.context.pushes.first { $0.output == "snapshot" })
+        let push = try #require(rig.h.frames(on: "snapshot").first)
         #expect(push.index == 6)
-        #expect(try Self.lumaPlane(push.frame) == Self.lumaPlane(rig.context.pushes.first!.frame))
-        let y = try Self.lumaPlane(push.frame)
+        #expect(try Self.lumaPlane(push) == Self.lumaPlane(try #require(rig.h.frames(on: "snapshot").first)))
+        let y = try Self.lumaPlane(push)
         #expect(y[0] == 40 && y[2] == 220 && y[2 * 160] == 220)   // the checkerboard, untouched
         #expect(rig.captures.first?.string("trigger") == "manual")
     }
@@ -117,8 +113,7 @@ import Testing
         #expect(rig.stage.ring.bytes == 16 * Self.info.size)
         let big = try VideoInfo(format: "I420", width: 1280, height: 720)
         let small = try Rig([("auto", "false"), ("ring-mb", "3")])
-        small.info = big
-        try small.stage.configure(big)
+        try small.h.setCaps(big)
         for _ in 0..<20 { try small.feed() }
         #expect(small.stage.ring.frames == 2)       // 1.38 MB each, 3 MiB budget
         #expect(small.stage.ring.bytes <= 3 << 20)
@@ -128,11 +123,11 @@ import Testing
         let rig = try Rig([("at", "30"), ("timer", "3"), ("auto", "false")])
         var previews: [VideoFrame] = []
         for _ in 0..<130 { previews.append(try rig.feed()) }
-        let push = try #require(rig.context.pushes.first { $0.output == "snapshot" })
+        let push = try #require(rig.h.frames(on: "snapshot").first)
         #expect(push.index == 120)                         // 1 s + 3 s at 30 fps
         #expect(push.pts == 120 * Self.frameNs)
         #expect(rig.captures.first?.string("trigger") == "timer")
-        let timer = try #require(rig.context.messages.first { $0.string("event") == "timer" })
+        let timer = try #require(rig.messages.first { $0.string("event") == "timer" })
         #expect(timer.int("seconds") == 3 && timer.uint64("fires-at") == 30 * Self.frameNs + 3_000_000_000)
         // Countdown: a large white digit in the middle third of the preview from frame 30 to 119.
         func centreMax(_ f: VideoFrame) throws -> UInt8 {
@@ -145,7 +140,7 @@ import Testing
         for i in [30, 60, 100, 119] { #expect(try centreMax(previews[i]) > 200) }
         #expect(try centreMax(previews[125]) < 40)
         // The photo is clean: black everywhere (no digit, no state label).
-        #expect(try Self.lumaPlane(push.frame).allSatisfy { $0 == 16 })
+        #expect(try Self.lumaPlane(push).allSatisfy { $0 == 16 })
     }
 
     @Test func selfTimerChoosesOnlyBetweenTheFramesAtItsDeadline() throws {
@@ -154,17 +149,17 @@ import Testing
         let sharp = Self.frame { x, y in ((x / 2 + y / 2) % 2 == 0) ? 40 : 220 }
         // The sharpest frame of the ring is 85 (15 frames before the deadline), the sharper of the last two is 89.
         for i in 0..<91 { try rig.feed(i == 85 || i == 89 ? sharp : soft, score: i == 85 ? 0.9 : 0.2) }
-        #expect(rig.context.pushedIndexes(on: "snapshot") == [89])   // deadline frame 90, one frame early at most
+        #expect(rig.pushedIndexes(on: "snapshot") == [89])   // deadline frame 90, one frame early at most
     }
 
     @Test func customEventTriggersAndMayCarryItsOwnTimer() throws {
         let rig = try Rig([("auto", "false"), ("overlay", "false")])
         for _ in 0..<5 { try rig.feed() }
-        rig.stage.customEvent(MessageStructure("viewfinder-capture"))
-        rig.stage.customEvent(MessageStructure("something-else"))
+        rig.h.pushEvent(MessageStructure("viewfinder-capture"))
+        rig.h.pushEvent(MessageStructure("something-else"))
         try rig.feed()
         #expect(rig.captures.map { $0.string("trigger") } == ["event"])
-        rig.stage.customEvent(MessageStructure("viewfinder-capture", [("timer", .int(3))]))
+        rig.h.pushEvent(MessageStructure("viewfinder-capture", [("timer", .int(3))]))
         for _ in 0..<100 { try rig.feed() }
         #expect(rig.captures.map { $0.string("trigger") } == ["event", "timer"])
         #expect(rig.captures.last?.uint64("frame") == 96)    // the event is seen with frame 6; + 90 frames
@@ -175,24 +170,24 @@ import Testing
         let ramp = Self.frame { x, _ in UInt8(x) }   // luma = column
         // Subject centred at x=100: at 3:4 the window is 90x120 and puts it on the left third line: x = 100 - 30 = 70.
         for _ in 0..<3 { try rig.feed(ramp, score: 0.5, subject: (90, 30, 20, 20)) }
-        rig.triggers.fire()
+        rig.h.fireTrigger()
         try rig.feed(ramp, score: 0.5, subject: (90, 30, 20, 20))
-        let photo = try #require(rig.context.pushes.first { $0.output == "snapshot" })
-        #expect(photo.frame.info.width == 90 && photo.frame.info.height == 120)
-        let y = try Self.lumaPlane(photo.frame)
+        let photo = try #require(rig.h.frames(on: "snapshot").first)
+        #expect(photo.info.width == 90 && photo.info.height == 120)
+        let y = try Self.lumaPlane(photo)
         #expect(y[0] == 70 && y[89] == 159)
-        let full = try #require(rig.context.pushes.first { $0.output == "full" })
-        #expect(full.frame.info.width == 160)
-        #expect(rig.context.pushes.first { $0.output == "thumbnail" }?.frame.info.width == 90)
-        #expect(rig.context.tags(on: "full").count == 1)
+        let full = try #require(rig.h.frames(on: "full").first)
+        #expect(full.info.width == 160)
+        #expect(rig.h.frames(on: "thumbnail").first?.info.width == 90)
+        #expect(rig.h.tags(on: "full").count == 1)
     }
 
     @Test func maxShotsAndRefusalsAreReported() throws {
         let rig = try Rig([("auto", "false"), ("max-shots", "1"), ("overlay", "false")])
-        try rig.feed(); rig.triggers.fire(); try rig.feed()
-        rig.triggers.fire(); try rig.feed()
+        try rig.feed(); rig.h.fireTrigger(); try rig.feed()
+        rig.h.fireTrigger(); try rig.feed()
         #expect(rig.captures.count == 1)
-        let refused = try #require(rig.context.messages.first { $0.string("event") == "refused" })
+        let refused = try #require(rig.messages.first { $0.string("event") == "refused" })
         #expect(refused.string("reason") == "max-shots (1) reached")
     }
 
@@ -205,36 +200,15 @@ import Testing
         #expect(rig.captures.map { $0.string("trigger") } == ["auto"])
         try rig.stage.update("auto", value: .bool(false))
         try rig.stage.update("timer", value: .choice("5"))
-        rig.triggers.fire()
+        rig.h.fireTrigger()
         try rig.feed()
-        let timer = try #require(rig.context.messages.first { $0.string("event") == "timer" })
+        let timer = try #require(rig.messages.first { $0.string("event") == "timer" })
         #expect(timer.int("seconds") == 5)
         #expect(throws: StageError.self) { try rig.stage.update("crop", value: .choice("1:1")) }
     }
 
     /// A branch that writes and reports its file inside push() (as a fast one may, from its own thread,
     /// before push returns): the save is registered before the push, so the photo is still indexed.
-    final class InstantBranch: StageContext, @unchecked Sendable {
-        let stageName = "cap"
-        weak var stage: CaptureStage?
-        let directory: String
-        let jpeg: Data
-        var count = 0
-        init(directory: String, jpeg: Data) { self.directory = directory; self.jpeg = jpeg }
-        func push(_ frame: VideoFrame, on output: String) -> Bool {
-            guard output == "snapshot", let stage else { return true }
-            count += 1
-            let file = directory + "/.partial/" + String(format: "IMG_%05d.jpg", count)
-            FileManager.default.createFile(atPath: file, contents: jpeg)
-            stage.busMessage(BusMessage(source: "cap_snapshot_files", structure: MessageStructure("GstMultiFileSink", [
-                ("filename", .string(file)), ("index", .int(Int32(count))), ("timestamp", .uint64(frame.pts ?? 0))])))
-            return true
-        }
-        func push(_ tags: TagList, on output: String) -> Bool { true }
-        func push(event: MessageStructure, on output: String) -> Bool { true }
-        func post(_ message: MessageStructure) {}
-    }
-
     @Test func aFileReportedBeforePushReturnsIsStillIndexed() throws {
         let dir = Self.directory()
         // A real JPEG from jpegenc ! jifmux.
@@ -243,22 +217,18 @@ import Testing
         p.executableURL = URL(fileURLWithPath: "/usr/bin/gst-launch-1.0")
         p.arguments = ["-q", "videotestsrc", "num-buffers=1", "!", "video/x-raw,width=160,height=120", "!", "jpegenc", "!", "jifmux", "!", "filesink", "location=\(jpegPath)"]
         try p.run(); p.waitUntilExit()
-        let triggers = Triggers()
-        let stage = try CaptureStage(name: "cap", properties: try StageHarness.values(kind: "capture", name: "cap",
-            [("directory", dir + "/photos"), ("auto", "false"), ("thumbnails", "false"), ("overlay", "false")]), triggers: triggers)
-        stage.outputsPlanned(["snapshot": stage.defaultBranch(for: "snapshot").map { .defaultBranch($0) } ?? .unused])
-        try stage.open()
-        try stage.configure(Self.info)
-        let ctx = InstantBranch(directory: dir + "/photos", jpeg: try Data(contentsOf: URL(fileURLWithPath: jpegPath)))
-        ctx.stage = stage
+        let h = try StageHarness(kind: "capture", name: "cap", properties:
+            [("directory", dir + "/photos"), ("auto", "false"), ("thumbnails", "false"), ("overlay", "false")], info: Self.info)
+        let stage = try #require(h.stage(CaptureStage.self))
+        h.planOutputs(defaultBranches: ["snapshot"])
+        try #require(h.writeFiles(on: "snapshot", content: .fixed(try Data(contentsOf: URL(fileURLWithPath: jpegPath)))) != nil)
+        try h.open()
         for i in 0..<4 {
-            if i == 2 { triggers.fire() }
-            let b = Buffer(bytes: StageHarness.blackBytes(Self.info))
-            b.pts = UInt64(i) * Self.frameNs
-            try stage.process(VideoFrame(buffer: b, info: Self.info, caps: try Caps(Self.info.capsString), segment: Segment(), index: i), context: ctx)
+            if i == 2 { h.fireTrigger() }
+            try h.push()
         }
-        stage.close()
-        #expect(ctx.count == 1)
+        h.close()
+        #expect(h.frames(on: "snapshot").count == 1)
         #expect(stage.records.map(\.file) == ["IMG_00001.jpg"])
         #expect(stage.phase == .waitingForStability || stage.phase == .detectingRegion)   // saved, not stuck in savingPhoto
         #expect(FileManager.default.fileExists(atPath: dir + "/photos/IMG_00001.jpg"))
@@ -268,10 +238,10 @@ import Testing
         let file = Self.directory() + "/not-a-dir"
         FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
         #expect(throws: StageError.self) {
-            _ = try CaptureStage(name: "cap", properties: try StageHarness.values(kind: "capture", name: "cap", [("directory", file)]))
+            _ = try CaptureStage(name: "cap", properties: try StageHarness.values(kind: "capture", name: "cap", properties: [("directory", file)]))
         }
         do {
-            _ = try StageHarness.values(kind: "capture", name: "cap", [("crop", "2:3")])
+            _ = try StageHarness.values(kind: "capture", name: "cap", properties: [("crop", "2:3")])
             Issue.record("crop=2:3 accepted")
         } catch let e as StageError {
             #expect(e.message.contains("2:3") && e.message.contains("3:4"))
@@ -281,7 +251,7 @@ import Testing
     /// Making the stage only checks its directory; open() creates it (so --dry-run and exit 2 write nothing).
     @Test func initCreatesNothingOpenCreatesTheDirectory() throws {
         let dir = Self.directory() + "/new/a/b"
-        let stage = try CaptureStage(name: "cap", properties: try StageHarness.values(kind: "capture", name: "cap", [("directory", dir)]))
+        let stage = try CaptureStage(name: "cap", properties: try StageHarness.values(kind: "capture", name: "cap", properties: [("directory", dir)]))
         #expect(!FileManager.default.fileExists(atPath: Self.directory() + "/new"))
         #expect(stage.createsDirectories == [dir, dir + "/thumbs", dir + "/.partial", dir + "/.partial/thumbs"])
         try stage.open()
@@ -294,7 +264,7 @@ import Testing
         let file = Self.directory() + "/passwd"
         FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
         do {
-            _ = try CaptureStage(name: "cap", properties: try StageHarness.values(kind: "capture", name: "cap", [("directory", file + "/photos")]))
+            _ = try CaptureStage(name: "cap", properties: try StageHarness.values(kind: "capture", name: "cap", properties: [("directory", file + "/photos")]))
             Issue.record("accepted")
         } catch let e as StageError {
             #expect(e.domain == .usage)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Host
 @testable import Stages
+import StageTesting
 import GStreamerKit
 
 /// chromakey in real pipelines, against GStreamer's own `alpha` element on the same input.
@@ -73,15 +74,15 @@ import GStreamerKit
 
     @Test func keyChangesWhilePlayingTakeEffectOnTheNextFrame() throws {
         let info = try VideoInfo(format: "RGBA", width: 16, height: 8)
-        let h = try StageHarness(kind: "chromakey", assignments: [("color", "#00c000")], info: info)
+        let h = try StageHarness(kind: "chromakey", properties: [("color", "#00c000")], info: info)
         let green: [UInt8] = Array([[UInt8]](repeating: [0, 192, 0, 255], count: 16 * 8).joined())
-        let alphaOf = { (o: StageHarness.Output) throws -> UInt8 in try o.frame.planeBytes(plane: 0).bytes[3] }
-        #expect(try alphaOf(h.feed(1, bytes: green)[0]) == 0)            // keyed
-        try h.stage.update("color", value: .color(.init(red: 1, green: 0, blue: 0, alpha: 1)))
-        #expect(try alphaOf(h.feed(1, bytes: green)[0]) == 255)          // red key now: green is kept
-        try h.stage.update("value-min", value: .double(0.9))
-        try h.stage.update("color", value: .color(.init(red: 0, green: 0.75, blue: 0, alpha: 1)))
-        #expect(try alphaOf(h.feed(1, bytes: green)[0]) == 255)          // too dark for value-min 0.9
+        let alphaOf = { (f: VideoFrame) throws -> UInt8 in try f.planeBytes(plane: 0).bytes[3] }
+        #expect(try alphaOf(h.push(green)) == 0)            // keyed
+        try h.stages[0].stage.update("color", value: .color(.init(red: 1, green: 0, blue: 0, alpha: 1)))
+        #expect(try alphaOf(h.push(green)) == 255)          // red key now: green is kept
+        try h.stages[0].stage.update("value-min", value: .double(0.9))
+        try h.stages[0].stage.update("color", value: .color(.init(red: 0, green: 0.75, blue: 0, alpha: 1)))
+        #expect(try alphaOf(h.push(green)) == 255)          // too dark for value-min 0.9
     }
 
     @Test func pickAutoTakesTheBorderColour() throws {

@@ -2,6 +2,7 @@ import Foundation
 import FrameAnalysis
 import GStreamerKit
 import Stages
+import StageTesting
 import Testing
 
 /// compose ! capture as a fused group runs them: both stages on the same frame, one after the other.
@@ -24,30 +25,6 @@ import Testing
     static func position(_ i: Int, width: Int) -> (Int, Int) {
         let span = width - 60, t = (22 * i) % (2 * span)
         return (30 + (t < span ? t : 2 * span - t), 60 + (i % 40) * 3)
-    }
-
-    /// A snapshot branch that writes what it is given as a JPEG (GStreamer's jpegenc, through ImageFile)
-    /// and reports it the way multifilesink does.
-    final class WritingBranch: StageContext, @unchecked Sendable {
-        let stageName = "cap"
-        weak var stage: CaptureStage?
-        let directory: String
-        var count = 0
-        var messages: [MessageStructure] = []
-        init(directory: String) { self.directory = directory }
-        func push(_ frame: VideoFrame, on output: String) -> Bool {
-            guard output == "snapshot", let stage else { return true }
-            count += 1
-            let file = directory + "/.partial/" + String(format: "IMG_%05d.jpg", count)
-            guard let plane = try? frame.planeBytes(plane: 0),
-                  (try? ImageFile.encodeBGRA(plane.bytes, width: frame.info.width, height: frame.info.height, stride: plane.rowBytes, to: file)) != nil else { return false }
-            stage.busMessage(BusMessage(source: "cap_snapshot_files", structure: MessageStructure("GstMultiFileSink", [
-                ("filename", .string(file)), ("index", .int(Int32(count))), ("timestamp", .uint64(frame.pts ?? 0))])))
-            return true
-        }
-        func push(_ tags: TagList, on output: String) -> Bool { true }
-        func push(event: MessageStructure, on output: String) -> Bool { true }
-        func post(_ message: MessageStructure) { messages.append(message) }
     }
 
     /// The centroid of the bright pixels of a photo file, decoded by GStreamer.
@@ -73,33 +50,23 @@ import Testing
     func everyPhotosSubjectBoxHoldsTheBallInTheSavedPixels(synchronous: Bool) throws {
         let info = try VideoInfo(format: "BGRA", width: 320, height: 240, fpsN: 30, fpsD: 1)
         let dir = NSTemporaryDirectory() + "vf-composecapture-\(UUID().uuidString)"
-        let compose = try ComposeStage(name: "c", properties: try StageHarness.values(kind: "compose", name: "c",
-            [("engine", "saliency"), ("warmup", "0"), ("analysis-fps", "6"), ("analysis-width", "160"), ("sync", synchronous ? "true" : "false"), ("overlay", "false")]))
-        let capture = try CaptureStage(name: "cap", properties: try StageHarness.values(kind: "capture", name: "cap",
-            [("directory", dir), ("auto", "false"), ("at", "24,37,50,63,76"), ("crop", "3:4"), ("thumbnails", "false"), ("overlay", "false")]),
-            triggers: Triggers())
-        capture.outputsPlanned(["snapshot": capture.defaultBranch(for: "snapshot").map { .defaultBranch($0) } ?? .unused])
-        try compose.open()
-        try capture.open()
-        try compose.configure(info)
-        try capture.configure(info)
-        let branch = WritingBranch(directory: dir)
-        branch.stage = capture
-        let caps = try Caps(info.capsString)
+        // The snapshot branch writes what it is given as a JPEG (GStreamer's jpegenc, through ImageFile)
+        // and reports it the way multifilesink does.
+        let h = try StageHarness("compose name=c engine=saliency warmup=0 analysis-fps=6 analysis-width=160 sync=\(synchronous) overlay=false"
+            + " ! capture name=cap directory=\(dir) auto=false at=24,37,50,63,76 crop=3:4 thumbnails=false overlay=false", info: info)
+        let capture = try #require(h.stage(CaptureStage.self))
+        h.planOutputs(defaultBranches: ["snapshot"], stage: "cap")
+        try #require(h.writeFiles(on: "snapshot", content: .jpeg(quality: 92)) != nil)
+        try h.open()
         for i in 0..<90 {
             let (cx, cy) = Self.position(i, width: info.width)
-            let b = Buffer(bytes: Self.ball(info, cx: cx, cy: cy))
-            b.pts = UInt64(i) * Self.frameNs
-            b.duration = Self.frameNs
-            let frame = VideoFrame(buffer: b, info: info, caps: caps, segment: Segment(), index: i)
-            try compose.process(frame, context: branch)
-            try capture.process(frame, context: branch)
+            try h.push(Self.ball(info, cx: cx, cy: cy))
             // Each analysis ends before the next frame: its result travels on the next frame's meta.
-            compose.finish(context: branch)
+            h.finish(stage: "c")
         }
-        capture.close()
+        h.close()
         let records = capture.records
-        #expect(records.count == 5, "\(branch.messages.map(\.text))")
+        #expect(records.count == 5, "\(h.messages.map(\.description))")
         for r in records {
             let file = dir + "/" + r.file
             let c = try Self.brightCentroid(file, width: r.width, height: r.height)
@@ -121,24 +88,13 @@ import Testing
     @Test(arguments: [(320, 240), (640, 480), (1280, 720), (1920, 1080)])
     func composeAndCaptureTextsNeverOverlap(size: (Int, Int)) throws {
         let info = try VideoInfo(format: "BGRA", width: size.0, height: size.1, fpsN: 30, fpsD: 1)
-        let compose = try ComposeStage(name: "c", properties: try StageHarness.values(kind: "compose", name: "c",
-            [("engine", "saliency"), ("warmup", "0"), ("sync", "true"), ("grid", "none")]))
-        let triggers = Triggers()
-        let capture = try CaptureStage(name: "cap", properties: try StageHarness.values(kind: "capture", name: "cap",
-            [("directory", NSTemporaryDirectory() + "vf-layout-\(UUID().uuidString)"), ("auto", "false"), ("timer", "3")]), triggers: triggers)
-        try compose.configure(info)
-        try capture.configure(info)
-        let ctx = RecordingContext(stageName: "cap")
-        let caps = try Caps(info.capsString)
+        let h = try StageHarness("compose name=c engine=saliency warmup=0 sync=true grid=none"
+            + " ! capture name=cap directory=\(NSTemporaryDirectory())vf-layout-\(UUID().uuidString) auto=false timer=3", info: info)
+        h.keepsUnblendedPixels = true
         var last: VideoFrame?
         for i in 0..<3 {
-            if i == 1 { triggers.fire() }
-            let b = Buffer(bytes: Self.ball(info, cx: info.width / 5, cy: info.height / 2, r: info.height / 12))
-            b.pts = UInt64(i) * Self.frameNs
-            let frame = VideoFrame(buffer: b, info: info, caps: caps, segment: Segment(), index: i)
-            try compose.process(frame, context: ctx)
-            try capture.process(frame, context: ctx)
-            last = frame
+            if i == 1 { h.fireTrigger() }
+            last = try h.push(Self.ball(info, cx: info.width / 5, cy: info.height / 2, r: info.height / 12), pts: UInt64(i) * Self.frameNs)
         }
         let frame = try #require(last)
         let boxes = frame.textBoxes
@@ -152,8 +108,7 @@ import Testing
             }
         }
         // Drawn where they say: the background is black, each box gets light pixels (text or backdrop edge).
-        let before = try frame.planeBytes(plane: 0)
-        try frame.blendOverlays()
+        let before = (bytes: try #require(h.unblendedPixels(ofFrame: frame.index)), rowBytes: frame.info.stride(plane: 0))
         let after = try frame.planeBytes(plane: 0)
         for a in boxes {
             var changed = 0

@@ -4,8 +4,10 @@ import Testing
 @testable import Stages
 import GStreamerKit
 import FrameAnalysis
+import StageTesting
 
-/// The compose stage in real pipelines: analysis results as JSON lines, bus messages and buffer meta.
+/// The compose stage: in real pipelines (analysis results as JSON lines, bus messages and buffer meta
+/// across elements) and, for what it draws, through `StageHarness`.
 @Suite(.serialized) struct ComposeStageTests {
     static func tmp(_ name: String) -> String {
         let d = FileManager.default.temporaryDirectory.appendingPathComponent("vf-compose-\(UUID().uuidString)")
@@ -87,20 +89,24 @@ import FrameAnalysis
         }
     }
 
+    /// The luma rows of `frames`, one after the other (what `videoconvert ! video/x-raw,format=GRAY8` wrote).
+    static func gray(_ frames: [VideoFrame]) throws -> [UInt8] {
+        try frames.flatMap { f in
+            let p = try f.planeBytes(plane: 0)
+            return (0..<p.rows).flatMap { p.bytes[($0 * p.rowBytes)..<($0 * p.rowBytes + f.info.width)] }
+        }
+    }
+
     @Test func overlayFalseLeavesPixelsUntouched() throws {
-        let out = Self.tmp("plain.gray")
-        let s = try Session(description: "videotestsrc pattern=black num-buffers=5 ! video/x-raw,format=I420,width=320,height=180 ! compose engine=saliency overlay=false warmup=0 ! videoconvert ! video/x-raw,format=GRAY8 ! filesink location=\(out)")
-        #expect(s.run() == 0)
-        let bytes = try #require(FileManager.default.contents(atPath: out))
+        let h = try StageHarness("compose engine=saliency overlay=false warmup=0", info: VideoInfo(format: "I420", width: 320, height: 180))
+        let bytes = try Self.gray(try h.push(count: 5))
         #expect(bytes.count == 320 * 180 * 5)
         #expect(bytes.allSatisfy { $0 <= 17 })
     }
 
     @Test func overlayDrawsTheRuleGrid() throws {
-        let out = Self.tmp("grid.gray")
-        let s = try Session(description: "videotestsrc pattern=black num-buffers=1 ! video/x-raw,format=I420,width=640,height=360 ! compose engine=saliency rule=thirds grid=auto warmup=100 ! videoconvert ! video/x-raw,format=GRAY8 ! filesink location=\(out)")
-        #expect(s.run() == 0)
-        let bytes = [UInt8](try #require(FileManager.default.contents(atPath: out)))
+        let h = try StageHarness("compose engine=saliency rule=thirds grid=auto warmup=100", info: VideoInfo(format: "I420", width: 640, height: 360))
+        let bytes = try Self.gray([try h.push()])
         // Before any analysis, the rule's grid is drawn: the thirds column x = 213 is lit, x = 320 is not.
         let col = { (x: Int) in (0..<360).map { Int(bytes[$0 * 640 + x]) }.reduce(0, +) / 360 }
         #expect(col(213) > 60)
@@ -108,10 +114,8 @@ import FrameAnalysis
     }
 
     @Test func defaultMarksTheRulePointsOnly() throws {
-        let out = Self.tmp("points.gray")
-        let s = try Session(description: "videotestsrc pattern=black num-buffers=1 ! video/x-raw,format=I420,width=640,height=360 ! compose engine=saliency rule=thirds warmup=100 ! videoconvert ! video/x-raw,format=GRAY8 ! filesink location=\(out)")
-        #expect(s.run() == 0)
-        let px = [UInt8](try #require(FileManager.default.contents(atPath: out)))
+        let h = try StageHarness("compose engine=saliency rule=thirds warmup=100", info: VideoInfo(format: "I420", width: 640, height: 360))
+        let px = try Self.gray([try h.push()])
         let at = { (x: Int, y: Int) in Int(px[y * 640 + x]) }
         // A cross at each thirds intersection (213, 120), (426, 240)...; no line between them.
         #expect(at(213, 120) > 100 && at(426, 240) > 100 && at(426, 120) > 100 && at(213, 240) > 100)

@@ -1,6 +1,7 @@
 import Testing
 import GStreamerKit
 @testable import Stages
+import StageTesting
 
 @Suite struct RinglightStageTests {
     static func rgbaPixel(_ f: VideoFrame, _ x: Int, _ y: Int) throws -> [Int] {
@@ -10,7 +11,7 @@ import GStreamerKit
 
     @Test func whiteBorderAtOpacityOnRGBAInsideUntouched() throws {
         let h = try StageHarness(kind: "ringlight", info: VideoInfo(format: "RGBA", width: 640, height: 360))
-        let f = try #require(h.feed(1).first).frame
+        let f = try h.push()
         // 40 px at 1080p is 13 px at 360p; white at 80 % over black is 204.
         #expect(RinglightStage.borderWidth(40, height: 360) == 13)
         for (x, y) in [(0, 0), (5, 180), (12, 180), (634, 200), (320, 5), (320, 354)] {
@@ -22,9 +23,9 @@ import GStreamerKit
     }
 
     @Test func presetColourAndOpacityOnI420() throws {
-        let h = try StageHarness(kind: "ringlight", assignments: [("preset", "golden-hour"), ("opacity", "50"), ("width", "120")],
+        let h = try StageHarness(kind: "ringlight", properties: [("preset", "golden-hour"), ("opacity", "50"), ("width", "120")],
                                  info: VideoInfo(format: "I420", width: 640, height: 360))
-        let f = try #require(h.feed(1).first).frame
+        let f = try h.push()
         let y = try f.planeBytes(plane: 0)
         // golden-hour #ffc56b at 50 % over black (Y 16): Y of the colour (BT.601 limited) is
         // 16 + (65.481*1 + 128.553*0.773 + 24.966*0.420) = 191.0, so the blend gives (16 + 191) / 2 = 103.5.
@@ -37,18 +38,18 @@ import GStreamerKit
     }
 
     @Test func customColourWhilePlayingAndDisable() throws {
-        let h = try StageHarness(kind: "ringlight", assignments: [("opacity", "100")], info: VideoInfo(format: "RGBA", width: 320, height: 180))
-        #expect(try Self.rgbaPixel(h.feed(1)[0].frame, 2, 90) == [255, 255, 255])
-        try h.stage.update("color", value: .color(.init(red: 1, green: 0, blue: 0, alpha: 1)))
-        #expect(try Self.rgbaPixel(h.feed(1)[0].frame, 2, 90) == [255, 0, 0])
-        try h.stage.update("enabled", value: .bool(false))
-        let off = try h.feed(1)[0]
-        #expect(off.overlays.isEmpty)
-        #expect(try Self.rgbaPixel(off.frame, 2, 90) == [0, 0, 0])
+        let h = try StageHarness(kind: "ringlight", properties: [("opacity", "100")], info: VideoInfo(format: "RGBA", width: 320, height: 180))
+        #expect(try Self.rgbaPixel(h.push(), 2, 90) == [255, 255, 255])
+        try h.stages[0].stage.update("color", value: .color(.init(red: 1, green: 0, blue: 0, alpha: 1)))
+        #expect(try Self.rgbaPixel(h.push(), 2, 90) == [255, 0, 0])
+        try h.stages[0].stage.update("enabled", value: .bool(false))
+        let off = try h.push()
+        #expect(h.overlays(ofFrame: off.index).isEmpty)
+        #expect(try Self.rgbaPixel(off, 2, 90) == [0, 0, 0])
     }
 
     @Test func badValuesNameTheProperty() {
-        #expect(throws: StageError.self) { try StageHarness.values(kind: "ringlight", name: "r", [("width", "5")]) }
-        #expect(throws: StageError.self) { try StageHarness.values(kind: "ringlight", name: "r", [("preset", "neon")]) }
+        #expect(throws: StageError.self) { try StageHarness.values(kind: "ringlight", name: "r", properties: [("width", "5")]) }
+        #expect(throws: StageError.self) { try StageHarness.values(kind: "ringlight", name: "r", properties: [("preset", "neon")]) }
     }
 }

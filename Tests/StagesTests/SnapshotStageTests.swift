@@ -1,6 +1,7 @@
 import Testing
 import GStreamerKit
 import Stages
+import StageTesting
 
 @Suite struct SnapshotStageTests {
     static let info = try! VideoInfo(format: "I420", width: 64, height: 48, fpsN: 30, fpsD: 1)
@@ -8,25 +9,27 @@ import Stages
     /// A snapshot stage on its own `Triggers`, wrapped in a harness.
     private func harness(_ assignments: [(String, String)] = [], triggers: Triggers = Triggers(),
                          pushResult: Bool = true) throws -> (StageHarness, SnapshotStage) {
-        let stage = try SnapshotStage(name: "snap", properties: StageHarness.values(kind: "snapshot", name: "snap", assignments),
+        let stage = try SnapshotStage(name: "snap", properties: StageHarness.values(kind: "snapshot", name: "snap", properties: assignments),
                                       triggers: triggers)
-        return (try StageHarness(stage: stage, name: "snap", info: Self.info, pushResult: pushResult), stage)
+        let h = try StageHarness(stage: stage, name: "snap", info: Self.info, triggers: triggers)
+        if !pushResult { h.refusePushes(on: "snapshot") }
+        return (h, stage)
     }
 
     @Test func harnessStampsFramesAt30fps() throws {
         let (h, _) = try harness()
-        let outs = try h.feed(3)
-        #expect(outs.map(\.frame.pts) == [0, 33_333_333, 66_666_666])
-        #expect(outs.map(\.frame.index) == [0, 1, 2])
+        let outs = try h.push(count: 3)
+        #expect(outs.map(\.pts) == [0, 33_333_333, 66_666_666])
+        #expect(outs.map(\.index) == [0, 1, 2])
     }
 
     @Test func intervalOfOneSecondShootsFrames0_30_60() throws {
         let (h, stage) = try harness([("interval", "1")])
-        try h.feed(90)
-        #expect(h.context.pushedIndexes(on: "snapshot") == [0, 30, 60])
-        #expect(h.context.pushes.map(\.pts) == [0, 30 * 33_333_333, 60 * 33_333_333])
+        try h.push(count: 90)
+        #expect(h.frames(on: "snapshot").map(\.index) == [0, 30, 60])
+        #expect(h.frames(on: "snapshot").map(\.pts) == [0, 30 * 33_333_333, 60 * 33_333_333])
         #expect(stage.shots == 3)
-        let m = h.context.messages
+        let m = h.messages.map(\.structure)
         #expect(m.map(\.name) == Array(repeating: "viewfinder/snapshot", count: 3))
         #expect(m.map { $0.int("shot") } == [1, 2, 3])
         #expect(m.map { $0.uint64("frame") } == [0, 30, 60])
@@ -38,93 +41,94 @@ import Stages
 
     @Test func halfSecondIntervalShootsEvery15Frames() throws {
         let (h, _) = try harness([("interval", "0.5")])
-        try h.feed(61)
-        #expect(h.context.pushedIndexes(on: "snapshot") == [0, 15, 30, 45, 60])
+        try h.push(count: 61)
+        #expect(h.frames(on: "snapshot").map(\.index) == [0, 15, 30, 45, 60])
     }
 
     @Test func atListShootsExactlyThoseFrames() throws {
         let (h, _) = try harness([("at", "10,3")])
-        try h.feed(20)
-        #expect(h.context.pushedIndexes(on: "snapshot") == [3, 10])
-        #expect(h.context.messages.map { $0.string("reason") } == ["at", "at"])
-        #expect(h.context.messages.map { $0.int("shot") } == [1, 2])
+        try h.push(count: 20)
+        #expect(h.frames(on: "snapshot").map(\.index) == [3, 10])
+        #expect(h.messages.map(\.structure).map { $0.string("reason") } == ["at", "at"])
+        #expect(h.messages.map(\.structure).map { $0.int("shot") } == [1, 2])
     }
 
     @Test func nothingFiresWithoutATrigger() throws {
         let (h, stage) = try harness()
-        try h.feed(40)
-        #expect(h.context.pushes.isEmpty)
-        #expect(h.context.messages.isEmpty)
+        try h.push(count: 40)
+        #expect(h.frames(on: "snapshot").isEmpty)
+        #expect(h.messages.map(\.structure).isEmpty)
         #expect(stage.shots == 0)
     }
 
     @Test func manualFireShootsTheNextFrameOnly() throws {
         let triggers = Triggers()
         let (h, _) = try harness(triggers: triggers)
-        try h.feed(5)
+        try h.push(count: 5)
         triggers.fire()
-        try h.feed(5)
-        #expect(h.context.pushedIndexes(on: "snapshot") == [5])
-        let m = try #require(h.context.messages.first)
+        try h.push(count: 5)
+        #expect(h.frames(on: "snapshot").map(\.index) == [5])
+        let m = try #require(h.messages.map(\.structure).first)
         #expect(m.string("reason") == "manual")
         #expect(m.int("shot") == 1)
         #expect(m.uint64("frame") == 5)
         // Two fires before one frame still make one shot.
         triggers.fire(); triggers.fire()
-        try h.feed(3)
-        #expect(h.context.pushedIndexes(on: "snapshot") == [5, 10])
+        try h.push(count: 3)
+        #expect(h.frames(on: "snapshot").map(\.index) == [5, 10])
     }
 
     @Test func manualOffIgnoresFires() throws {
         let triggers = Triggers()
         let (h, stage) = try harness([("manual", "false")], triggers: triggers)
         triggers.fire()
-        try h.feed(3)
-        #expect(h.context.pushes.isEmpty)
+        try h.push(count: 3)
+        #expect(h.frames(on: "snapshot").isEmpty)
         // Turned on while playing: only fires from then on count.
         try stage.update("manual", value: .bool(true))
-        try h.feed(1)
-        #expect(h.context.pushes.isEmpty)
+        try h.push(count: 1)
+        #expect(h.frames(on: "snapshot").isEmpty)
         triggers.fire()
-        try h.feed(2)
-        #expect(h.context.pushedIndexes(on: "snapshot") == [4])
+        try h.push(count: 2)
+        #expect(h.frames(on: "snapshot").map(\.index) == [4])
     }
 
     @Test func firesBeforeTheStageExistedAreIgnored() throws {
         let triggers = Triggers()
         triggers.fire()
         let (h, _) = try harness(triggers: triggers)
-        try h.feed(3)
-        #expect(h.context.pushes.isEmpty)
+        try h.push(count: 3)
+        #expect(h.frames(on: "snapshot").isEmpty)
     }
 
     @Test func maxShotsStopsAfterTwo() throws {
         let triggers = Triggers()
         let (h, stage) = try harness([("max-shots", "2"), ("interval", "1")], triggers: triggers)
-        try h.feed(120)
+        try h.push(count: 120)
         triggers.fire()
-        try h.feed(1)
-        #expect(h.context.pushedIndexes(on: "snapshot") == [0, 30])
-        #expect(h.context.messages.map { $0.int("shot") } == [1, 2])
+        try h.push(count: 1)
+        #expect(h.frames(on: "snapshot").map(\.index) == [0, 30])
+        #expect(h.messages.map(\.structure).map { $0.int("shot") } == [1, 2])
         #expect(stage.shots == 2)
         // Raising the limit while playing lets the interval continue.
         try stage.update("max-shots", value: .int(3))
-        try h.feed(1)
-        #expect(h.context.pushedIndexes(on: "snapshot") == [0, 30, 121])
+        try h.push(count: 1)
+        #expect(h.frames(on: "snapshot").map(\.index) == [0, 30, 121])
     }
 
     @Test func tagsTravelAheadOfEachSnapshot() throws {
         let (h, _) = try harness([("at", "2,4")])
-        try h.feed(6)
-        let order: [String] = h.context.sent.map {
+        try h.push(count: 6)
+        let order: [String] = h.items(on: "snapshot").map {
             switch $0 {
-            case .frame(let o, let i): "frame \(i) on \(o)"
-            case .tags(let o, _): "tags on \(o)"
-            case .event(let o, let e): "event \(e.name) on \(o)"
+            case .frame(let f): "frame \(f.index) on snapshot"
+            case .tags: "tags on snapshot"
+            case .event(let e): "event \(e.name) on snapshot"
+            case .endOfStream: "eos on snapshot"
             }
         }
         #expect(order == ["tags on snapshot", "frame 2 on snapshot", "tags on snapshot", "frame 4 on snapshot"])
-        let tags = h.context.tags(on: "snapshot")
+        let tags = h.tags(on: "snapshot")
         #expect(tags.map { $0.string("application-name") } == ["Viewfinder", "Viewfinder"])
         #expect(tags.allSatisfy { $0.names.contains("datetime") })
         let descriptions = tags.compactMap { $0.string("description") }
@@ -135,19 +139,19 @@ import Stages
 
     @Test func unlinkedOutputIsReportedInTheMessage() throws {
         let (h, stage) = try harness([("at", "0")], pushResult: false)
-        try h.feed(2)
-        #expect(h.context.messages.map { $0.bool("pushed") } == [false])
+        try h.push(count: 2)
+        #expect(h.messages.map(\.structure).map { $0.bool("pushed") } == [false])
         #expect(stage.shots == 1)
     }
 
     @Test func pushedFramesAreClean() throws {
-        // The snapshot pushes the very frame object, before any overlay is blended.
+        // The snapshot pushes the very frame (its buffer, not a copy), before any overlay is blended.
         let (h, _) = try harness([("at", "1")])
-        let outs = try h.feed(2)
-        let push = try #require(h.context.pushes.first)
-        #expect(push.frame === outs[1].frame)
-        #expect(push.frame.buffer.bytes() == StageHarness.blackBytes(Self.info))
-        #expect(outs[1].overlays.isEmpty)
+        let outs = try h.push(count: 2)
+        let push = try #require(h.frames(on: "snapshot").first)
+        #expect(push.buffer.identity == outs[1].buffer.identity)   // the very buffer (the harness holds its own reference, as an appsrc does)
+        #expect(push.buffer.bytes() == StageHarness.blackBytes(Self.info))
+        #expect(h.overlays(ofFrame: outs[1].index).isEmpty)
     }
 
     @Test func defaultBranchEncodesJpegToTheQuotedLocation() throws {

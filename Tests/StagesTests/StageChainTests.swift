@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import GStreamerKit
 @testable import Stages
+import StageTesting
 
 /// StageChain, the per-frame loop the host's worker drives, tested without any pipeline.
 @Suite struct StageChainTests {
@@ -25,6 +26,16 @@ import GStreamerKit
         func finish(context: StageContext) { finished = true }
     }
 
+    /// The chain is the unit under test here (StageHarness is built on it), so it gets a bare context.
+    final class Context: StageContext, @unchecked Sendable {
+        let stageName: String
+        init(stageName: String) { self.stageName = stageName }
+        func push(_ frame: VideoFrame, on output: String) -> Bool { true }
+        func push(_ tags: TagList, on output: String) -> Bool { true }
+        func push(event: MessageStructure, on output: String) -> Bool { true }
+        func post(_ message: MessageStructure) {}
+    }
+
     static func black(_ info: VideoInfo) -> Buffer { Buffer(bytes: StageHarness.blackBytes(info)) }
 
     @Test func overlaysAreBlendedAfterTheLastStageSoLaterStagesSeeCleanPixels() throws {
@@ -32,7 +43,7 @@ import GStreamerKit
         let grid = try StageRegistry.make(kind: "grid", name: "grid0", assignments: [("lines", "thirds"), ("color", "#ffffffff"), ("width", "6")])
         let probe = ProbeStage(probeX: 320 / 3)
         let chain = StageChain(stages: [("grid0", grid), ("probe0", probe)],
-                               contexts: [RecordingContext(stageName: "grid0"), RecordingContext(stageName: "probe0")])
+                               contexts: [Context(stageName: "grid0"), Context(stageName: "probe0")])
         let (frame, ms) = try chain.process(Self.black(info), caps: try Caps(info.capsString), segment: Segment())
         // The probe after grid saw black at the line's column; the frame passed on has the line.
         #expect(probe.seen.map(\.luma) == [16])
@@ -45,7 +56,7 @@ import GStreamerKit
         let small = try VideoInfo(format: "I420", width: 160, height: 120, fpsN: 30, fpsD: 1)
         let big = try VideoInfo(format: "I420", width: 320, height: 240, fpsN: 30, fpsD: 1)
         let probe = ProbeStage(probeX: 0)
-        let chain = StageChain(stages: [("probe0", probe)], contexts: [RecordingContext(stageName: "probe0")])
+        let chain = StageChain(stages: [("probe0", probe)], contexts: [Context(stageName: "probe0")])
         #expect(try chain.configure(try Caps(small.capsString)))
         #expect(try !chain.configure(try Caps(small.capsString)))
         for info in [small, small, big] {
@@ -62,7 +73,7 @@ import GStreamerKit
 
     @Test func aFormatNoStageTakesIsRefusedNamingTheChain() throws {
         let rgba = try VideoInfo(format: "RGBA", width: 64, height: 48, fpsN: 30, fpsD: 1)
-        let chain = StageChain(stages: [("probe0", ProbeStage(probeX: 0))], contexts: [RecordingContext(stageName: "probe0")])
+        let chain = StageChain(stages: [("probe0", ProbeStage(probeX: 0))], contexts: [Context(stageName: "probe0")])
         #expect(chain.accepted == ["I420"])
         #expect(throws: StageError(.stream, "stage 'probe0' cannot take format RGBA; it accepts I420: put 'videoconvert' before it")) {
             try chain.configure(try Caps(rgba.capsString))
