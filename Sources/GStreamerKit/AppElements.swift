@@ -137,7 +137,26 @@ public final class AppSource: Element, @unchecked Sendable {
         let sample = gst_sample_new(buffer.raw, caps?.raw, &seg, nil)!
         defer { gst_sample_unref(sample) }
         let r = gst_app_src_push_sample(src, sample)
+        pushed.withLock { $0 = (caps, segment) }
         return r == GST_FLOW_OK
+    }
+
+    /// Caps and segment of the last push (pushes come from one worker thread; the lock only makes the
+    /// class safe to share).
+    private let pushed = Mutex<(caps: Caps?, segment: Segment)?>(nil)
+
+    /// Pushes a frame, giving it away: `buffer` is left empty. When caps and segment are those of the
+    /// previous push, the reference goes straight into appsrc's queue (`gst_app_src_push_buffer` takes
+    /// it), so there is no moment where we and downstream both hold the frame and the next stage can
+    /// write into it in place. A change of caps or segment goes through a sample, as `push` does.
+    @discardableResult public func push(consuming buffer: Buffer, caps: Caps?, segment: Segment) -> Bool {
+        let same = pushed.withLock { last in last.map { $0.caps == caps && $0.segment == segment } ?? false }
+        guard same else {
+            let ok = push(buffer, caps: caps, segment: segment)
+            gst_buffer_unref(buffer.consume())
+            return ok
+        }
+        return gst_app_src_push_buffer(src, buffer.consume()) == GST_FLOW_OK
     }
 
     /// Sets the caps the next buffers carry (negotiated before anything else is pushed).

@@ -54,6 +54,15 @@ public final class Buffer: @unchecked Sendable {
     /// A second reference to the same GstBuffer (no copy); writing to either will copy first.
     public func shared() -> Buffer { Buffer(owning: gst_buffer_ref(raw)) }
 
+    /// Hands this object's reference to the caller (who must unref it) and leaves the object holding a
+    /// new empty buffer. Used to give a frame away (`AppSource.push(consuming:)`) without a moment
+    /// where both sides hold it: a downstream stage then finds it writable.
+    func consume() -> UnsafeMutablePointer<GstBuffer> {
+        let taken = raw
+        raw = gst_buffer_new()
+        return taken
+    }
+
     /// Copies all bytes out (for tests and small buffers).
     public func bytes() -> [UInt8] {
         let n = size
@@ -64,8 +73,13 @@ public final class Buffer: @unchecked Sendable {
 }
 
 /// A segment (GstSegment) copied by value.
-public struct Segment: @unchecked Sendable {
+public struct Segment: @unchecked Sendable, Equatable {
     var raw: GstSegment
+    /// Same format, rate, times and flags.
+    public static func == (a: Segment, b: Segment) -> Bool {
+        var x = a.raw, y = b.raw
+        return gst_segment_is_equal(&x, &y) != 0
+    }
     /// A fresh TIME segment starting at 0.
     public init() { raw = GstSegment(); gst_segment_init(&raw, GST_FORMAT_TIME) }
     init(_ raw: GstSegment) { self.raw = raw }

@@ -161,7 +161,8 @@ final class StageGroup: @unchecked Sendable {
                     for (i, s) in stages.enumerated() { v.perStage[s.name]?.record(ms: times[i]) }
                 }
                 if let main {
-                    if main.src.push(frame.buffer, caps: caps, segment: segment) {
+                    // Given away: the next group finds the frame writable (no copy-on-write race with us).
+                    if main.src.push(consuming: frame.buffer, caps: caps, segment: segment) {
                         stats.values.withLock { $0.pushed += 1 }
                     } else if stopFlag.load(ordering: .relaxed) { return }
                 } else {
