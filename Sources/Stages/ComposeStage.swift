@@ -15,27 +15,93 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     /// The element message name.
     public static let messageName = "viewfinder/composition"
 
-    /// Descriptor.
-    public static let descriptor = StageDescriptor(
-        kind: "compose",
-        blurb: "Finds the subject, judges the composition (thirds, center, golden, horizon, edges) and draws guidance",
-        properties: [
-            PropertySpec("engine", "Subject detection: auto (faces, then bodies, then saliency), faces, bodies, saliency, upstream (a facedetect element before the stage)", .choice(["auto", "faces", "bodies", "saliency", "upstream"]), default: "auto"),
-            PropertySpec("rule", "Composition rule; auto picks the one the subject is closest to satisfying", .choice(RuleRegistry.names), default: "auto"),
-            PropertySpec("overlay", "Draw the guidance (false: analyse and publish only)", .bool, default: "true", mutability: .playing),
-            PropertySpec("grid", "Rule marks: points (the rule's target points), auto (the rule's full lines), none, or grid lines joined by '+'", .set(["points", "auto"] + GridLine.allCases.map(\.rawValue)), default: "points", mutability: .playing),
-            PropertySpec("analysis-width", "Width in pixels the analysis runs at (height keeps the aspect)", .int(64...1920), default: "320"),
-            PropertySpec("analysis-fps", "Analyses per second of stream time; the latest result is drawn on every frame", .double(0.1...120), default: "10", mutability: .playing),
-            PropertySpec("warmup", "Seconds of stream time before the first analysis", .double(0...3600), default: "1"),
-            PropertySpec("min-face", "Smallest face to look for, in input pixels (the search floor is 24 px at analysis-width)", .int(8...4096), default: "24"),
-            PropertySpec("text-scale", "Size of the advice and score text (1 = 36 px at 1080p)", .double(0.25...4), default: "1", mutability: .playing),
-            PropertySpec("verify", "Second-stage check of face hits (eyes, a second cascade, skin) against false faces", .bool, default: "true"),
-            PropertySpec("profiles", "Also look for faces in profile (both sides)", .bool, default: "true"),
-            PropertySpec("rotations", "Also look for faces tilted about 20 degrees in-plane (two more passes)", .bool, default: "false"),
-            PropertySpec("sync", "Analyse on the video thread so no due frame is skipped (offline files, benchmarks); the stream waits", .bool, default: "false"),
-            PropertySpec("metadata-location", "File to append one JSON line per analysed frame to (empty: none)", .string, default: ""),
-        ],
-        formats: overlayFormats)
+    /// Descriptor. Computed, not stored: the `rule` choices are the rules registered in `RuleRegistry`
+    /// at the time it is read, so a rule registered at run time can be named in a description.
+    public static var descriptor: StageDescriptor {
+        StageDescriptor(
+            kind: "compose",
+            blurb: "Finds the subject, judges the composition (thirds, center, golden, horizon, edges) and draws guidance",
+            properties: [engine.spec, rule.spec, overlay.spec, grid.spec, analysisWidth.spec, analysisFPS.spec, warmup.spec, minFace.spec,
+                         textScale.spec, verify.spec, profiles.spec, rotations.spec, sync.spec, metadataLocation.spec],
+            formats: overlayFormats)
+    }
+
+    /// `engine=`: how the subject is found.
+    public enum Engine: String, PropertyChoice {
+        /// Faces, then bodies, then saliency.
+        case auto
+        /// Face cascades only.
+        case faces
+        /// The full-body cascade only.
+        case bodies
+        /// The saliency map only.
+        case saliency
+        /// A `facedetect` element before the stage.
+        case upstream
+    }
+
+    /// A word of `grid=`: `points` (the rule's target points), `auto` (the rule's own lines), then every
+    /// `GridLine` name in `GridLine.allCases` order (kept equal by `ComposeStageTests`).
+    public enum GridMark: String, PropertyChoice, Hashable {
+        case points, auto
+        case thirds, golden, crosshair, center, diagonals
+        case spiralTopLeft = "spiral-tl", spiralTopRight = "spiral-tr", spiralBottomLeft = "spiral-bl", spiralBottomRight = "spiral-br"
+        case none
+    }
+
+    /// `rule=`: a rule name. Not a `PropertyChoice` enum: the choices are `auto` plus whatever
+    /// `RuleRegistry` holds when the descriptor is read (rules can be registered at run time), so the value
+    /// is a name checked against the registry.
+    public struct RuleName: PropertyRepresentable, Equatable {
+        /// The name as written (`thirds`, `auto`).
+        public let name: String
+        /// A name `RuleRegistry` knows; nil otherwise.
+        public init?(_ name: String) {
+            guard RuleRegistry.rule(named: name) != nil else { return nil }
+            self.name = name
+        }
+        public init?(propertyValue v: PropertyValue) {
+            guard case .choice(let c) = v else { return nil }
+            self.init(c)
+        }
+        public var propertyValue: PropertyValue { .choice(name) }
+        /// `auto`.
+        public static let auto = RuleName(unchecked: "auto")
+        private init(unchecked name: String) { self.name = name }
+    }
+
+    /// `engine`: subject detection.
+    public static let engine = Property<Engine>("engine", "Subject detection: auto (faces, then bodies, then saliency), faces, bodies, saliency, upstream (a facedetect element before the stage)", default: .auto)
+    /// `rule`: the composition rule. Computed for the same reason as `descriptor`.
+    public static var rule: Property<RuleName> {
+        Property("rule", "Composition rule; auto picks the one the subject is closest to satisfying", .choice(RuleRegistry.names), default: .auto)
+    }
+    /// `overlay`: draw the guidance.
+    public static let overlay = Property<Bool>("overlay", "Draw the guidance (false: analyse and publish only)", .bool, default: true, mutability: .playing)
+    /// `grid`: the rule marks and grid lines drawn.
+    public static let grid = Property<PropertyFlags<GridMark>>("grid", "Rule marks: points (the rule's target points), auto (the rule's full lines), none, or grid lines joined by '+'",
+                                                               default: [.points], mutability: .playing)
+    /// `analysis-width`: width the analysis runs at.
+    public static let analysisWidth = Property<Int>("analysis-width", "Width in pixels the analysis runs at (height keeps the aspect)", .int(64...1920), default: 320)
+    /// `analysis-fps`: analyses per second of stream time.
+    public static let analysisFPS = Property<Double>("analysis-fps", "Analyses per second of stream time; the latest result is drawn on every frame", .double(0.1...120),
+                                                     default: 10, mutability: .playing)
+    /// `warmup`: seconds before the first analysis.
+    public static let warmup = Property<Double>("warmup", "Seconds of stream time before the first analysis", .double(0...3600), default: 1)
+    /// `min-face`: smallest face looked for, in input pixels.
+    public static let minFace = Property<Int>("min-face", "Smallest face to look for, in input pixels (the search floor is 24 px at analysis-width)", .int(8...4096), default: 24)
+    /// `text-scale`: size of the advice and score text.
+    public static let textScale = Property<Double>("text-scale", "Size of the advice and score text (1 = 36 px at 1080p)", .double(0.25...4), default: 1, mutability: .playing)
+    /// `verify`: second-stage check of face hits.
+    public static let verify = Property<Bool>("verify", "Second-stage check of face hits (eyes, a second cascade, skin) against false faces", .bool, default: true)
+    /// `profiles`: also look for faces in profile.
+    public static let profiles = Property<Bool>("profiles", "Also look for faces in profile (both sides)", .bool, default: true)
+    /// `rotations`: also look for tilted faces.
+    public static let rotations = Property<Bool>("rotations", "Also look for faces tilted about 20 degrees in-plane (two more passes)", .bool, default: false)
+    /// `sync`: analyse on the video thread.
+    public static let sync = Property<Bool>("sync", "Analyse on the video thread so no due frame is skipped (offline files, benchmarks); the stream waits", .bool, default: false)
+    /// `metadata-location`: the JSON-lines file.
+    public static let metadataLocation = Property<String>("metadata-location", "File to append one JSON line per analysed frame to (empty: none)", .string, default: "")
 
     /// One analysis request: a small RGB copy of a frame and where it came from.
     /// The frame holds a second reference to the buffer (no copy); blending on the video thread then
@@ -45,7 +111,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     // Lock order: settings, then state, then results; `analysis` is taken alone (analysis thread,
     // configure), never together with the others. The analysis thread takes settings and results
     // one after the other, never nested.
-    private struct Settings { var overlay: Bool; var grid: [String]; var fps: Double; var textScale: Double }
+    private struct Settings { var overlay: Bool; var grid: [GridMark]; var fps: Double; var textScale: Double }
     private struct State {
         var firstPTS: UInt64?
         var lastSubmitted: UInt64?
@@ -91,7 +157,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     /// `facedetect` results by buffer timestamp (engine=upstream), the newest 128.
     private let upstream = Mutex<[UInt64: [Box]]>([:])
     private let analysis: Mutex<Analysis>
-    private let engineName: String
+    private let engineChoice: Engine
     private let faceOptions: ComposeEngines.FaceOptions
     private let ruleName: String
     private let minFace: Int
@@ -104,21 +170,22 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     /// Creates the stage; opens `metadata-location` for appending.
     public init(name: String, properties p: PropertyValues) throws(StageError) {
         self.name = name
-        settings = Mutex(Settings(overlay: p.bool("overlay"), grid: p.set("grid"), fps: p.double("analysis-fps"), textScale: p.double("text-scale")))
-        analysisWidth = p.int("analysis-width")
-        warmupNs = UInt64(p.double("warmup") * 1e9)
-        synchronous = p.bool("sync")
-        guard let rule = RuleRegistry.rule(named: p.string("rule")) else {
-            throw StageError(.usage, "\(name): unknown rule '\(p.string("rule"))'")
+        settings = Mutex(Settings(overlay: p[Self.overlay], grid: p[Self.grid].flags, fps: p[Self.analysisFPS], textScale: p[Self.textScale]))
+        analysisWidth = p[Self.analysisWidth]
+        warmupNs = UInt64(p[Self.warmup] * 1e9)
+        synchronous = p[Self.sync]
+        let ruleChoice = p[Self.rule].name
+        guard let rule = RuleRegistry.rule(named: ruleChoice) else {
+            throw StageError(.usage, "\(name): unknown rule '\(ruleChoice)'")
         }
-        engineName = p.string("engine")
+        engineChoice = p[Self.engine]
         ruleName = rule.name
-        faceOptions = ComposeEngines.FaceOptions(verify: p.bool("verify"), profiles: p.bool("profiles"), rotations: p.bool("rotations"))
-        minFace = p.int("min-face")
+        faceOptions = ComposeEngines.FaceOptions(verify: p[Self.verify], profiles: p[Self.profiles], rotations: p[Self.rotations])
+        minFace = p[Self.minFace]
         // Loaded now so a missing cascade is a start-up error; rebuilt in `configure` for the input size.
-        analysis = Mutex(Analysis(analyzer: CompositionAnalyzer(engines: try ComposeEngines.make(engineName, minFace: 24, faces: faceOptions, stage: name),
-                                                                engine: engineName, rule: rule)))
-        let loc = p.string("metadata-location")
+        analysis = Mutex(Analysis(analyzer: CompositionAnalyzer(engines: try ComposeEngines.make(engineChoice, minFace: 24, faces: faceOptions, stage: name),
+                                                                engine: engineChoice.rawValue, rule: rule)))
+        let loc = p[Self.metadataLocation]
         json = loc.isEmpty ? nil : try JSONLineWriter(path: loc, stage: name)
         worker = AnalysisWorker(name: "vf-\(name)-analysis") { [weak self] job in self?.analyse(job) }
     }
@@ -133,12 +200,13 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     /// Changes overlay, grid, analysis-fps or text-scale while playing.
     public func update(_ property: String, value: PropertyValue) throws(StageError) {
         try settings.withLock { (s: inout Settings) throws(StageError) in
-            switch (property, value) {
-            case ("overlay", .bool(let b)): s.overlay = b
-            case ("grid", .set(let g)): s.grid = g
-            case ("analysis-fps", .double(let d)): s.fps = d
-            case ("text-scale", .double(let d)): s.textScale = d
-            default: throw StageError(.usage, "\(name): property '\(property)' cannot change while playing")
+            let cannotChange = StageError(.usage, "\(name): property '\(property)' cannot change while playing")
+            switch property {
+            case Self.overlay.name: s.overlay = try Self.overlay.value(value, orThrow: cannotChange)
+            case Self.grid.name: s.grid = try Self.grid.value(value, orThrow: cannotChange).flags
+            case Self.analysisFPS.name: s.fps = try Self.analysisFPS.value(value, orThrow: cannotChange)
+            case Self.textScale.name: s.textScale = try Self.textScale.value(value, orThrow: cannotChange)
+            default: throw cannotChange
             }
         }
     }
@@ -156,8 +224,8 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         }
         // min-face is given in input pixels: the face engine searches from that size at analysis scale.
         let analysed = max(24, ComposeEngines.analysedMinFace(minFace, analysisWidth: w, inputWidth: info.width))
-        if analysed != analysis.withLock({ $0.minFace }), engineName == "faces" || engineName == "auto" {
-            let engines = try ComposeEngines.make(engineName, minFace: analysed, faces: faceOptions, stage: name)
+        if analysed != analysis.withLock({ $0.minFace }), engineChoice == .faces || engineChoice == .auto {
+            let engines = try ComposeEngines.make(engineChoice, minFace: analysed, faces: faceOptions, stage: name)
             analysis.withLock { $0.analyzer.engines = engines; $0.minFace = analysed }
         }
     }
@@ -265,7 +333,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
 
     /// Keeps `facedetect` results for `engine=upstream`.
     public func busMessage(_ message: BusMessage) {
-        guard engineName == "upstream", let m = FacedetectMessage.parse(message.structure.text) else { return }
+        guard engineChoice == .upstream, let m = FacedetectMessage.parse(message.structure.text) else { return }
         upstream.withLock { u in
             u[m.timestamp] = m.faces
             if u.count > 128, let oldest = u.keys.min() { u[oldest] = nil }
@@ -300,7 +368,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
             results.withLock { $0.failure = "\(error)" }
             return
         }
-        let fromUpstream = engineName == "upstream" ? upstreamFaces(job, analysedWidth: image.width, analysedHeight: image.height) : nil
+        let fromUpstream = engineChoice == .upstream ? upstreamFaces(job, analysedWidth: image.width, analysedHeight: image.height) : nil
         let g = analysis.withLock { a in
             if let fromUpstream { a.analyzer.engines = [FixedDetections(detections: fromUpstream)] }
             return a.analyzer.analyze(image, pts: job.pts, smoother: &a.smoother)
@@ -396,10 +464,10 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         return o
     }
 
-    static func drawing(_ g: Guidance?, grid: [String], rule: String) -> GuidanceDrawing {
+    static func drawing(_ g: Guidance?, grid: [GridMark], rule: String) -> GuidanceDrawing {
         let gridLines: [GridLine]
-        if grid == ["auto"] { gridLines = ruleGrid(g?.rule ?? rule) } else { gridLines = grid.compactMap { GridLine(rawValue: $0) }.filter { $0 != .none } }
-        let points = grid.contains("points") ? rulePoints(g?.rule ?? rule) : []
+        if grid == [.auto] { gridLines = ruleGrid(g?.rule ?? rule) } else { gridLines = grid.compactMap { GridLine(rawValue: $0.rawValue) }.filter { $0 != .none } }
+        let points = grid.contains(.points) ? rulePoints(g?.rule ?? rule) : []
         guard let g else {
             return GuidanceDrawing(subject: nil, target: nil, advice: "", rule: rule, score: 0, wellComposed: false, locked: false,
                                    grid: gridLines, points: points)
@@ -496,20 +564,20 @@ enum ComposeEngines {
     /// `minFace` is in analysed pixels; OpenCV's frontal cascade cannot go below its 24 px window.
     struct FaceOptions: Sendable { var verify = true, profiles = true, rotations = false }
 
-    static func make(_ engine: String, minFace: Int, faces o: FaceOptions, stage: String) throws(StageError) -> [any DetectionEngine] {
+    static func make(_ engine: ComposeStage.Engine, minFace: Int, faces o: FaceOptions, stage: String) throws(StageError) -> [any DetectionEngine] {
         do {
             func face() throws -> FaceEngine {
                 try FaceEngine(minFace: max(24, minFace), verify: o.verify, rotations: o.rotations, profiles: o.profiles)
             }
             switch engine {
-            case "faces": return [try face()]
-            case "bodies": return [try BodyEngine()]
-            case "saliency": return [SaliencyEngine()]
-            case "upstream": return [FixedDetections(detections: [])]
-            default: return [try face(), try BodyEngine(), SaliencyEngine()]
+            case .faces: return [try face()]
+            case .bodies: return [try BodyEngine()]
+            case .saliency: return [SaliencyEngine()]
+            case .upstream: return [FixedDetections(detections: [])]
+            case .auto: return [try face(), try BodyEngine(), SaliencyEngine()]
             }
         } catch {
-            throw StageError(.resource, "\(stage): cannot load the \(engine) engine: \(error) (install opencv-data)")
+            throw StageError(.resource, "\(stage): cannot load the \(engine.rawValue) engine: \(error) (install opencv-data)")
         }
     }
 
