@@ -168,12 +168,7 @@ public final class ChromaKeyStage: Stage {
         }
         if warn {
             let hex = RGBAColor(red: keyColor.0, green: keyColor.1, blue: keyColor.2, alpha: 1).hex.prefix(7)
-            let closest = result.closestHue ?? 0
-            context.post(MessageStructure("viewfinder/chromakey-warning", [
-                ("key", .string(String(hex))), ("closest-hue-degrees", .double((closest * 10).rounded() / 10)),
-                ("share", .double((result.nearKey * 1000).rounded() / 1000)),
-                ("text", .string("key colour \(hex) is within \(Int(closest.rounded())) degrees of hue of colours covering \(Int((result.nearKey * 100).rounded())) % of the frame: they may be keyed out too")),
-            ]))
+            context.post(ChromaKeyWarning(key: String(hex), closestHue: result.closestHue ?? 0, share: result.nearKey).structure)
         }
     }
 

@@ -10,10 +10,10 @@ import Synchronization
 /// a `ViewfinderComposition` custom meta, each analysed frame is posted as a `viewfinder/composition`
 /// element message and, with `metadata-location`, written as one JSON line.
 public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is set once in init, then only read.
-    /// The custom meta name other stages and applications read.
-    public static let metaName = "ViewfinderComposition"
-    /// The element message name.
-    public static let messageName = "viewfinder/composition"
+    /// The custom meta name other stages and applications read (`CompositionMeta`).
+    public static let metaName = CompositionMeta.name
+    /// The element message name (`CompositionMessage`).
+    public static let messageName = CompositionMessage.structureName
 
     /// Descriptor. Computed, not stored: the `rule` choices are the rules registered in `RuleRegistry`
     /// at the time it is read, so a rule registered at run time can be named in a description.
@@ -257,15 +257,9 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         // (`analysis-pts` = this frame's pts), so a stage after us can keep the frame until then.
         // `skipped-pts`: an earlier frame's job this one replaced before it ran (it will have no result).
         let analysing = job != nil && !synchronous && frame.pts != nil
-        var extra: [(String, MessageStructure.Value)] = analysing ? [("analysing", .bool(true))] : []
-        if let skipped { extra.append(("skipped-pts", .uint64(skipped))) }
-        if let g = latest {
-            var m = Self.meta(g, inputWidth: input.width, inputHeight: input.height)
-            m.fields += extra
-            frame.buffer.setCustomMeta(m)
-        } else if !extra.isEmpty {
-            frame.buffer.setCustomMeta(MessageStructure(Self.metaName, extra))
-        }
+        let meta = CompositionMeta(analysis: latest.map { CompositionMeta.Analysis($0, inputWidth: input.width, inputHeight: input.height) },
+                                   analysing: analysing, skippedPts: skipped)
+        meta.attach(to: frame)
         guard s.overlay else { return }
         let drawing = Self.drawing(latest, grid: s.grid, rule: ruleName)
         let w = frame.info.width, h = frame.info.height
@@ -390,7 +384,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
             r.prepared = prepared
         }
         let context = state.withLock { $0.context }
-        context?.post(Self.message(g, job: job))
+        context?.post(CompositionMessage(g, frame: job.index, inputWidth: job.inputWidth, inputHeight: job.inputHeight).structure)
         json?.write(Self.jsonObject(g, job: job))
     }
 
@@ -405,45 +399,6 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     // MARK: publishing
 
     static func inputBox(_ g: Guidance, _ w: Int, _ h: Int) -> Box? { g.subjectBox(width: w, height: h) }
-
-    static func facesText(_ g: Guidance, _ w: Int, _ h: Int) -> String {
-        let sx = Double(w) / Double(g.frameWidth), sy = Double(h) / Double(g.frameHeight)
-        return g.detections.filter { $0.kind == .face || $0.kind == .profileFace }.map {
-            let b = $0.box.scaled(sx, sy)
-            return "\(Int(b.x.rounded())),\(Int(b.y.rounded())),\(Int(b.width.rounded())),\(Int(b.height.rounded()))"
-        }.joined(separator: ";")
-    }
-
-    /// The meta every frame carries: the latest finished analysis, which describes the frame whose pts is
-    /// `analysis-pts` (an earlier frame when the analysis runs on its own thread). `x`..`height` is the
-    /// drawn (smoothed) box, `measured-*` the subject as detected in that frame; both in pixels of an
-    /// `input-width` x `input-height` frame; rule, score and advice belong to that one analysis.
-    static func meta(_ g: Guidance, inputWidth w: Int, inputHeight h: Int) -> MessageStructure {
-        let b = inputBox(g, w, h)
-        let m = g.measuredNormalized.map { $0.scaled(Double(w), Double(h)) }
-        return MessageStructure(metaName, [
-            ("analysis-pts", .uint64(g.pts ?? UInt64.max)), ("rule", .string(g.rule)), ("score", .double(g.score)),
-            ("well-composed", .bool(g.wellComposed)), ("locked", .bool(g.locked)),
-            ("x", .double(b?.x ?? -1)), ("y", .double(b?.y ?? -1)), ("width", .double(b?.width ?? 0)), ("height", .double(b?.height ?? 0)),
-            ("measured-x", .double(m?.x ?? -1)), ("measured-y", .double(m?.y ?? -1)),
-            ("measured-width", .double(m?.width ?? 0)), ("measured-height", .double(m?.height ?? 0)),
-            ("input-width", .int(Int32(w))), ("input-height", .int(Int32(h))),
-            ("advice", .string(g.advice)),
-        ])
-    }
-
-    static func message(_ g: Guidance, job: Job) -> MessageStructure {
-        let b = inputBox(g, job.inputWidth, job.inputHeight)
-        let faces = facesText(g, job.inputWidth, job.inputHeight)
-        return MessageStructure(messageName, [
-            ("pts", .uint64(g.pts ?? UInt64.max)), ("frame", .uint64(UInt64(job.index))), ("rule", .string(g.rule)),
-            ("score", .double(g.score)), ("well-composed", .bool(g.wellComposed)), ("locked", .bool(g.locked)),
-            ("x", .double(b?.x ?? -1)), ("y", .double(b?.y ?? -1)), ("width", .double(b?.width ?? 0)), ("height", .double(b?.height ?? 0)),
-            ("engine", .string(g.engine ?? "none")), ("faces", .string(faces)),
-            ("face-count", .int(Int32(faces.isEmpty ? 0 : faces.split(separator: ";").count))),
-            ("advice", .string(g.advice)), ("analysis-ms", .double(g.totalMs)),
-        ])
-    }
 
     static func jsonObject(_ g: Guidance, job: Job) -> [String: Any] {
         let sx = Double(job.inputWidth) / Double(g.frameWidth), sy = Double(job.inputHeight) / Double(g.frameHeight)
