@@ -117,7 +117,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         var lastSubmitted: UInt64?
         var drawn: (GuidanceDrawing, Int, Int)?
         var composition: OverlayComposition?
-        var gridKey: ([GridLine], Int, Int)?
+        var gridKey: ([GridLine], [GuideSegment], Int, Int)?
         var grid: OverlayComposition?
         var context: StageContext?
         /// The score block's box for `drawn`.
@@ -160,6 +160,8 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     private let engineChoice: Engine
     private let faceOptions: ComposeEngines.FaceOptions
     private let ruleName: String
+    /// The marks of every rule registered when the stage was made (and of its own rule), by name.
+    private let ruleMarks: [String: RuleMarks]
     private let minFace: Int
     private let analysisWidth: Int
     private let warmupNs: UInt64
@@ -180,6 +182,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         }
         engineChoice = p[Self.engine]
         ruleName = rule.name
+        ruleMarks = Dictionary((RuleRegistry.all + [rule]).map { ($0.name, $0.marks) }, uniquingKeysWith: { first, _ in first })
         faceOptions = ComposeEngines.FaceOptions(verify: p[Self.verify], profiles: p[Self.profiles], rotations: p[Self.rotations])
         minFace = p[Self.minFace]
         // Loaded now so a missing cascade is a start-up error; rebuilt in `configure` for the input size.
@@ -261,14 +264,14 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
                                    analysing: analysing, skippedPts: skipped)
         meta.attach(to: frame)
         guard s.overlay else { return }
-        let drawing = Self.drawing(latest, grid: s.grid, rule: ruleName)
+        let drawing = Self.drawing(latest, grid: s.grid, rule: ruleName, marks: ruleMarks)
         let w = frame.info.width, h = frame.info.height
         // Two cached layers: the grid (changes with size or lines only) and the guidance sprites.
         let (grid, guidance): (OverlayComposition?, OverlayComposition) = state.withLock { st in
-            if st.gridKey == nil || st.gridKey! != (drawing.grid, w, h) {
-                st.gridKey = (drawing.grid, w, h)
-                st.grid = drawing.grid.isEmpty ? nil : {
-                    let img = GridRenderer.render(GuidanceRenderer.gridStyle(drawing.grid), width: w, height: h)
+            if st.gridKey.map({ $0 != (drawing.grid, drawing.guides, w, h) }) ?? true {
+                st.gridKey = (drawing.grid, drawing.guides, w, h)
+                st.grid = drawing.grid.isEmpty && drawing.guides.isEmpty ? nil : {
+                    let img = GridRenderer.render(GuidanceRenderer.gridStyle(drawing.grid, guides: drawing.guides), width: w, height: h)
                     return OverlayComposition(bgra: img.pixels, width: img.width, height: img.height, stride: img.stride)
                 }()
             }
@@ -371,7 +374,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         let s = settings.withLock { $0 }
         var prepared: Results.Prepared?
         if s.overlay {
-            let drawing = Self.drawing(g, grid: s.grid, rule: ruleName)
+            let drawing = Self.drawing(g, grid: s.grid, rule: ruleName, marks: ruleMarks)
             let comp = Self.guidanceComposition(drawing, width: job.inputWidth, height: job.inputHeight, textScale: s.textScale)
             comp.prepare(for: job.frame.info.format)
             let advice = GuidanceRenderer.adviceSprite(drawing.advice, width: job.inputWidth, height: job.inputHeight, textScale: s.textScale)
@@ -419,38 +422,28 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         return o
     }
 
-    static func drawing(_ g: Guidance?, grid: [GridMark], rule: String) -> GuidanceDrawing {
-        let gridLines: [GridLine]
-        if grid == [.auto] { gridLines = ruleGrid(g?.rule ?? rule) } else { gridLines = grid.compactMap { GridLine(rawValue: $0.rawValue) }.filter { $0 != .none } }
-        let points = grid.contains(.points) ? rulePoints(g?.rule ?? rule) : []
+    /// What to draw for the latest guidance: the rule's marks come from `marks` (by the name of the rule
+    /// that judged the frame, or of the stage's own rule before any verdict), so any registered rule is
+    /// drawn without this stage knowing it.
+    static func drawing(_ g: Guidance?, grid: [GridMark], rule: String, marks: [String: RuleMarks]) -> GuidanceDrawing {
+        let ruleMarks = marks[g?.rule ?? rule] ?? .none
+        let gridLines: [GridLine], guides: [GuideSegment]
+        if grid == [.auto] {
+            gridLines = []
+            guides = ruleMarks.lines.map { GuideSegment(x0: $0.from.x, y0: $0.from.y, x1: $0.to.x, y1: $0.to.y) }
+        } else {
+            gridLines = grid.compactMap { GridLine(rawValue: $0.rawValue) }.filter { $0 != .none }
+            guides = []
+        }
+        let points = grid.contains(.points) ? ruleMarks.points.map { ($0.x, $0.y) } : []
         guard let g else {
             return GuidanceDrawing(subject: nil, target: nil, advice: "", rule: rule, score: 0, wellComposed: false, locked: false,
-                                   grid: gridLines, points: points)
+                                   grid: gridLines, points: points, guides: guides)
         }
         let s = g.subjectNormalized
         return GuidanceDrawing(subject: s.map { ($0.x, $0.y, $0.width, $0.height) }, target: g.target.map { ($0.x, $0.y) },
                                advice: g.advice, rule: g.rule, score: (g.score * 100).rounded() / 100,
-                               wellComposed: g.wellComposed, locked: g.locked, grid: gridLines, points: points)
-    }
-
-    /// The reference points that go with a rule (normalised).
-    static func rulePoints(_ rule: String) -> [(x: Double, y: Double)] {
-        switch rule {
-        case "thirds": ThirdsRule.targets.points.map { ($0.x, $0.y) }
-        case "golden": GoldenRule.phiPoints.map { ($0.x, $0.y) }
-        case "center": [(0.5, 0.5)]
-        default: []
-        }
-    }
-
-    /// The grid that goes with a rule.
-    static func ruleGrid(_ rule: String) -> [GridLine] {
-        switch rule {
-        case "thirds": [.thirds]
-        case "golden": [.golden]
-        case "center": [.center]
-        default: []
-        }
+                               wellComposed: g.wellComposed, locked: g.locked, grid: gridLines, points: points, guides: guides)
     }
 }
 
