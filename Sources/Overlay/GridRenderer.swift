@@ -44,6 +44,19 @@ public enum GridRenderer {
                 break
             }
         }
+        if !style.guides.isEmpty { drawGuides(style.guides, on: canvas, color: color, width: lw) }
+    }
+
+    /// Draws guide segments: full-height verticals and full-width horizontals crisp, exactly as the
+    /// `GridLine` families are drawn (horizontals split around the verticals), any other segment antialiased.
+    private static func drawGuides(_ guides: [GuideSegment], on canvas: Canvas, color: RGBAColor, width lw: Double) {
+        let w = Double(canvas.width), h = Double(canvas.height)
+        let xs = guides.filter(\.isFullVertical).map(\.x0).sorted()
+        let ys = guides.filter(\.isFullHorizontal).map(\.y0).sorted()
+        axisLines(xs: xs, ys: ys, on: canvas, color: color, width: lw)
+        for g in guides where !g.isFullVertical && !g.isFullHorizontal {
+            canvas.strokeLine(from: (g.x0 * w, g.y0 * h), to: (g.x1 * w, g.y1 * h), color: color, width: lw)
+        }
     }
 
     /// Length in pixels of each crosshair bar: 4% of the shorter side, at least 3 pixels.
@@ -53,14 +66,20 @@ public enum GridRenderer {
 
     /// Full-length vertical and horizontal lines at `fractions` of each axis.
     private static func axisLines(fractions: [Double], on canvas: Canvas, color: RGBAColor, width lw: Double) {
+        axisLines(xs: fractions, ys: fractions, on: canvas, color: color, width: lw)
+    }
+
+    /// Full-height vertical lines at fractions `xs` of the width, then full-width horizontal lines at
+    /// fractions `ys` of the height (`xs` ascending).
+    private static func axisLines(xs: [Double], ys: [Double], on canvas: Canvas, color: RGBAColor, width lw: Double) {
         let w = Double(canvas.width), h = Double(canvas.height)
-        for f in fractions {
+        for f in xs {
             canvas.strokeVerticalLine(x: w * f, from: 0, to: h, color: color, width: lw)
         }
-        for f in fractions {
+        for f in ys {
             // Split horizontal lines around the vertical ones so translucent crossings are not doubled.
             var x = 0.0
-            for g in fractions {
+            for g in xs {
                 let (start, span) = Canvas.alignedSpan(at: w * g, width: lw)
                 canvas.strokeHorizontalLine(y: h * f, from: x, to: start, color: color, width: lw)
                 x = start + span

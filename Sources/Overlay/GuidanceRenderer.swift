@@ -21,19 +21,22 @@ public struct GuidanceDrawing: Sendable, Equatable {
     public var grid: [GridLine]
     /// The rule's reference points (e.g. the four thirds intersections), normalised, drawn as small crosses.
     public var points: [(x: Double, y: Double)]
+    /// The rule's own guide lines (normalised), drawn with the grid.
+    public var guides: [GuideSegment]
 
     /// Creates a drawing.
     public init(subject: (x: Double, y: Double, width: Double, height: Double)?, target: (x: Double, y: Double)?,
                 advice: String, rule: String, score: Double, wellComposed: Bool, locked: Bool, grid: [GridLine],
-                points: [(x: Double, y: Double)] = []) {
+                points: [(x: Double, y: Double)] = [], guides: [GuideSegment] = []) {
         self.subject = subject; self.target = target; self.advice = advice; self.rule = rule
         self.score = score; self.wellComposed = wellComposed; self.locked = locked; self.grid = grid; self.points = points
+        self.guides = guides
     }
 
     /// Equal when every drawn value is equal (tuples compared field by field).
     public static func == (a: GuidanceDrawing, b: GuidanceDrawing) -> Bool {
         a.advice == b.advice && a.rule == b.rule && a.score == b.score && a.wellComposed == b.wellComposed &&
-            a.locked == b.locked && a.grid == b.grid && a.points.map { [$0.x, $0.y] } == b.points.map { [$0.x, $0.y] } &&
+            a.locked == b.locked && a.grid == b.grid && a.guides == b.guides && a.points.map { [$0.x, $0.y] } == b.points.map { [$0.x, $0.y] } &&
             a.subject.map { [$0.x, $0.y, $0.width, $0.height] } == b.subject.map { [$0.x, $0.y, $0.width, $0.height] } &&
             a.target.map { [$0.x, $0.y] } == b.target.map { [$0.x, $0.y] }
     }
@@ -67,7 +70,7 @@ public enum GuidanceRenderer {
     /// Renders the drawing into a transparent image of the frame's size (tests, share cards).
     public static func render(_ d: GuidanceDrawing, width: Int, height: Int, textScale: Double = 1) -> BGRAImage {
         let canvas = Canvas(width: width, height: height)
-        if !d.grid.isEmpty { GridRenderer.draw(gridStyle(d.grid), on: canvas) }
+        if !d.grid.isEmpty || !d.guides.isEmpty { GridRenderer.draw(gridStyle(d.grid, guides: d.guides), on: canvas) }
         for s in sprites(d, width: width, height: height, textScale: textScale) {
             canvas.translate(dx: Double(s.x), dy: Double(s.y))
             canvas.drawImage(s.image)
@@ -77,8 +80,8 @@ public enum GuidanceRenderer {
     }
 
     /// The grid style used under guidance (white at half opacity, 2 px at 1080p).
-    public static func gridStyle(_ lines: [GridLine]) -> GridStyle {
-        GridStyle(lines: lines, color: RGBAColor(red: 1, green: 1, blue: 1, alpha: 0.5), width: 2)
+    public static func gridStyle(_ lines: [GridLine], guides: [GuideSegment] = []) -> GridStyle {
+        GridStyle(lines: lines, guides: guides, color: RGBAColor(red: 1, green: 1, blue: 1, alpha: 0.5), width: 2)
     }
 
     /// Line width in pixels for this frame height (3 px at 1080p, at least 1).

@@ -12,25 +12,67 @@ public final class ChromaKeyStage: Stage {
     public static let descriptor = StageDescriptor(
         kind: "chromakey",
         blurb: "Green-screen key in HSV: matte into alpha (or the matte itself), soft edge, spill suppression",
-        properties: [
-            PropertySpec("color", "Key colour (used unless a pick is set)", .color, default: "#00ff00", mutability: .playing),
-            PropertySpec("pick", "Take the key from the frame: none, auto (dominant colour of the frame border), point (pick-x/pick-y)", .choice(["none", "auto", "point"]), default: "none", mutability: .playing),
-            PropertySpec("pick-x", "Normalised x of the pixel patch to take the key from (sets pick=point)", .double(0...1), default: "0.05", mutability: .playing),
-            PropertySpec("pick-y", "Normalised y of the pixel patch to take the key from (sets pick=point)", .double(0...1), default: "0.5", mutability: .playing),
-            PropertySpec("hue-tolerance", "Hue distance in degrees still keyed", .double(1...90), default: "30", mutability: .playing),
-            PropertySpec("feather", "Soft edge width in degrees of hue beyond the tolerance", .double(0...60), default: "12", mutability: .playing),
-            PropertySpec("saturation-min", "Minimum saturation of keyed pixels", .double(0...1), default: "0.25", mutability: .playing),
-            PropertySpec("value-min", "Darkest value keyed (lower handle of the value slider)", .double(0...1), default: "0.15", mutability: .playing),
-            PropertySpec("value-max", "Brightest value keyed (upper handle of the value slider)", .double(0...1), default: "1", mutability: .playing),
-            PropertySpec("spill", "Spill suppression: remove the key colour's cast from kept pixels (0 off, 1 full)", .double(0...1), default: "1", mutability: .playing),
-            PropertySpec("clean", "Remove isolated specks from the matte (3x3 majority)", .bool, default: "false", mutability: .playing),
-            PropertySpec("mode", "alpha: matte into alpha; matte: show the matte as grey", .choice(["alpha", "matte"]), default: "alpha", mutability: .playing),
-        ],
+        properties: [color.spec, pick.spec, pickX.spec, pickY.spec, hueTolerance.spec, feather.spec, saturationMin.spec,
+                     valueMin.spec, valueMax.spec, spill.spec, clean.spec, mode.spec],
         formats: ["RGBA", "BGRA", "ARGB", "ABGR"])
+
+    /// `pick=`: where the key colour comes from.
+    public enum Pick: String, PropertyChoice {
+        /// The `color` property.
+        case none
+        /// The dominant colour of the frame border.
+        case auto
+        /// The pixel patch at `pick-x`, `pick-y`.
+        case point
+    }
+
+    /// `mode=`: what the stage writes.
+    public enum Mode: String, PropertyChoice {
+        /// The matte goes into the alpha channel.
+        case alpha
+        /// The matte is shown as grey.
+        case matte
+
+        /// The keyer's mode.
+        var keyMode: ChromaKey.Mode { self == .matte ? .matte : .alpha }
+    }
+
+    /// `color`: the key colour unless a pick is set.
+    public static let color = Property<RGBAColor>("color", "Key colour (used unless a pick is set)", .color, default: RGBAColor(red: 0, green: 1, blue: 0),
+                                                  defaultText: "#00ff00", mutability: .playing)
+    /// `pick`: take the key from the frame.
+    public static let pick = Property<Pick>("pick", "Take the key from the frame: none, auto (dominant colour of the frame border), point (pick-x/pick-y)",
+                                            default: .none, mutability: .playing)
+    /// `pick-x`: normalised x of the patch the key is taken from.
+    public static let pickX = Property<Double>("pick-x", "Normalised x of the pixel patch to take the key from (sets pick=point)", .double(0...1),
+                                               default: 0.05, mutability: .playing)
+    /// `pick-y`: normalised y of the patch the key is taken from.
+    public static let pickY = Property<Double>("pick-y", "Normalised y of the pixel patch to take the key from (sets pick=point)", .double(0...1),
+                                               default: 0.5, mutability: .playing)
+    /// `hue-tolerance`: hue distance still keyed.
+    public static let hueTolerance = Property<Double>("hue-tolerance", "Hue distance in degrees still keyed", .double(1...90), default: 30, mutability: .playing)
+    /// `feather`: soft edge width.
+    public static let feather = Property<Double>("feather", "Soft edge width in degrees of hue beyond the tolerance", .double(0...60),
+                                                 default: 12, mutability: .playing)
+    /// `saturation-min`: minimum saturation keyed.
+    public static let saturationMin = Property<Double>("saturation-min", "Minimum saturation of keyed pixels", .double(0...1), default: 0.25, mutability: .playing)
+    /// `value-min`: darkest value keyed.
+    public static let valueMin = Property<Double>("value-min", "Darkest value keyed (lower handle of the value slider)", .double(0...1),
+                                                  default: 0.15, mutability: .playing)
+    /// `value-max`: brightest value keyed.
+    public static let valueMax = Property<Double>("value-max", "Brightest value keyed (upper handle of the value slider)", .double(0...1),
+                                                  default: 1, mutability: .playing)
+    /// `spill`: spill suppression strength.
+    public static let spill = Property<Double>("spill", "Spill suppression: remove the key colour's cast from kept pixels (0 off, 1 full)", .double(0...1),
+                                               default: 1, mutability: .playing)
+    /// `clean`: remove isolated specks from the matte.
+    public static let clean = Property<Bool>("clean", "Remove isolated specks from the matte (3x3 majority)", .bool, default: false, mutability: .playing)
+    /// `mode`: alpha or matte.
+    public static let mode = Property<Mode>("mode", "alpha: matte into alpha; matte: show the matte as grey", default: .alpha, mutability: .playing)
 
     // Lock order: settings, then state.
     private struct Settings {
-        var color: RGBAColor; var pick: String; var pickX: Double; var pickY: Double
+        var color: RGBAColor; var pick: Pick; var pickX: Double; var pickY: Double
         var tolerance: Double; var feather: Double; var satMin: Double; var vMin: Double; var vMax: Double
         var spill: Double; var clean: Bool; var mode: ChromaKey.Mode; var version = 0
     }
@@ -45,12 +87,12 @@ public final class ChromaKeyStage: Stage {
     /// Creates the stage.
     public init(name: String, properties p: PropertyValues) throws(StageError) {
         self.name = name
-        settings = Mutex(Settings(color: p.color("color"), pick: p.string("pick"), pickX: p.double("pick-x"), pickY: p.double("pick-y"),
-                                  tolerance: p.double("hue-tolerance"), feather: p.double("feather"), satMin: p.double("saturation-min"),
-                                  vMin: p.double("value-min"), vMax: p.double("value-max"), spill: p.double("spill"), clean: p.bool("clean"),
-                                  mode: p.string("mode") == "matte" ? .matte : .alpha))
-        if p.double("value-min") > p.double("value-max") {
-            throw StageError(.usage, "\(name): value-min \(p.double("value-min")) is above value-max \(p.double("value-max"))")
+        settings = Mutex(Settings(color: p[Self.color], pick: p[Self.pick], pickX: p[Self.pickX], pickY: p[Self.pickY],
+                                  tolerance: p[Self.hueTolerance], feather: p[Self.feather], satMin: p[Self.saturationMin],
+                                  vMin: p[Self.valueMin], vMax: p[Self.valueMax], spill: p[Self.spill], clean: p[Self.clean],
+                                  mode: p[Self.mode].keyMode))
+        if p[Self.valueMin] > p[Self.valueMax] {
+            throw StageError(.usage, "\(name): value-min \(p[Self.valueMin]) is above value-max \(p[Self.valueMax])")
         }
     }
 
@@ -60,20 +102,21 @@ public final class ChromaKeyStage: Stage {
     /// Changes any property while playing; the next frame uses it.
     public func update(_ property: String, value: PropertyValue) throws(StageError) {
         try settings.withLock { (s: inout Settings) throws(StageError) in
-            switch (property, value) {
-            case ("color", .color(let c)): s.color = c; s.pick = "none"
-            case ("pick", .choice(let c)): s.pick = c
-            case ("pick-x", .double(let d)): s.pickX = d; s.pick = "point"
-            case ("pick-y", .double(let d)): s.pickY = d; s.pick = "point"
-            case ("hue-tolerance", .double(let d)): s.tolerance = d
-            case ("feather", .double(let d)): s.feather = d
-            case ("saturation-min", .double(let d)): s.satMin = d
-            case ("value-min", .double(let d)): s.vMin = d
-            case ("value-max", .double(let d)): s.vMax = d
-            case ("spill", .double(let d)): s.spill = d
-            case ("clean", .bool(let b)): s.clean = b
-            case ("mode", .choice(let c)): s.mode = c == "matte" ? .matte : .alpha
-            default: throw StageError(.usage, "\(name): cannot set '\(property)' to '\(value)'")
+            let cannotSet = StageError(.usage, "\(name): cannot set '\(property)' to '\(value)'")
+            switch property {
+            case Self.color.name: s.color = try Self.color.value(value, orThrow: cannotSet); s.pick = .none
+            case Self.pick.name: s.pick = try Self.pick.value(value, orThrow: cannotSet)
+            case Self.pickX.name: s.pickX = try Self.pickX.value(value, orThrow: cannotSet); s.pick = .point
+            case Self.pickY.name: s.pickY = try Self.pickY.value(value, orThrow: cannotSet); s.pick = .point
+            case Self.hueTolerance.name: s.tolerance = try Self.hueTolerance.value(value, orThrow: cannotSet)
+            case Self.feather.name: s.feather = try Self.feather.value(value, orThrow: cannotSet)
+            case Self.saturationMin.name: s.satMin = try Self.saturationMin.value(value, orThrow: cannotSet)
+            case Self.valueMin.name: s.vMin = try Self.valueMin.value(value, orThrow: cannotSet)
+            case Self.valueMax.name: s.vMax = try Self.valueMax.value(value, orThrow: cannotSet)
+            case Self.spill.name: s.spill = try Self.spill.value(value, orThrow: cannotSet)
+            case Self.clean.name: s.clean = try Self.clean.value(value, orThrow: cannotSet)
+            case Self.mode.name: s.mode = try Self.mode.value(value, orThrow: cannotSet).keyMode
+            default: throw cannotSet
             }
             s.version += 1
         }
@@ -89,11 +132,11 @@ public final class ChromaKeyStage: Stage {
         let order = Self.order(frame.info.format)
         // A pick is taken from the first frame after it was set (or changed).
         var keyColor = (s.color.red, s.color.green, s.color.blue)
-        if s.pick != "none" {
+        if s.pick != .none {
             let picked: (r: Double, g: Double, b: Double)? = try state.withLock { (st: inout State) throws(StageError) in
                 if st.pickedVersion != s.version || st.picked == nil {
                     let img = try Self.rgbImage(frame)
-                    st.picked = s.pick == "auto" ? ChromaKey.dominantBorderColor(img) : ChromaKey.pick(img, x: s.pickX, y: s.pickY)
+                    st.picked = s.pick == .auto ? ChromaKey.dominantBorderColor(img) : ChromaKey.pick(img, x: s.pickX, y: s.pickY)
                     st.pickedVersion = s.version
                 }
                 return st.picked
@@ -125,12 +168,7 @@ public final class ChromaKeyStage: Stage {
         }
         if warn {
             let hex = RGBAColor(red: keyColor.0, green: keyColor.1, blue: keyColor.2, alpha: 1).hex.prefix(7)
-            let closest = result.closestHue ?? 0
-            context.post(MessageStructure("viewfinder/chromakey-warning", [
-                ("key", .string(String(hex))), ("closest-hue-degrees", .double((closest * 10).rounded() / 10)),
-                ("share", .double((result.nearKey * 1000).rounded() / 1000)),
-                ("text", .string("key colour \(hex) is within \(Int(closest.rounded())) degrees of hue of colours covering \(Int((result.nearKey * 100).rounded())) % of the frame: they may be keyed out too")),
-            ]))
+            context.post(ChromaKeyWarning(key: String(hex), closestHue: result.closestHue ?? 0, share: result.nearKey).structure)
         }
     }
 

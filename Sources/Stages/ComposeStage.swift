@@ -10,32 +10,98 @@ import Synchronization
 /// a `ViewfinderComposition` custom meta, each analysed frame is posted as a `viewfinder/composition`
 /// element message and, with `metadata-location`, written as one JSON line.
 public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is set once in init, then only read.
-    /// The custom meta name other stages and applications read.
-    public static let metaName = "ViewfinderComposition"
-    /// The element message name.
-    public static let messageName = "viewfinder/composition"
+    /// The custom meta name other stages and applications read (`CompositionMeta`).
+    public static let metaName = CompositionMeta.name
+    /// The element message name (`CompositionMessage`).
+    public static let messageName = CompositionMessage.structureName
 
-    /// Descriptor.
-    public static let descriptor = StageDescriptor(
-        kind: "compose",
-        blurb: "Finds the subject, judges the composition (thirds, center, golden, horizon, edges) and draws guidance",
-        properties: [
-            PropertySpec("engine", "Subject detection: auto (faces, then bodies, then saliency), faces, bodies, saliency, upstream (a facedetect element before the stage)", .choice(["auto", "faces", "bodies", "saliency", "upstream"]), default: "auto"),
-            PropertySpec("rule", "Composition rule; auto picks the one the subject is closest to satisfying", .choice(RuleRegistry.names), default: "auto"),
-            PropertySpec("overlay", "Draw the guidance (false: analyse and publish only)", .bool, default: "true", mutability: .playing),
-            PropertySpec("grid", "Rule marks: points (the rule's target points), auto (the rule's full lines), none, or grid lines joined by '+'", .set(["points", "auto"] + GridLine.allCases.map(\.rawValue)), default: "points", mutability: .playing),
-            PropertySpec("analysis-width", "Width in pixels the analysis runs at (height keeps the aspect)", .int(64...1920), default: "320"),
-            PropertySpec("analysis-fps", "Analyses per second of stream time; the latest result is drawn on every frame", .double(0.1...120), default: "10", mutability: .playing),
-            PropertySpec("warmup", "Seconds of stream time before the first analysis", .double(0...3600), default: "1"),
-            PropertySpec("min-face", "Smallest face to look for, in input pixels (the search floor is 24 px at analysis-width)", .int(8...4096), default: "24"),
-            PropertySpec("text-scale", "Size of the advice and score text (1 = 36 px at 1080p)", .double(0.25...4), default: "1", mutability: .playing),
-            PropertySpec("verify", "Second-stage check of face hits (eyes, a second cascade, skin) against false faces", .bool, default: "true"),
-            PropertySpec("profiles", "Also look for faces in profile (both sides)", .bool, default: "true"),
-            PropertySpec("rotations", "Also look for faces tilted about 20 degrees in-plane (two more passes)", .bool, default: "false"),
-            PropertySpec("sync", "Analyse on the video thread so no due frame is skipped (offline files, benchmarks); the stream waits", .bool, default: "false"),
-            PropertySpec("metadata-location", "File to append one JSON line per analysed frame to (empty: none)", .string, default: ""),
-        ],
-        formats: overlayFormats)
+    /// Descriptor. Computed, not stored: the `rule` choices are the rules registered in `RuleRegistry`
+    /// at the time it is read, so a rule registered at run time can be named in a description.
+    public static var descriptor: StageDescriptor {
+        StageDescriptor(
+            kind: "compose",
+            blurb: "Finds the subject, judges the composition (thirds, center, golden, horizon, edges) and draws guidance",
+            properties: [engine.spec, rule.spec, overlay.spec, grid.spec, analysisWidth.spec, analysisFPS.spec, warmup.spec, minFace.spec,
+                         textScale.spec, verify.spec, profiles.spec, rotations.spec, sync.spec, metadataLocation.spec],
+            formats: overlayFormats)
+    }
+
+    /// `engine=`: how the subject is found.
+    public enum Engine: String, PropertyChoice {
+        /// Faces, then bodies, then saliency.
+        case auto
+        /// Face cascades only.
+        case faces
+        /// The full-body cascade only.
+        case bodies
+        /// The saliency map only.
+        case saliency
+        /// A `facedetect` element before the stage.
+        case upstream
+    }
+
+    /// A word of `grid=`: `points` (the rule's target points), `auto` (the rule's own lines), then every
+    /// `GridLine` name in `GridLine.allCases` order (kept equal by `ComposeStageTests`).
+    public enum GridMark: String, PropertyChoice, Hashable {
+        case points, auto
+        case thirds, golden, crosshair, center, diagonals
+        case spiralTopLeft = "spiral-tl", spiralTopRight = "spiral-tr", spiralBottomLeft = "spiral-bl", spiralBottomRight = "spiral-br"
+        case none
+    }
+
+    /// `rule=`: a rule name. Not a `PropertyChoice` enum: the choices are `auto` plus whatever
+    /// `RuleRegistry` holds when the descriptor is read (rules can be registered at run time), so the value
+    /// is a name checked against the registry.
+    public struct RuleName: PropertyRepresentable, Equatable {
+        /// The name as written (`thirds`, `auto`).
+        public let name: String
+        /// A name `RuleRegistry` knows; nil otherwise.
+        public init?(_ name: String) {
+            guard RuleRegistry.rule(named: name) != nil else { return nil }
+            self.name = name
+        }
+        public init?(propertyValue v: PropertyValue) {
+            guard case .choice(let c) = v else { return nil }
+            self.init(c)
+        }
+        public var propertyValue: PropertyValue { .choice(name) }
+        /// `auto`.
+        public static let auto = RuleName(unchecked: "auto")
+        private init(unchecked name: String) { self.name = name }
+    }
+
+    /// `engine`: subject detection.
+    public static let engine = Property<Engine>("engine", "Subject detection: auto (faces, then bodies, then saliency), faces, bodies, saliency, upstream (a facedetect element before the stage)", default: .auto)
+    /// `rule`: the composition rule. Computed for the same reason as `descriptor`.
+    public static var rule: Property<RuleName> {
+        Property("rule", "Composition rule; auto picks the one the subject is closest to satisfying", .choice(RuleRegistry.names), default: .auto)
+    }
+    /// `overlay`: draw the guidance.
+    public static let overlay = Property<Bool>("overlay", "Draw the guidance (false: analyse and publish only)", .bool, default: true, mutability: .playing)
+    /// `grid`: the rule marks and grid lines drawn.
+    public static let grid = Property<PropertyFlags<GridMark>>("grid", "Rule marks: points (the rule's target points), auto (the rule's full lines), none, or grid lines joined by '+'",
+                                                               default: [.points], mutability: .playing)
+    /// `analysis-width`: width the analysis runs at.
+    public static let analysisWidth = Property<Int>("analysis-width", "Width in pixels the analysis runs at (height keeps the aspect)", .int(64...1920), default: 320)
+    /// `analysis-fps`: analyses per second of stream time.
+    public static let analysisFPS = Property<Double>("analysis-fps", "Analyses per second of stream time; the latest result is drawn on every frame", .double(0.1...120),
+                                                     default: 10, mutability: .playing)
+    /// `warmup`: seconds before the first analysis.
+    public static let warmup = Property<Double>("warmup", "Seconds of stream time before the first analysis", .double(0...3600), default: 1)
+    /// `min-face`: smallest face looked for, in input pixels.
+    public static let minFace = Property<Int>("min-face", "Smallest face to look for, in input pixels (the search floor is 24 px at analysis-width)", .int(8...4096), default: 24)
+    /// `text-scale`: size of the advice and score text.
+    public static let textScale = Property<Double>("text-scale", "Size of the advice and score text (1 = 36 px at 1080p)", .double(0.25...4), default: 1, mutability: .playing)
+    /// `verify`: second-stage check of face hits.
+    public static let verify = Property<Bool>("verify", "Second-stage check of face hits (eyes, a second cascade, skin) against false faces", .bool, default: true)
+    /// `profiles`: also look for faces in profile.
+    public static let profiles = Property<Bool>("profiles", "Also look for faces in profile (both sides)", .bool, default: true)
+    /// `rotations`: also look for tilted faces.
+    public static let rotations = Property<Bool>("rotations", "Also look for faces tilted about 20 degrees in-plane (two more passes)", .bool, default: false)
+    /// `sync`: analyse on the video thread.
+    public static let sync = Property<Bool>("sync", "Analyse on the video thread so no due frame is skipped (offline files, benchmarks); the stream waits", .bool, default: false)
+    /// `metadata-location`: the JSON-lines file.
+    public static let metadataLocation = Property<String>("metadata-location", "File to append one JSON line per analysed frame to (empty: none)", .string, default: "")
 
     /// One analysis request: a small RGB copy of a frame and where it came from.
     /// The copy is made on the video thread by GStreamer's converter, before anything is drawn, so the
@@ -48,13 +114,13 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     // Lock order: settings, then state, then results; `analysis` is taken alone (analysis thread,
     // configure), never together with the others. The analysis thread takes settings and results
     // one after the other, never nested.
-    private struct Settings { var overlay: Bool; var grid: [String]; var fps: Double; var textScale: Double }
+    private struct Settings { var overlay: Bool; var grid: [GridMark]; var fps: Double; var textScale: Double }
     private struct State {
         var firstPTS: UInt64?
         var lastSubmitted: UInt64?
         var drawn: (GuidanceDrawing, Int, Int)?
         var composition: OverlayComposition?
-        var gridKey: ([GridLine], Int, Int)?
+        var gridKey: ([GridLine], [GuideSegment], Int, Int)?
         var grid: OverlayComposition?
         var context: StageContext?
         /// The score block's box for `drawn`.
@@ -95,9 +161,11 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     private let analysis: Mutex<Analysis>
     /// The converter making the analysis copy: used by `process` (video thread) and `configure` only.
     private let scaler = Mutex<VideoScaler?>(nil)
-    private let engineName: String
+    private let engineChoice: Engine
     private let faceOptions: ComposeEngines.FaceOptions
     private let ruleName: String
+    /// The marks of every rule registered when the stage was made (and of its own rule), by name.
+    private let ruleMarks: [String: RuleMarks]
     private let minFace: Int
     private let analysisWidth: Int
     private let warmupNs: UInt64
@@ -108,21 +176,23 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     /// Creates the stage; opens `metadata-location` for appending.
     public init(name: String, properties p: PropertyValues) throws(StageError) {
         self.name = name
-        settings = Mutex(Settings(overlay: p.bool("overlay"), grid: p.set("grid"), fps: p.double("analysis-fps"), textScale: p.double("text-scale")))
-        analysisWidth = p.int("analysis-width")
-        warmupNs = UInt64(p.double("warmup") * 1e9)
-        synchronous = p.bool("sync")
-        guard let rule = RuleRegistry.rule(named: p.string("rule")) else {
-            throw StageError(.usage, "\(name): unknown rule '\(p.string("rule"))'")
+        settings = Mutex(Settings(overlay: p[Self.overlay], grid: p[Self.grid].flags, fps: p[Self.analysisFPS], textScale: p[Self.textScale]))
+        analysisWidth = p[Self.analysisWidth]
+        warmupNs = UInt64(p[Self.warmup] * 1e9)
+        synchronous = p[Self.sync]
+        let ruleChoice = p[Self.rule].name
+        guard let rule = RuleRegistry.rule(named: ruleChoice) else {
+            throw StageError(.usage, "\(name): unknown rule '\(ruleChoice)'")
         }
-        engineName = p.string("engine")
+        engineChoice = p[Self.engine]
         ruleName = rule.name
-        faceOptions = ComposeEngines.FaceOptions(verify: p.bool("verify"), profiles: p.bool("profiles"), rotations: p.bool("rotations"))
-        minFace = p.int("min-face")
+        ruleMarks = Dictionary((RuleRegistry.all + [rule]).map { ($0.name, $0.marks) }, uniquingKeysWith: { first, _ in first })
+        faceOptions = ComposeEngines.FaceOptions(verify: p[Self.verify], profiles: p[Self.profiles], rotations: p[Self.rotations])
+        minFace = p[Self.minFace]
         // Loaded now so a missing cascade is a start-up error; rebuilt in `configure` for the input size.
-        analysis = Mutex(Analysis(analyzer: CompositionAnalyzer(engines: try ComposeEngines.make(engineName, minFace: 24, faces: faceOptions, stage: name),
-                                                                engine: engineName, rule: rule)))
-        let loc = p.string("metadata-location")
+        analysis = Mutex(Analysis(analyzer: CompositionAnalyzer(engines: try ComposeEngines.make(engineChoice, minFace: 24, faces: faceOptions, stage: name),
+                                                                engine: engineChoice.rawValue, rule: rule)))
+        let loc = p[Self.metadataLocation]
         json = loc.isEmpty ? nil : try JSONLineWriter(path: loc, stage: name)
         worker = AnalysisWorker(name: "vf-\(name)-analysis") { [weak self] job in self?.analyse(job) }
     }
@@ -137,12 +207,13 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     /// Changes overlay, grid, analysis-fps or text-scale while playing.
     public func update(_ property: String, value: PropertyValue) throws(StageError) {
         try settings.withLock { (s: inout Settings) throws(StageError) in
-            switch (property, value) {
-            case ("overlay", .bool(let b)): s.overlay = b
-            case ("grid", .set(let g)): s.grid = g
-            case ("analysis-fps", .double(let d)): s.fps = d
-            case ("text-scale", .double(let d)): s.textScale = d
-            default: throw StageError(.usage, "\(name): property '\(property)' cannot change while playing")
+            let cannotChange = StageError(.usage, "\(name): property '\(property)' cannot change while playing")
+            switch property {
+            case Self.overlay.name: s.overlay = try Self.overlay.value(value, orThrow: cannotChange)
+            case Self.grid.name: s.grid = try Self.grid.value(value, orThrow: cannotChange).flags
+            case Self.analysisFPS.name: s.fps = try Self.analysisFPS.value(value, orThrow: cannotChange)
+            case Self.textScale.name: s.textScale = try Self.textScale.value(value, orThrow: cannotChange)
+            default: throw cannotChange
             }
         }
     }
@@ -160,8 +231,8 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         }
         // min-face is given in input pixels: the face engine searches from that size at analysis scale.
         let analysed = max(24, ComposeEngines.analysedMinFace(minFace, analysisWidth: w, inputWidth: info.width))
-        if analysed != analysis.withLock({ $0.minFace }), engineName == "faces" || engineName == "auto" {
-            let engines = try ComposeEngines.make(engineName, minFace: analysed, faces: faceOptions, stage: name)
+        if analysed != analysis.withLock({ $0.minFace }), engineChoice == .faces || engineChoice == .auto {
+            let engines = try ComposeEngines.make(engineChoice, minFace: analysed, faces: faceOptions, stage: name)
             analysis.withLock { $0.analyzer.engines = engines; $0.minFace = analysed }
         }
     }
@@ -206,24 +277,18 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         // (`analysis-pts` = this frame's pts), so a stage after us can keep the frame until then.
         // `skipped-pts`: an earlier frame's job this one replaced before it ran (it will have no result).
         let analysing = job != nil && !synchronous && frame.pts != nil
-        var extra: [(String, MessageStructure.Value)] = analysing ? [("analysing", .bool(true))] : []
-        if let skipped { extra.append(("skipped-pts", .uint64(skipped))) }
-        if let g = latest {
-            var m = Self.meta(g, inputWidth: input.width, inputHeight: input.height)
-            m.fields += extra
-            frame.buffer.setCustomMeta(m)
-        } else if !extra.isEmpty {
-            frame.buffer.setCustomMeta(MessageStructure(Self.metaName, extra))
-        }
+        let meta = CompositionMeta(analysis: latest.map { CompositionMeta.Analysis($0, inputWidth: input.width, inputHeight: input.height) },
+                                   analysing: analysing, skippedPts: skipped)
+        meta.attach(to: frame)
         guard s.overlay else { return }
-        let drawing = Self.drawing(latest, grid: s.grid, rule: ruleName)
+        let drawing = Self.drawing(latest, grid: s.grid, rule: ruleName, marks: ruleMarks)
         let w = frame.info.width, h = frame.info.height
         // Two cached layers: the grid (changes with size or lines only) and the guidance sprites.
         let (grid, guidance): (OverlayComposition?, OverlayComposition) = state.withLock { st in
-            if st.gridKey == nil || st.gridKey! != (drawing.grid, w, h) {
-                st.gridKey = (drawing.grid, w, h)
-                st.grid = drawing.grid.isEmpty ? nil : {
-                    let img = GridRenderer.render(GuidanceRenderer.gridStyle(drawing.grid), width: w, height: h)
+            if st.gridKey.map({ $0 != (drawing.grid, drawing.guides, w, h) }) ?? true {
+                st.gridKey = (drawing.grid, drawing.guides, w, h)
+                st.grid = drawing.grid.isEmpty && drawing.guides.isEmpty ? nil : {
+                    let img = GridRenderer.render(GuidanceRenderer.gridStyle(drawing.grid, guides: drawing.guides), width: w, height: h)
                     return OverlayComposition(bgra: img.pixels, width: img.width, height: img.height, stride: img.stride)
                 }()
             }
@@ -282,7 +347,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
 
     /// Keeps `facedetect` results for `engine=upstream`.
     public func busMessage(_ message: BusMessage) {
-        guard engineName == "upstream", let m = FacedetectMessage.parse(message.structure.text) else { return }
+        guard engineChoice == .upstream, let m = FacedetectMessage.parse(message.structure.text) else { return }
         upstream.withLock { u in
             u[m.timestamp] = m.faces
             if u.count > 128, let oldest = u.keys.min() { u[oldest] = nil }
@@ -306,7 +371,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
 
     private func analyse(_ job: Job) {
         let image = job.image
-        let fromUpstream = engineName == "upstream" ? upstreamFaces(job, analysedWidth: image.width, analysedHeight: image.height) : nil
+        let fromUpstream = engineChoice == .upstream ? upstreamFaces(job, analysedWidth: image.width, analysedHeight: image.height) : nil
         let g = analysis.withLock { a in
             if let fromUpstream { a.analyzer.engines = [FixedDetections(detections: fromUpstream)] }
             return a.analyzer.analyze(image, pts: job.pts, smoother: &a.smoother)
@@ -315,7 +380,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         let s = settings.withLock { $0 }
         var prepared: Results.Prepared?
         if s.overlay {
-            let drawing = Self.drawing(g, grid: s.grid, rule: ruleName)
+            let drawing = Self.drawing(g, grid: s.grid, rule: ruleName, marks: ruleMarks)
             let comp = Self.guidanceComposition(drawing, width: job.inputWidth, height: job.inputHeight, textScale: s.textScale)
             comp.prepare(for: job.format)
             let advice = GuidanceRenderer.adviceSprite(drawing.advice, width: job.inputWidth, height: job.inputHeight, textScale: s.textScale)
@@ -328,7 +393,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
             r.prepared = prepared
         }
         let context = state.withLock { $0.context }
-        context?.post(Self.message(g, job: job))
+        context?.post(CompositionMessage(g, frame: job.index, inputWidth: job.inputWidth, inputHeight: job.inputHeight).structure)
         json?.write(Self.jsonObject(g, job: job))
     }
 
@@ -343,45 +408,6 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     // MARK: publishing
 
     static func inputBox(_ g: Guidance, _ w: Int, _ h: Int) -> Box? { g.subjectBox(width: w, height: h) }
-
-    static func facesText(_ g: Guidance, _ w: Int, _ h: Int) -> String {
-        let sx = Double(w) / Double(g.frameWidth), sy = Double(h) / Double(g.frameHeight)
-        return g.detections.filter { $0.kind == .face || $0.kind == .profileFace }.map {
-            let b = $0.box.scaled(sx, sy)
-            return "\(Int(b.x.rounded())),\(Int(b.y.rounded())),\(Int(b.width.rounded())),\(Int(b.height.rounded()))"
-        }.joined(separator: ";")
-    }
-
-    /// The meta every frame carries: the latest finished analysis, which describes the frame whose pts is
-    /// `analysis-pts` (an earlier frame when the analysis runs on its own thread). `x`..`height` is the
-    /// drawn (smoothed) box, `measured-*` the subject as detected in that frame; both in pixels of an
-    /// `input-width` x `input-height` frame; rule, score and advice belong to that one analysis.
-    static func meta(_ g: Guidance, inputWidth w: Int, inputHeight h: Int) -> MessageStructure {
-        let b = inputBox(g, w, h)
-        let m = g.measuredNormalized.map { $0.scaled(Double(w), Double(h)) }
-        return MessageStructure(metaName, [
-            ("analysis-pts", .uint64(g.pts ?? UInt64.max)), ("rule", .string(g.rule)), ("score", .double(g.score)),
-            ("well-composed", .bool(g.wellComposed)), ("locked", .bool(g.locked)),
-            ("x", .double(b?.x ?? -1)), ("y", .double(b?.y ?? -1)), ("width", .double(b?.width ?? 0)), ("height", .double(b?.height ?? 0)),
-            ("measured-x", .double(m?.x ?? -1)), ("measured-y", .double(m?.y ?? -1)),
-            ("measured-width", .double(m?.width ?? 0)), ("measured-height", .double(m?.height ?? 0)),
-            ("input-width", .int(Int32(w))), ("input-height", .int(Int32(h))),
-            ("advice", .string(g.advice)),
-        ])
-    }
-
-    static func message(_ g: Guidance, job: Job) -> MessageStructure {
-        let b = inputBox(g, job.inputWidth, job.inputHeight)
-        let faces = facesText(g, job.inputWidth, job.inputHeight)
-        return MessageStructure(messageName, [
-            ("pts", .uint64(g.pts ?? UInt64.max)), ("frame", .uint64(UInt64(job.index))), ("rule", .string(g.rule)),
-            ("score", .double(g.score)), ("well-composed", .bool(g.wellComposed)), ("locked", .bool(g.locked)),
-            ("x", .double(b?.x ?? -1)), ("y", .double(b?.y ?? -1)), ("width", .double(b?.width ?? 0)), ("height", .double(b?.height ?? 0)),
-            ("engine", .string(g.engine ?? "none")), ("faces", .string(faces)),
-            ("face-count", .int(Int32(faces.isEmpty ? 0 : faces.split(separator: ";").count))),
-            ("advice", .string(g.advice)), ("analysis-ms", .double(g.totalMs)),
-        ])
-    }
 
     static func jsonObject(_ g: Guidance, job: Job) -> [String: Any] {
         let sx = Double(job.inputWidth) / Double(g.frameWidth), sy = Double(job.inputHeight) / Double(g.frameHeight)
@@ -402,38 +428,28 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         return o
     }
 
-    static func drawing(_ g: Guidance?, grid: [String], rule: String) -> GuidanceDrawing {
-        let gridLines: [GridLine]
-        if grid == ["auto"] { gridLines = ruleGrid(g?.rule ?? rule) } else { gridLines = grid.compactMap { GridLine(rawValue: $0) }.filter { $0 != .none } }
-        let points = grid.contains("points") ? rulePoints(g?.rule ?? rule) : []
+    /// What to draw for the latest guidance: the rule's marks come from `marks` (by the name of the rule
+    /// that judged the frame, or of the stage's own rule before any verdict), so any registered rule is
+    /// drawn without this stage knowing it.
+    static func drawing(_ g: Guidance?, grid: [GridMark], rule: String, marks: [String: RuleMarks]) -> GuidanceDrawing {
+        let ruleMarks = marks[g?.rule ?? rule] ?? .none
+        let gridLines: [GridLine], guides: [GuideSegment]
+        if grid == [.auto] {
+            gridLines = []
+            guides = ruleMarks.lines.map { GuideSegment(x0: $0.from.x, y0: $0.from.y, x1: $0.to.x, y1: $0.to.y) }
+        } else {
+            gridLines = grid.compactMap { GridLine(rawValue: $0.rawValue) }.filter { $0 != .none }
+            guides = []
+        }
+        let points = grid.contains(.points) ? ruleMarks.points.map { ($0.x, $0.y) } : []
         guard let g else {
             return GuidanceDrawing(subject: nil, target: nil, advice: "", rule: rule, score: 0, wellComposed: false, locked: false,
-                                   grid: gridLines, points: points)
+                                   grid: gridLines, points: points, guides: guides)
         }
         let s = g.subjectNormalized
         return GuidanceDrawing(subject: s.map { ($0.x, $0.y, $0.width, $0.height) }, target: g.target.map { ($0.x, $0.y) },
                                advice: g.advice, rule: g.rule, score: (g.score * 100).rounded() / 100,
-                               wellComposed: g.wellComposed, locked: g.locked, grid: gridLines, points: points)
-    }
-
-    /// The reference points that go with a rule (normalised).
-    static func rulePoints(_ rule: String) -> [(x: Double, y: Double)] {
-        switch rule {
-        case "thirds": ThirdsRule.targets.points.map { ($0.x, $0.y) }
-        case "golden": GoldenRule.phiPoints.map { ($0.x, $0.y) }
-        case "center": [(0.5, 0.5)]
-        default: []
-        }
-    }
-
-    /// The grid that goes with a rule.
-    static func ruleGrid(_ rule: String) -> [GridLine] {
-        switch rule {
-        case "thirds": [.thirds]
-        case "golden": [.golden]
-        case "center": [.center]
-        default: []
-        }
+                               wellComposed: g.wellComposed, locked: g.locked, grid: gridLines, points: points, guides: guides)
     }
 }
 
@@ -502,20 +518,20 @@ enum ComposeEngines {
     /// `minFace` is in analysed pixels; OpenCV's frontal cascade cannot go below its 24 px window.
     struct FaceOptions: Sendable { var verify = true, profiles = true, rotations = false }
 
-    static func make(_ engine: String, minFace: Int, faces o: FaceOptions, stage: String) throws(StageError) -> [any DetectionEngine] {
+    static func make(_ engine: ComposeStage.Engine, minFace: Int, faces o: FaceOptions, stage: String) throws(StageError) -> [any DetectionEngine] {
         do {
             func face() throws -> FaceEngine {
                 try FaceEngine(minFace: max(24, minFace), verify: o.verify, rotations: o.rotations, profiles: o.profiles)
             }
             switch engine {
-            case "faces": return [try face()]
-            case "bodies": return [try BodyEngine()]
-            case "saliency": return [SaliencyEngine()]
-            case "upstream": return [FixedDetections(detections: [])]
-            default: return [try face(), try BodyEngine(), SaliencyEngine()]
+            case .faces: return [try face()]
+            case .bodies: return [try BodyEngine()]
+            case .saliency: return [SaliencyEngine()]
+            case .upstream: return [FixedDetections(detections: [])]
+            case .auto: return [try face(), try BodyEngine(), SaliencyEngine()]
             }
         } catch {
-            throw StageError(.resource, "\(stage): cannot load the \(engine) engine: \(error) (install opencv-data)")
+            throw StageError(.resource, "\(stage): cannot load the \(engine.rawValue) engine: \(error) (install opencv-data)")
         }
     }
 

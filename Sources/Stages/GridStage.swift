@@ -11,13 +11,29 @@ public final class GridStage: Stage {
     public static let descriptor = StageDescriptor(
         kind: "grid",
         blurb: "Draws a composition grid: thirds, golden/phi, crosshair, centre, diagonals, golden spiral",
-        properties: [
-            PropertySpec("lines", "Which lines to draw, joined by '+' (e.g. thirds+diagonals)",
-                         .set(GridLine.allCases.map(\.rawValue) + GridLine.aliases.keys.sorted()), default: "thirds", mutability: .playing),
-            PropertySpec("color", "Line colour with alpha", .color, default: "#ffffffc0", mutability: .playing),
-            PropertySpec("width", "Line width in pixels at 1080p (scaled with the frame height)", .double(0.5...40), default: "2", mutability: .playing),
-        ],
+        properties: [lines.spec, color.spec, width.spec],
         formats: overlayFormats)
+
+    /// A word `lines=` accepts: every `GridLine` name, then the aliases in alphabetical order (the order
+    /// `inspect` lists them). The stage turns the words into lines with `GridLine.parseList`.
+    public enum LineWord: String, PropertyChoice, Hashable {
+        case thirds, golden, crosshair, center, diagonals
+        case spiralTopLeft = "spiral-tl", spiralTopRight = "spiral-tr", spiralBottomLeft = "spiral-bl", spiralBottomRight = "spiral-br"
+        case none
+        // Aliases (`GridLine.aliases`, sorted).
+        case centre, phi, spiral
+    }
+
+    /// `lines`: which lines to draw.
+    public static let lines = Property<PropertyFlags<LineWord>>("lines", "Which lines to draw, joined by '+' (e.g. thirds+diagonals)",
+                                                                default: [.thirds], mutability: .playing)
+    /// `color`: line colour with alpha.
+    public static let color = Property<RGBAColor>("color", "Line colour with alpha", .color,
+                                                  default: RGBAColor(red8: 255, green8: 255, blue8: 255, alpha8: 0xc0),
+                                                  defaultText: "#ffffffc0", mutability: .playing)
+    /// `width`: line width at 1080p.
+    public static let width = Property<Double>("width", "Line width in pixels at 1080p (scaled with the frame height)", .double(0.5...40),
+                                               default: 2, mutability: .playing)
 
     // Lock order: settings, then state. Never hold state while taking settings.
     private struct Settings { var style: GridStyle; var version = 0 }
@@ -27,11 +43,12 @@ public final class GridStage: Stage {
 
     /// Creates the stage.
     public init(name: String, properties: PropertyValues) throws(StageError) {
-        let lines = try Self.lines(properties.set("lines"), stage: name)
-        settings = Mutex(Settings(style: GridStyle(lines: lines, color: properties.color("color"), width: properties.double("width"))))
+        let lines = try Self.gridLines(properties[Self.lines].flags.map(\.rawValue), stage: name)
+        settings = Mutex(Settings(style: GridStyle(lines: lines, color: properties[Self.color], width: properties[Self.width])))
     }
 
-    private static func lines(_ words: [String], stage: String) throws(StageError) -> [GridLine] {
+    /// The lines named by `lines=` words (aliases resolved, duplicates dropped).
+    private static func gridLines(_ words: [String], stage: String) throws(StageError) -> [GridLine] {
         do { return try GridLine.parseList(words.joined(separator: "+")) } catch {
             throw StageError(.usage, "\(stage): \(error)")
         }
@@ -43,11 +60,15 @@ public final class GridStage: Stage {
     /// Changes lines, colour or width; the next frame is drawn with them.
     public func update(_ property: String, value: PropertyValue) throws(StageError) {
         var s = settings.withLock { $0 }
-        switch (property, value) {
-        case ("lines", .set(let w)): s.style.lines = try Self.lines(w, stage: Self.descriptor.kind)
-        case ("color", .color(let c)): s.style.color = c
-        case ("width", .double(let d)): s.style.width = d
-        default: throw StageError(.usage, "grid: cannot set '\(property)' to '\(value)'")
+        let cannotSet = StageError(.usage, "grid: cannot set '\(property)' to '\(value)'")
+        switch property {
+        case Self.lines.name:
+            // Parsed from the words so an unknown one is named the way `GridLine.parseList` names it.
+            guard case .set(let words) = value else { throw cannotSet }
+            s.style.lines = try Self.gridLines(words, stage: Self.descriptor.kind)
+        case Self.color.name: s.style.color = try Self.color.value(value, orThrow: cannotSet)
+        case Self.width.name: s.style.width = try Self.width.value(value, orThrow: cannotSet)
+        default: throw cannotSet
         }
         s.version += 1
         settings.withLock { $0 = s }

@@ -21,6 +21,11 @@ public struct CenterRule: CompositionRule {
     /// Weight of the symmetry term (position gets `1 - symmetryWeight`).
     public var symmetryWeight: Double
 
+    /// The frame's centre, and the vertical and horizontal centre lines.
+    public var marks: RuleMarks {
+        RuleMarks(points: [Point2D(x: 0.5, y: 0.5)], lines: [.vertical(x: 0.5), .horizontal(y: 0.5)])
+    }
+
     /// Creates the rule (tolerance 0.15, symmetry weight 0.3 by default).
     public init(tolerance: Double = 0.15, symmetryWeight: Double = 0.3) {
         self.tolerance = tolerance; self.symmetryWeight = symmetryWeight

@@ -150,15 +150,46 @@ public enum RuleRole: String, Sendable {
     case check
 }
 
+/// A straight guide line in normalised frame coordinates.
+public struct GuideLine: Sendable, Equatable, Hashable {
+    /// One end.
+    public var from: Point2D
+    /// The other end.
+    public var to: Point2D
+    /// A line from `from` to `to`.
+    public init(from: Point2D, to: Point2D) { self.from = from; self.to = to }
+    /// The full-height vertical line at `x` (top to bottom).
+    public static func vertical(x: Double) -> GuideLine { GuideLine(from: Point2D(x: x, y: 0), to: Point2D(x: x, y: 1)) }
+    /// The full-width horizontal line at `y` (left to right).
+    public static func horizontal(y: Double) -> GuideLine { GuideLine(from: Point2D(x: 0, y: y), to: Point2D(x: 1, y: y)) }
+}
+
+/// What a rule shows over the frame so the user sees what it asks for, in normalised coordinates.
+/// A drawing stage draws these without knowing the rule (`compose grid=points` draws the points,
+/// `grid=auto` the lines).
+public struct RuleMarks: Sendable, Equatable {
+    /// Where the rule wants the subject (drawn as small crosses).
+    public var points: [Point2D]
+    /// The rule's guide lines (full-frame lines are drawn crisp, others antialiased).
+    public var lines: [GuideLine]
+    /// Marks made of `points` and `lines`.
+    public init(points: [Point2D] = [], lines: [GuideLine] = []) { self.points = points; self.lines = lines }
+    /// Nothing to draw.
+    public static let none = RuleMarks()
+}
+
 /// A composition rule: one small type per rule, registered in `RuleRegistry.all`.
 ///
 /// Adding a rule means writing a type that conforms and appending it to the registry array; nothing
-/// else changes (the analyzer, `auto`, the stage's `rule=` property and its listing read the registry).
+/// else changes (the analyzer, `auto`, the stage's `rule=` property and its listing read the registry,
+/// and compose draws the rule's `marks`).
 public protocol CompositionRule: Sendable {
     /// Name used by `rule=` ("thirds").
     var name: String { get }
     /// Whether `auto` treats it as a placement rule or as a check.
     var role: RuleRole { get }
+    /// What the rule shows over the frame; `.none` for rules whose verdict has no fixed geometry.
+    var marks: RuleMarks { get }
     /// Judges one frame.
     func evaluate(_ input: RuleInput) -> RuleResult
 }
@@ -166,6 +197,8 @@ public protocol CompositionRule: Sendable {
 extension CompositionRule {
     /// Placement by default.
     public var role: RuleRole { .placement }
+    /// No marks by default.
+    public var marks: RuleMarks { .none }
 }
 
 /// Shared arithmetic for rules that pull the subject's centre towards the nearest of a set of points.

@@ -31,6 +31,14 @@ public struct GoldenRule: CompositionRule {
     /// All eight targets.
     public static let targets = TargetPoints(phiPoints + spiralEyes)
 
+    /// The four phi-grid intersections, and the phi grid: lines at 1/φ² and 1 - 1/φ² of each axis
+    /// (written as the Overlay's phi grid writes them, so both draw the same pixels).
+    public var marks: RuleMarks {
+        let small = 1 / (Self.phi * Self.phi)
+        return RuleMarks(points: Self.phiPoints,
+                         lines: [small, 1 - small].map { GuideLine.vertical(x: $0) } + [small, 1 - small].map { GuideLine.horizontal(y: $0) })
+    }
+
     /// Creates the rule (tolerance 0.12 by default).
     public init(tolerance: Double = 0.12) { self.tolerance = tolerance }
 

@@ -24,6 +24,12 @@ public struct ThirdsRule: CompositionRule {
         Point2D(x: 1.0 / 3, y: 2.0 / 3), Point2D(x: 2.0 / 3, y: 2.0 / 3),
     ])
 
+    /// The four intersections, and the lines at 1/3 and 2/3 of each axis.
+    public var marks: RuleMarks {
+        RuleMarks(points: Self.targets.points,
+                  lines: [1.0 / 3, 2.0 / 3].map { GuideLine.vertical(x: $0) } + [1.0 / 3, 2.0 / 3].map { GuideLine.horizontal(y: $0) })
+    }
+
     /// Creates the rule (tolerance 0.12 by default).
     public init(tolerance: Double = 0.12) { self.tolerance = tolerance }
 

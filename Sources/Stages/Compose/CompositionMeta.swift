@@ -1,0 +1,135 @@
+import FrameAnalysis
+import GStreamerKit
+
+/// The `ViewfinderComposition` custom meta compose attaches to every frame: the one place its fields
+/// are named, written and read.
+///
+/// Fields, in the order written (boxes in pixels of an `input-width` x `input-height` frame):
+/// ```
+/// analysis-pts (guint64, G_MAXUINT64: unknown), rule (string), score (double), well-composed, locked (boolean),
+/// x, y, width, height (double: the drawn, smoothed subject box; -1, -1, 0, 0 without a subject),
+/// measured-x, measured-y, measured-width, measured-height (double: the subject as detected; same convention),
+/// input-width, input-height (int), advice (string),
+/// analysing (boolean, only when true), skipped-pts (guint64, only when set)
+/// ```
+/// The first group is present once compose has finished an analysis (`analysis` non-nil); a frame
+/// before that carries only `analysing`/`skipped-pts`, and a frame with nothing to say carries no meta.
+public struct CompositionMeta: Sendable, Equatable {
+    /// The meta's registered name (also the structure name).
+    public static let name = "ViewfinderComposition"
+
+    /// compose's verdict on one analysed frame: the same fields as `CaptureStage.Composition`, plus `locked`.
+    public struct Analysis: Sendable, Equatable {
+        /// The rule that judged the frame (`auto` reports the placement rule it chose).
+        public var rule: String
+        /// 0...1, higher is better.
+        public var score: Double
+        /// Whether the frame follows the rule (`well-composed`).
+        public var composed: Bool
+        /// Whether it has been well composed long enough to count as locked.
+        public var locked: Bool
+        /// The advice line shown.
+        public var advice: String
+        /// The drawn (smoothed) subject box, in pixels of an `inputWidth` x `inputHeight` frame.
+        public var subject: Box?
+        /// The subject as detected in the analysed frame (nil: none, or only the drawn box is known).
+        public var measured: Box?
+        /// The pts of the analysed frame (nil: unknown).
+        public var analysisPts: UInt64?
+        /// The frame size the boxes are in (0: the frame's own).
+        public var inputWidth: Int
+        /// See `inputWidth`.
+        public var inputHeight: Int
+
+        /// Creates a verdict.
+        public init(rule: String, score: Double, composed: Bool, locked: Bool = false, advice: String, subject: Box? = nil,
+                    measured: Box? = nil, analysisPts: UInt64? = nil, inputWidth: Int = 0, inputHeight: Int = 0) {
+            self.rule = rule; self.score = score; self.composed = composed; self.locked = locked; self.advice = advice
+            self.subject = subject; self.measured = measured; self.analysisPts = analysisPts
+            self.inputWidth = inputWidth; self.inputHeight = inputHeight
+        }
+
+        /// The verdict of `guidance`, with its boxes mapped to a `width` x `height` input frame.
+        public init(_ guidance: Guidance, inputWidth width: Int, inputHeight height: Int) {
+            self.init(rule: guidance.rule, score: guidance.score, composed: guidance.wellComposed, locked: guidance.locked,
+                      advice: guidance.advice, subject: guidance.subjectBox(width: width, height: height),
+                      measured: guidance.measuredNormalized.map { $0.scaled(Double(width), Double(height)) },
+                      analysisPts: guidance.pts, inputWidth: width, inputHeight: height)
+        }
+
+        /// Where the subject is in the analysed frame's pixels (the measured box, else the drawn one),
+        /// scaled to a `width` x `height` frame.
+        public func box(width: Int, height: Int) -> Box? {
+            guard let b = measured ?? subject else { return nil }
+            guard inputWidth > 0, inputHeight > 0, inputWidth != width || inputHeight != height else { return b }
+            return b.scaled(Double(width) / Double(inputWidth), Double(height) / Double(inputHeight))
+        }
+    }
+
+    /// The latest finished analysis (of the frame at `analysis.analysisPts`, usually an earlier one).
+    public var analysis: Analysis?
+    /// This frame went to the analysis thread: its verdict comes with a later frame's meta.
+    public var analysing: Bool
+    /// The pts of an earlier frame whose queued analysis this frame's replaced (it will get no verdict).
+    public var skippedPts: UInt64?
+
+    /// Creates a meta.
+    public init(analysis: Analysis?, analysing: Bool = false, skippedPts: UInt64? = nil) {
+        self.analysis = analysis; self.analysing = analysing; self.skippedPts = skippedPts
+    }
+
+    /// Whether there is nothing to attach (no verdict yet, nothing being analysed or skipped).
+    public var isEmpty: Bool { analysis == nil && !analysing && skippedPts == nil }
+
+    /// The meta's structure, fields in the documented order.
+    public var structure: MessageStructure {
+        var fields: [(String, MessageStructure.Value)] = []
+        if let a = analysis {
+            func box(_ prefix: String, _ b: Box?) -> [(String, MessageStructure.Value)] {
+                [("\(prefix)x", .double(b?.x ?? -1)), ("\(prefix)y", .double(b?.y ?? -1)),
+                 ("\(prefix)width", .double(b?.width ?? 0)), ("\(prefix)height", .double(b?.height ?? 0))]
+            }
+            fields = [("analysis-pts", .uint64(a.analysisPts ?? UInt64.max)), ("rule", .string(a.rule)), ("score", .double(a.score)),
+                      ("well-composed", .bool(a.composed)), ("locked", .bool(a.locked))]
+            fields += box("", a.subject) + box("measured-", a.measured)
+            fields += [("input-width", .int(Int32(clamping: a.inputWidth))), ("input-height", .int(Int32(clamping: a.inputHeight))),
+                       ("advice", .string(a.advice))]
+        }
+        if analysing { fields.append(("analysing", .bool(true))) }
+        if let skippedPts { fields.append(("skipped-pts", .uint64(skippedPts))) }
+        return MessageStructure(Self.name, fields)
+    }
+
+    /// Reads a meta structure; nil when it is another structure. Lenient, as readers have always been:
+    /// the verdict is there when `score` is; a missing field takes its "unknown" value ("" for text,
+    /// false, nil boxes, 0 sizes); a box with no positive width and height is no box.
+    public init?(structure m: MessageStructure) {
+        guard m.name == Self.name else { return nil }
+        analysing = m.bool("analysing") ?? false
+        skippedPts = m.integer("skipped-pts").map { UInt64(bitPattern: $0) }
+        guard let score = m.double("score") else { analysis = nil; return }
+        func box(_ prefix: String) -> Box? {
+            guard let w = m.double("\(prefix)width"), let h = m.double("\(prefix)height"), w > 0, h > 0,
+                  let x = m.double("\(prefix)x"), let y = m.double("\(prefix)y") else { return nil }
+            return Box(x: x, y: y, width: w, height: h)
+        }
+        let pts = m.integer("analysis-pts").map { UInt64(bitPattern: $0) }
+        analysis = Analysis(rule: m.string("rule") ?? "", score: score, composed: m.bool("well-composed") ?? false,
+                            locked: m.bool("locked") ?? false, advice: m.string("advice") ?? "",
+                            subject: box(""), measured: box("measured-"), analysisPts: pts == UInt64.max ? nil : pts,
+                            inputWidth: m.integer("input-width").map { Int($0) } ?? 0,
+                            inputHeight: m.integer("input-height").map { Int($0) } ?? 0)
+    }
+
+    /// The meta on `frame`; nil when the frame carries none (or it does not parse).
+    public init?(frame: VideoFrame) {
+        guard let text = frame.buffer.customMetaText(Self.name), let m = MessageStructure(parsing: text) else { return nil }
+        self.init(structure: m)
+    }
+
+    /// Attaches the meta to `frame`, replacing an earlier one; an empty meta (`isEmpty`) is not attached.
+    public func attach(to frame: VideoFrame) {
+        guard !isEmpty else { return }
+        frame.buffer.setCustomMeta(structure)
+    }
+}

@@ -1,0 +1,97 @@
+import FrameAnalysis
+import GStreamerKit
+@testable import Stages
+import StageTesting
+import Testing
+
+/// `CompositionMeta`: the `ViewfinderComposition` meta's one schema, written by compose.
+@Suite(.serialized) struct CompositionMetaTests {
+    static let full = CompositionMeta(
+        analysis: .init(rule: "thirds", score: 0.8125, composed: true, locked: false, advice: "hold: the subject sits on a thirds point",
+                        subject: Box(x: 100.5, y: 40.25, width: 64, height: 48), measured: Box(x: 98, y: 41, width: 60, height: 50),
+                        analysisPts: 66_666_666, inputWidth: 640, inputHeight: 360),
+        analysing: true, skippedPts: 33_333_333)
+
+    @Test func fieldsAreWrittenInTheDocumentedOrder() {
+        let s = Self.full.structure
+        #expect(s.name == "ViewfinderComposition")
+        #expect(s.fields.map(\.0) == ["analysis-pts", "rule", "score", "well-composed", "locked", "x", "y", "width", "height",
+                                      "measured-x", "measured-y", "measured-width", "measured-height", "input-width", "input-height",
+                                      "advice", "analysing", "skipped-pts"])
+        #expect(s["analysis-pts"] == .uint64(66_666_666))
+        #expect(s["input-width"] == .int(640))
+        #expect(s["measured-height"] == .double(50))
+        #expect(s["analysing"] == .bool(true))
+    }
+
+    @Test func valueStructureValueRoundTrips() throws {
+        #expect(CompositionMeta(structure: Self.full.structure) == Self.full)
+        // Through GStreamer's own text, as a reader of the buffer sees it.
+        let parsed = try #require(MessageStructure(parsing: Self.full.structure.text))
+        #expect(CompositionMeta(structure: parsed) == Self.full)
+    }
+
+    @Test func unknownValuesUseTheirMarkers() throws {
+        let bare = CompositionMeta(analysis: .init(rule: "center", score: 0, composed: false, advice: "looking for a subject"))
+        let s = bare.structure
+        #expect(s["analysis-pts"] == .uint64(UInt64.max))
+        #expect(s["x"] == .double(-1) && s["width"] == .double(0) && s["measured-x"] == .double(-1))
+        #expect(s["analysing"] == nil && s["skipped-pts"] == nil)
+        let back = try #require(CompositionMeta(structure: s))
+        #expect(back == bare)
+        #expect(back.analysis?.analysisPts == nil && back.analysis?.subject == nil && back.analysis?.measured == nil)
+    }
+
+    @Test func aMetaBeforeTheFirstVerdictCarriesOnlyTheFlags() throws {
+        let early = CompositionMeta(analysis: nil, analysing: true, skippedPts: 5)
+        #expect(early.structure.fields.map(\.0) == ["analysing", "skipped-pts"])
+        #expect(CompositionMeta(structure: early.structure) == early)
+        #expect(CompositionMeta(structure: MessageStructure("viewfinder/composition")) == nil)
+    }
+
+    @Test func theSubjectScalesToAnotherFrameSize() throws {
+        let a = try #require(Self.full.analysis)
+        // The measured box wins over the drawn one; 640x360 -> 1280x720 doubles it.
+        #expect(a.box(width: 1280, height: 720) == Box(x: 196, y: 82, width: 120, height: 100))
+        #expect(a.box(width: 640, height: 360) == Box(x: 98, y: 41, width: 60, height: 50))
+    }
+
+    @Test func attachAndReadBackFromAFrame() throws {
+        let info = try VideoInfo(format: "I420", width: 64, height: 36)
+        let frame = VideoFrame(buffer: Buffer(bytes: [UInt8](repeating: 0, count: info.size)), info: info,
+                               caps: try Caps(info.capsString), segment: Segment(), index: 0)
+        #expect(CompositionMeta(frame: frame) == nil)
+        CompositionMeta(analysis: nil).attach(to: frame)
+        #expect(CompositionMeta(frame: frame) == nil)   // nothing to say: nothing attached
+        Self.full.attach(to: frame)
+        #expect(CompositionMeta(frame: frame) == Self.full)
+        #expect(frame.buffer.customMetaDouble(CompositionMeta.name, field: "width") == 64)
+    }
+
+    /// compose (analysing on the video thread) on frames with one bright square: the meta it attaches
+    /// decodes to its latest verdict, field for field.
+    @Test func composeAttachesItsVerdictToTheFrame() throws {
+        let info = try VideoInfo(format: "I420", width: 320, height: 180, fpsN: 30, fpsD: 1)
+        let h = try StageHarness(kind: "compose", properties: [("engine", "saliency"), ("rule", "thirds"), ("sync", "true"),
+                                                                 ("warmup", "0"), ("overlay", "false")], info: info)
+        var bytes = StageHarness.blackBytes(info)
+        for y in 60..<100 { for x in 200..<240 { bytes[y * 320 + x] = 235 } }
+        let out = try h.push(count: 2, bytes)
+        let compose = try #require(h.stage(ComposeStage.self))
+        let latest = try #require(compose.latest)
+        let meta = try #require(CompositionMeta(frame: out[1]))
+        #expect(meta.analysing == false && meta.skippedPts == nil)   // sync: analysed before the meta is written
+        let a = try #require(meta.analysis)
+        #expect(a == CompositionMeta.Analysis(latest, inputWidth: 320, inputHeight: 180))
+        #expect(a.rule == "thirds" && a.inputWidth == 320 && a.inputHeight == 180)
+        // analysis-fps=10: frame 1 is not due, so its meta carries frame 0's verdict.
+        #expect(a.analysisPts == out[0].pts)
+        let box = try #require(a.measured)
+        #expect(a.subject == latest.subjectBox(width: 320, height: 180))
+        #expect(box.width > 0 && box.height > 0)
+        #expect(frame(out[1], field: "measured-width") == box.width)
+        #expect(frame(out[1], field: "score") == a.score)
+    }
+
+    private func frame(_ f: VideoFrame, field: String) -> Double? { f.buffer.customMetaDouble(CompositionMeta.name, field: field) }
+}
