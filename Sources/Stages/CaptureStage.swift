@@ -24,32 +24,7 @@ public final class CaptureStage: Stage {
     public static let descriptor = StageDescriptor(
         kind: "capture",
         blurb: "Auto-capture: steady camera + good composition (compose's meta) -> the best recent frame as a photo with EXIF, thumbnail and records.json; manual, event, timed and self-timer triggers",
-        properties: [
-            PropertySpec("auto", "Capture when stable and well composed for 'delay'", .bool, default: "true", mutability: .playing),
-            PropertySpec("delay", "Seconds the shot must stay ready before an auto capture", .double(0...60), default: "1", mutability: .playing),
-            PropertySpec("cooldown", "Seconds between two auto captures", .double(0...3600), default: "3", mutability: .playing),
-            PropertySpec("max-shots", "Stop capturing after this many photos (0: no limit)", .int(0...1_000_000), default: "0", mutability: .playing),
-            PropertySpec("max-pending", "Photos that may be saving at once; further triggers are refused (busy)", .int(1...8), default: "4"),
-            PropertySpec("manual", "React to SIGUSR1 and to the 's' key when stdin is a terminal", .bool, default: "true", mutability: .playing),
-            PropertySpec("at", "Frame numbers (from 0) that trigger a capture, comma-separated", .intList, default: ""),
-            PropertySpec("interval", "Seconds of stream time between triggered captures (0: off)", .double(0...86_400), default: "0", mutability: .playing),
-            PropertySpec("timer", "Self-timer seconds for manual, event, at and interval triggers (0: off)", .choice(["0", "3", "5", "10"]), default: "0", mutability: .playing),
-            PropertySpec("ring-ms", "Milliseconds of recent clean frames kept to pick the best from (0: the current frame)", .int(0...5000), default: "500"),
-            PropertySpec("ring-mb", "Memory budget of that ring in MiB", .int(1...4096), default: "64"),
-            PropertySpec("directory", "Where the default branches write IMG_nnnnn.jpg, thumbs/ and records.json", .string, default: "photos"),
-            PropertySpec("quality", "JPEG quality of the default branches", .int(1...100), default: "90"),
-            PropertySpec("crop", "Crop the photo to this aspect, placing the subject for the rule", .choice(["none", "3:4", "4:3", "1:1", "16:9"]), default: "none"),
-            PropertySpec("keep-full", "With a crop, also save the uncropped frame as IMG_nnnnn_full.jpg", .bool, default: "false"),
-            PropertySpec("thumbnails", "Make thumbs/IMG_nnnnn.jpg (<= 300 px, by videoscale + jpegenc)", .bool, default: "true"),
-            PropertySpec("index", "Keep DIR/records.json", .bool, default: "true"),
-            PropertySpec("orientation", "EXIF orientation written with each photo", .choice(["rotate-0", "rotate-90", "rotate-180", "rotate-270", "flip-rotate-0", "flip-rotate-90", "flip-rotate-180", "flip-rotate-270"]), default: "rotate-0"),
-            PropertySpec("overlay", "Draw the state, its reason and the countdown on the preview (never on photos)", .bool, default: "true", mutability: .playing),
-            PropertySpec("analysis-width", "Width of the luma image used for stability and sharpness", .int(64...640), default: "160"),
-            PropertySpec("stable-after", "Consecutive steady frames before the camera counts as stable", .int(1...300), default: "10"),
-            PropertySpec("unstable-after", "Consecutive unsteady frames before it counts as unstable", .int(1...300), default: "5"),
-            PropertySpec("steady-pixels", "Largest global motion (analysis pixels per frame) that is still steady", .int(0...20), default: "1"),
-            PropertySpec("reset-pixels", "Motion (analysis pixels) that resets stability at once", .int(1...50), default: "5"),
-        ],
+        properties: CaptureSettings.specs,
         outputs: [
             OutputSpec("snapshot", "the chosen full-resolution (or cropped) clean frame, after its tags (datetime, description, application, orientation)"),
             OutputSpec("thumbnail", "the same frame for a thumbnail branch"),
@@ -84,14 +59,6 @@ public final class CaptureStage: Stage {
             guard x1 > x0, y1 > y0 else { return nil }
             return Box(x: x0 - Double(w.x), y: y0 - Double(w.y), width: x1 - x0, height: y1 - y0)
         }
-    }
-
-    private struct Settings {
-        var auto: Bool, delay: Double, cooldown: Double, maxShots: Int, manual: Bool, interval: Double, timer: Int
-        var overlay: Bool
-        let maxPending: Int, at: [Int], ringMs: Int, ringBytes: Int, directory: String, quality: Int
-        let crop: CaptureChoice.Aspect?, keepFull: Bool, thumbnails: Bool, index: Bool, orientation: String
-        let analysisWidth: Int
     }
 
     private struct RingEntry {
@@ -129,10 +96,8 @@ public final class CaptureStage: Stage {
         var ring: [RingEntry] = []
         var ringBytes = 0
         var timer = SelfTimer()
-        var seenTriggers: Int
+        var schedule: ShotSchedule
         var events: [MessageStructure] = []
-        var nextAt = 0
-        var lastInterval: UInt64?
         var nextNumber: Int
         var pending: [Pending] = []
         var posted: (CapturePhase, String, CaptureReadiness)?
@@ -161,7 +126,7 @@ public final class CaptureStage: Stage {
 
     /// The stage's name.
     public let name: String
-    private let settings: Mutex<Settings>
+    private let settings: Mutex<CaptureSettings>
     private let runtime: Mutex<Runtime>
     private let triggers: Triggers
     /// Default branches the planner asked for (outputs nothing linked).
@@ -185,15 +150,8 @@ public final class CaptureStage: Stage {
     /// its nearest existing ancestor is a writable directory); `open()` creates it and opens the index.
     public init(name: String, properties p: PropertyValues, triggers: Triggers) throws(StageError) {
         self.name = name
-        guard let aspect = CaptureChoice.Aspect.parse(p.string("crop")) else {
-            throw StageError(.usage, "\(name): crop '\(p.string("crop"))': expected none, 3:4, 4:3, 1:1 or 16:9")
-        }
-        let s = Settings(auto: p.bool("auto"), delay: p.double("delay"), cooldown: p.double("cooldown"), maxShots: p.int("max-shots"),
-                         manual: p.bool("manual"), interval: p.double("interval"), timer: Int(p.string("timer")) ?? 0,
-                         overlay: p.bool("overlay"), maxPending: p.int("max-pending"), at: p.intList("at"), ringMs: p.int("ring-ms"),
-                         ringBytes: p.int("ring-mb") << 20, directory: p.string("directory"), quality: p.int("quality"),
-                         crop: aspect, keepFull: p.bool("keep-full"), thumbnails: p.bool("thumbnails"), index: p.bool("index"),
-                         orientation: p.string("orientation"), analysisWidth: p.int("analysis-width"))
+        let s = CaptureSettings(p)
+        let schedule = ShotSchedule(p, keys: CaptureSettings.schedule, triggers: triggers)
         settings = Mutex(s)
         self.triggers = triggers
         if let problem = PathCheck.creatableDirectory(s.directory) {
@@ -201,16 +159,16 @@ public final class CaptureStage: Stage {
         }
         writer = DispatchQueue(label: "vf-\(name)-writer")
         // Read only: the default branches' multifilesink numbers start here, before the index is opened.
-        var rt = Runtime(seenTriggers: triggers.count, nextNumber: PhotoIndex.plannedNextNumber(directory: s.directory))
+        var rt = Runtime(schedule: schedule, nextNumber: PhotoIndex.plannedNextNumber(directory: s.directory))
         rt.machine.delay = UInt64(s.delay * 1e9)
         rt.machine.cooldown = UInt64(s.cooldown * 1e9)
-        rt.machine.maxShots = s.maxShots
+        rt.machine.maxShots = schedule.maxShots
         rt.machine.maxPending = s.maxPending
         rt.machine.autoCapture = s.auto
-        rt.estimator.stableAfter = p.int("stable-after")
-        rt.estimator.unstableAfter = p.int("unstable-after")
-        rt.estimator.steadyPixels = p.int("steady-pixels")
-        rt.estimator.resetPixels = p.int("reset-pixels")
+        rt.estimator.stableAfter = p[CaptureSettings.stableAfter]
+        rt.estimator.unstableAfter = p[CaptureSettings.unstableAfter]
+        rt.estimator.steadyPixels = p[CaptureSettings.steadyPixels]
+        rt.estimator.resetPixels = p[CaptureSettings.resetPixels]
         _ = rt.machine.handle(.start)
         runtime = Mutex(rt)
     }
@@ -262,7 +220,7 @@ public final class CaptureStage: Stage {
     /// full like snapshot with `_full` names. Numbers continue after the highest photo in DIR.
     public func defaultBranch(for output: String) -> String? {
         let s = settings.withLock { $0 }
-        let start = runtime.withLock { $0.nextNumber }
+        let (start, quality) = runtime.withLock { ($0.nextNumber, $0.schedule.quality) }
         let partial = FilePaths.join(s.directory, ".partial")
         let sink = { (pattern: String) in
             "multifilesink name=\(self.sinkName(output)) location=\(Pipeline.quoted(FilePaths.join(partial, pattern))) index=\(start) post-messages=true"
@@ -270,13 +228,13 @@ public final class CaptureStage: Stage {
         let branch: String
         switch output {
         case "snapshot":
-            branch = "queue max-size-buffers=8 ! jpegenc quality=\(s.quality) ! jifmux ! " + sink("IMG_%05d.jpg")
+            branch = "queue max-size-buffers=8 ! jpegenc quality=\(quality) ! jifmux ! " + sink("IMG_%05d.jpg")
         case "thumbnail":
             guard s.thumbnails else { return nil }
             branch = "queue max-size-buffers=8 ! videoscale ! video/x-raw,width=[1,300],height=[1,300],pixel-aspect-ratio=1/1 ! jpegenc quality=85 ! " + sink("thumbs/IMG_%05d.jpg")
         case "full":
             guard s.crop != nil && s.keepFull else { return nil }
-            branch = "queue max-size-buffers=8 ! jpegenc quality=\(s.quality) ! jifmux ! " + sink("IMG_%05d_full.jpg")
+            branch = "queue max-size-buffers=8 ! jpegenc quality=\(quality) ! jifmux ! " + sink("IMG_%05d_full.jpg")
         default: return nil
         }
         return branch
@@ -293,25 +251,21 @@ public final class CaptureStage: Stage {
 
     /// Changes auto, delay, cooldown, max-shots, manual, interval, timer or overlay while playing.
     public func update(_ property: String, value: PropertyValue) throws(StageError) {
-        try settings.withLock { (s: inout Settings) throws(StageError) in
-            switch (property, value) {
-            case ("auto", .bool(let b)): s.auto = b
-            case ("delay", .double(let d)): s.delay = d
-            case ("cooldown", .double(let d)): s.cooldown = d
-            case ("max-shots", .int(let i)): s.maxShots = i
-            case ("manual", .bool(let b)): s.manual = b
-            case ("interval", .double(let d)): s.interval = d
-            case ("timer", .choice(let c)): s.timer = Int(c) ?? 0
-            case ("overlay", .bool(let b)): s.overlay = b
-            default: throw StageError(.usage, "capture: property '\(property)' cannot change while playing")
+        var known = try settings.withLock { (s: inout CaptureSettings) throws(StageError) in
+            try s.update(property, value: value, stage: "capture")
+        }
+        if !known {
+            known = try runtime.withLock { (rt: inout Runtime) throws(StageError) in
+                try rt.schedule.update(property, value: value, keys: CaptureSettings.schedule, stage: "capture")
             }
         }
+        guard known else { throw StageError(.usage, "capture: property '\(property)' cannot change while playing") }
         let s = settings.withLock { $0 }
         runtime.withLock { rt in
             rt.machine.autoCapture = s.auto
             rt.machine.delay = UInt64(s.delay * 1e9)
             rt.machine.cooldown = UInt64(s.cooldown * 1e9)
-            rt.machine.maxShots = s.maxShots
+            rt.machine.maxShots = rt.schedule.maxShots
         }
     }
 
@@ -430,19 +384,12 @@ public final class CaptureStage: Stage {
             rt.machine.autoCapture = s.auto
             // Other triggers: manual shutter, events, frame numbers, interval; the self-timer delays them.
             var asked: [(CaptureTrigger, Int?)] = []
-            if s.manual && fired != rt.seenTriggers { asked.append((.manual, nil)) }
-            rt.seenTriggers = fired
+            // Events first, then the schedule's manual, at and interval triggers.
             for e in rt.events { asked.append((.event, e.integer("timer").map { Int($0) })) }
             rt.events.removeAll()
-            while rt.nextAt < s.at.count && s.at[rt.nextAt] < frame.index { rt.nextAt += 1 }
-            if rt.nextAt < s.at.count && s.at[rt.nextAt] == frame.index { rt.nextAt += 1; asked.append((.at, nil)) }
-            if s.interval > 0 {
-                // 1 ms slack so 30 fps timestamps land on whole seconds.
-                if rt.lastInterval == nil || time + 1_000_000 >= rt.lastInterval! + UInt64(s.interval * 1e9) {
-                    rt.lastInterval = time
-                    asked.append((.interval, nil))
-                }
-            }
+            let due = rt.schedule.due(frame: frame.index, time: time, fired: fired)
+            if due.first == .manual { asked.insert((.manual, nil), at: 0) }
+            for kind in due where kind != .manual { asked.append((kind, nil)) }
             if busy && !asked.isEmpty {
                 posts.append(MessageStructure(Self.messageName, [("event", .string("refused")), ("reason", .string("busy: \(backlog) photos queued on the snapshot output")),
                     ("readiness", .string(CaptureReadiness.busy.rawValue))]))
@@ -528,7 +475,7 @@ public final class CaptureStage: Stage {
     }
 
     /// Crops, tags and pushes the chosen frame; registers the pending save. Returns messages to post.
-    private func take(_ kind: CaptureTrigger, _ pick: RingEntry, number: Int, settings s: Settings, context: StageContext) -> [MessageStructure] {
+    private func take(_ kind: CaptureTrigger, _ pick: RingEntry, number: Int, settings s: CaptureSettings, context: StageContext) -> [MessageStructure] {
         var photo = pick.frame
         var window: (x: Int, y: Int, width: Int, height: Int)?
         var full: VideoFrame?
