@@ -72,13 +72,10 @@ public final class SnapshotStage: Stage {
             return (st.shots, reason)
         }
         guard let shot else { return }
-        let reason = shot.reason.rawValue
         // Tags first: jifmux (default branch) turns them into EXIF for this very frame.
-        let pushed = ShotSender.send(frame, tags: ShotSender.tags(description: "Viewfinder snapshot \(shot.number) by \(context.stageName) (\(reason)) at frame \(frame.index)"),
+        let pushed = ShotSender.send(frame, tags: ShotSender.tags(description: "Viewfinder snapshot \(shot.number) by \(context.stageName) (\(shot.reason.rawValue)) at frame \(frame.index)"),
                                      on: "snapshot", context: context)
-        context.post(MessageStructure("viewfinder/snapshot", [
-            ("stage", .string(context.stageName)), ("shot", .int(Int32(shot.number))), ("frame", .uint64(UInt64(frame.index))),
-            ("pts", .uint64(frame.pts ?? UInt64.max)), ("reason", .string(reason)), ("pushed", .bool(pushed)),
-        ]))
+        context.post(SnapshotMessage(stage: context.stageName, shot: shot.number, frame: UInt64(frame.index),
+                                     pts: frame.pts ?? UInt64.max, reason: shot.reason, pushed: pushed).structure)
     }
 }
