@@ -21,7 +21,7 @@ public final class CaptureStage: Stage {
     /// The custom event (upstream or downstream) that triggers a capture; optional field `timer` (int seconds).
     public static let eventName = "viewfinder-capture"
     /// Element messages posted on every state change and capture.
-    public static let messageName = "viewfinder/capture"
+    public static let messageName = CaptureMessage.structureName
 
     /// Descriptor.
     public static let descriptor = StageDescriptor(
