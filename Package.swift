@@ -37,7 +37,7 @@ let package = Package(
         ]),
         // Fixtures are read by path (#filePath), with the script that produced them.
         .testTarget(name: "FrameAnalysisTests", dependencies: ["FrameAnalysis"], exclude: ["Fixtures"]),
-        .testTarget(name: "HostTests", dependencies: ["Host"]),
+        .testTarget(name: "HostTests", dependencies: ["Host", "Stages"]),
         .testTarget(name: "OverlayTests", dependencies: ["Overlay"]),
         .testTarget(name: "StagesTests", dependencies: ["Stages", "Host"]),
         .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit"]),
