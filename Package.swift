@@ -31,8 +31,10 @@ let package = Package(
         .target(name: "Stages", dependencies: ["GStreamerKit", "Overlay", "FrameAnalysis"]),
         // Description parsing/expansion, segments, bridging, runtime, stats.
         .target(name: "Host", dependencies: ["GStreamerKit", "Stages"]),
+        // Side-by-side measurements (`viewfinder bench ...`): linked by the executable, not in any product library.
+        .target(name: "ViewfinderBench", dependencies: ["Host", "Stages", "GStreamerKit", "FrameAnalysis"]),
         .executableTarget(name: "viewfinder", dependencies: [
-            "Host", "Stages",
+            "Host", "Stages", "ViewfinderBench",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Fixtures are read by path (#filePath), with the script that produced them.

@@ -1,6 +1,7 @@
 import Foundation
 import GStreamerKit
 import FrameAnalysis
+import Host
 import Stages
 import Synchronization
 
