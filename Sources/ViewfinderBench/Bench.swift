@@ -1,5 +1,6 @@
 import Foundation
 import GStreamerKit
+import GStreamerTrace
 import FrameAnalysis
 import Host
 import Stages
