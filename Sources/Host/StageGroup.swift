@@ -6,8 +6,9 @@ import Synchronization
 /// One fused group of adjacent stages: pulls from an appsink, runs every stage, pushes to appsrcs.
 ///
 /// Everything it needs is given at init: the appsink is configured there (hand-off bound, drop policy,
-/// the caps negotiated across the bridge) and its arrivals counted from then on. Only `prepare(live:)`,
-/// once the session knows which segments are live, and the worker's own state change later.
+/// the caps negotiated across the bridge) and its arrivals counted from then on; nothing is set from
+/// outside. What depends on live-ness, known only once the roots answered PAUSED, is settled by the
+/// group itself in `prepare(live:)`; the rest that changes later is the worker's own state.
 ///
 /// Threads and locks: built, prepared, started, stopped and joined on the session's thread. `run()`
 /// runs on the group's worker thread (`vf-NAME`), started by `start()` after `prepare` (so it sees `live`).
@@ -38,6 +39,7 @@ final class StageGroup: @unchecked Sendable {
     let arrivals: PadCounter
     /// Time allowed for the group's stages, added to the latency of live outputs (ns).
     let budgetNs: UInt64
+    /// The appsink's hand-off, as configured at init.
     let handoff: Handoff
     /// Called with the segment index whose latency changed, so the session recalculates it.
     let onLatencyChange: (@Sendable (Int) -> Void)?
@@ -88,6 +90,7 @@ final class StageGroup: @unchecked Sendable {
     /// Caps the stages take: raw video in the formats every stage of the group accepts.
     var stageCaps: String { Self.stageCaps(accepted) }
 
+    /// Raw video in the `accepted` formats (any raw video when nil), overlay formats first.
     static func stageCaps(_ accepted: Set<String>?) -> String {
         guard let accepted else { return "video/x-raw" }
         let list = overlayFormats.filter { accepted.contains($0) } + accepted.subtracting(overlayFormats).sorted()
@@ -234,6 +237,10 @@ final class StageGroup: @unchecked Sendable {
 }
 
 /// The StageContext a stage sees: its name, its extra outputs, the bus.
+///
+/// Threads and locks: stages call it on their group's worker thread, and some from their own threads
+/// (capture posts "saved" from its writer); it keeps no state of its own and takes no lock (appsrc and
+/// bus posting are thread-safe in GStreamer).
 final class GroupContext: StageContext, @unchecked Sendable {
     let stageName: String
     unowned let group: StageGroup
