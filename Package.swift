@@ -24,6 +24,10 @@ let package = Package(
                        providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
         // The only module that touches GStreamer's unsafe pointers.
         .target(name: "GStreamerKit", dependencies: ["CGStreamer"]),
+        // Buffer traces (which memories pass a pad: zero-copy proofs) for benches and tests, built on the
+        // binding's `watchBuffers` hook; no unsafe pointers here and in no product library. (BufferCopies
+        // stays in the binding: Buffer.makeWritable counts there and every run's report prints it.)
+        .target(name: "GStreamerTrace", dependencies: ["GStreamerKit"]),
         // Pure Swift analysis: images, detectors, saliency, composition rules, guidance. No GStreamer.
         .target(name: "FrameAnalysis"),
         // cairo/pango drawing of guidance value types into BGRA images.
@@ -34,17 +38,19 @@ let package = Package(
         .target(name: "StageTesting", dependencies: ["Stages", "GStreamerKit"]),
         // Description parsing/expansion, segments, bridging, runtime, stats.
         .target(name: "Host", dependencies: ["GStreamerKit", "Stages"]),
+        // Side-by-side measurements (`viewfinder bench ...`): linked by the executable, not in any product library.
+        .target(name: "ViewfinderBench", dependencies: ["Host", "Stages", "GStreamerKit", "GStreamerTrace", "FrameAnalysis"]),
         .executableTarget(name: "viewfinder", dependencies: [
-            "Host", "Stages",
+            "Host", "Stages", "ViewfinderBench",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Fixtures are read by path (#filePath), with the script that produced them.
         .testTarget(name: "FrameAnalysisTests", dependencies: ["FrameAnalysis"], exclude: ["Fixtures"]),
-        .testTarget(name: "HostTests", dependencies: ["Host"]),
+        .testTarget(name: "HostTests", dependencies: ["Host", "Stages"]),
         .testTarget(name: "OverlayTests", dependencies: ["Overlay"]),
         .testTarget(name: "StagesTests", dependencies: ["Stages", "Host", "StageTesting"]),
         .testTarget(name: "StageTestingTests", dependencies: ["StageTesting", "Stages", "GStreamerKit"]),
-        .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit"]),
+        .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit", "GStreamerTrace"]),
         .testTarget(name: "ViewfinderTests", dependencies: ["viewfinder"]),
     ]
 )

@@ -4,7 +4,28 @@ import Stages
 import Synchronization
 
 /// One fused group of adjacent stages: pulls from an appsink, runs every stage, pushes to appsrcs.
+///
+/// Everything it needs is given at init: the appsink is configured there (hand-off bound, drop policy,
+/// the caps negotiated across the bridge) and its arrivals counted from then on; nothing is set from
+/// outside. What depends on live-ness, known only once the roots answered PAUSED, is settled by the
+/// group itself in `prepare(live:)`; the rest that changes later is the worker's own state.
+///
+/// Threads and locks: built, prepared, started, stopped and joined on the session's thread. `run()`
+/// runs on the group's worker thread (`vf-NAME`), started by `start()` after `prepare` (so it sees `live`).
+/// Stages push on extra outputs from the worker; GStreamer streaming threads count arrivals and collect
+/// custom events (`CustomEventWatch`, its own lock). `stats` is a mutex shared by the worker (writer) and
+/// the report (reader); `stopFlag` and `ended` are atomics read by the session's thread.
 final class StageGroup: @unchecked Sendable {
+    /// How frames are handed over at the appsink.
+    struct Handoff: Sendable {
+        /// Frames held between the segment and the worker.
+        var maxBuffers: UInt32
+        /// Leaky from the start (`--queue leaky`); `prepare(live:)` may still make it leaky for live sources.
+        var drop: Bool
+        /// The queue policy, to decide the drop policy once live-ness is known.
+        var policy: SessionOptions.QueuePolicy
+    }
+
     let plan: StageGroupPlan
     let stages: [(name: String, stage: any Stage)]
     let sink: AppSink
@@ -14,17 +35,25 @@ final class StageGroup: @unchecked Sendable {
     let extras: [String: (src: AppSource, segment: Int)]
     let accepted: Set<String>?
     let stats: GroupStats
-    var arrivals: PadCounter?
-    var live = false
-    var budgetNs: UInt64 = 20_000_000
+    /// Buffers that reached the appsink, kept or dropped.
+    let arrivals: PadCounter
+    /// Time allowed for the group's stages, added to the latency of live outputs (ns).
+    let budgetNs: UInt64
+    /// The appsink's hand-off, as configured at init.
+    let handoff: Handoff
     /// Called with the segment index whose latency changed, so the session recalculates it.
-    var onLatencyChange: (@Sendable (Int) -> Void)?
+    let onLatencyChange: (@Sendable (Int) -> Void)?
+    /// Whether the group's input is live; set by `prepare(live:)` before the worker starts.
+    private(set) var live = false
     private let stopFlag = Atomic<Bool>(false)
     private var thread: Thread?
     private let done = DispatchSemaphore(value: 0)
 
+    /// Builds the group and configures its appsink. Groups downstream must be built first: their
+    /// appsink caps show through the caps queries of this group's outputs.
     init(plan: StageGroupPlan, stages: [(String, any Stage)], sink: AppSink, sinkSegment: Int,
-         main: (AppSource, Int)?, extras: [String: (AppSource, Int)]) {
+         main: (AppSource, Int)?, extras: [String: (AppSource, Int)], handoff: Handoff, budgetNs: UInt64,
+         onLatencyChange: (@Sendable (Int) -> Void)?) throws(HostError) {
         self.plan = plan
         self.stages = stages.map { (name: $0.0, stage: $0.1) }
         self.sink = sink; self.sinkSegment = sinkSegment
@@ -33,21 +62,55 @@ final class StageGroup: @unchecked Sendable {
         accepted = StageChain.acceptedFormats(stages.map { type(of: $0.1).descriptor })
         stats = GroupStats(stages: stages.map(\.0))
         stats.values.withLock { v in for (n, _) in stages { v.perStage[n] = DurationHistogram() } }
+        self.handoff = handoff
+        self.budgetNs = budgetNs
+        self.onLatencyChange = onLatencyChange
+        // Hand-off bounds and caps must be in place before the first frame (preroll) arrives.
+        let name = stages.first?.0 ?? plan.appSink
+        let caps = try Self.negotiatedSinkCaps(name: name, stageCaps: Self.stageCaps(accepted), sink: sink,
+                                               outputs: Self.outputs(lastStage: stages.last?.0 ?? name, main: self.main, extras: self.extras))
+        sink.configure(maxBuffers: handoff.maxBuffers, drop: handoff.drop, caps: caps)
+        arrivals = sink.countArrivals()
     }
 
     var name: String { stages.first?.name ?? plan.appSink }
 
+    /// Settles what depends on the segments' live-ness, before the pipelines play: the drop policy
+    /// (`auto` is leaky for live input), the appsrcs (main output live as the input, with the stage
+    /// budget as latency; extra outputs never live: their branch prerolls on the first frame pushed),
+    /// and the custom-event probes.
+    func prepare(live: Bool) {
+        self.live = live
+        sink.setDrop(handoff.policy == .leaky || (handoff.policy == .auto && live))
+        main?.src.configure(live: live, maxBuffers: 4, minLatency: budgetNs)
+        for e in extras.values { e.src.configure(live: false, maxBuffers: 8, minLatency: 0) }
+        _ = eventWatches
+    }
+
     /// Caps the stages take: raw video in the formats every stage of the group accepts.
-    var stageCaps: String {
+    var stageCaps: String { Self.stageCaps(accepted) }
+
+    /// Raw video in the `accepted` formats (any raw video when nil), overlay formats first.
+    static func stageCaps(_ accepted: Set<String>?) -> String {
         guard let accepted else { return "video/x-raw" }
         let list = overlayFormats.filter { accepted.contains($0) } + accepted.subtracting(overlayFormats).sorted()
         return "video/x-raw,format=(string){\(list.joined(separator: ","))}"
     }
 
+    /// The linked outputs, named for messages: the main output first, then the extra ones by name.
+    private static func outputs(lastStage: String, main: (src: AppSource, segment: Int)?,
+                                extras: [String: (src: AppSource, segment: Int)]) -> [(String, AppSource)] {
+        var outputs: [(String, AppSource)] = []
+        if let main { outputs.append(("\(lastStage) output", main.src)) }
+        for (k, e) in extras.sorted(by: { $0.key < $1.key }) { outputs.append((k, e.src)) }
+        return outputs
+    }
+
     /// Caps the appsink asks for: what the stages take and every linked output's branch accepts,
     /// in the branches' order of preference — negotiation carried across the bridge, as one
     /// pipeline would do it (so `videotestsrc ! snapshot ... s.snapshot ! jpegenc` picks I420).
-    func negotiatedSinkCaps() throws(HostError) -> Caps {
+    private static func negotiatedSinkCaps(name: String, stageCaps: String, sink: AppSink,
+                                           outputs: [(String, AppSource)]) throws(HostError) -> Caps {
         var caps: Caps
         do { caps = try Caps(stageCaps) } catch { throw HostError(.usage, "internal: stage '\(name)' declares bad caps \(stageCaps): \(error.message)") }
         if let up = sink.peerCaps(), !up.isAny, up.intersect(caps).isEmpty {
@@ -61,9 +124,6 @@ final class StageGroup: @unchecked Sendable {
             }
             throw HostError(.usage, "stage '\(name)' cannot take what comes before it (\(Echo.value(up.description, limit: 200))); it accepts \(stageCaps): put 'videoconvert' before it")
         }
-        var outputs: [(String, AppSource)] = []
-        if let main { outputs.append(("\(stages.last!.name) output", main.src)) }
-        for (k, e) in extras.sorted(by: { $0.key < $1.key }) { outputs.append((k, e.src)) }
         for (what, src) in outputs {
             guard let down = src.downstreamCaps(), !down.isAny else { continue }
             let next = down.intersect(caps)
@@ -115,9 +175,6 @@ final class StageGroup: @unchecked Sendable {
         for e in extras.values { w.append(e.src.watchCustomEvents(pad: "src", names: [])) }
         return w
     }()
-
-    /// Installs the event probes (before the pipelines start).
-    func watchEvents() { _ = eventWatches }
 
     private func run() {
         var latencySet = false
@@ -181,6 +238,10 @@ final class StageGroup: @unchecked Sendable {
 }
 
 /// The StageContext a stage sees: its name, its extra outputs, the bus.
+///
+/// Threads and locks: stages call it on their group's worker thread, and some from their own threads
+/// (capture posts "saved" from its writer); it keeps no state of its own and takes no lock (appsrc and
+/// bus posting are thread-safe in GStreamer).
 final class GroupContext: StageContext, @unchecked Sendable {
     let stageName: String
     unowned let group: StageGroup

@@ -3,6 +3,7 @@ import Foundation
 import GStreamerKit
 import Host
 import Stages
+import ViewfinderBench
 
 /// The `viewfinder` command: run gst-launch descriptions with Swift stages spliced in.
 @main

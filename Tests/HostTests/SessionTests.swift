@@ -63,7 +63,7 @@ import GStreamerKit
         let d = Self.tmp("")
         let s = try Session(description: "videotestsrc num-buffers=10 ! snapshot name=cam at=1,4 location=\(d)/m-%02d.jpg ! fakesink")
         #expect(s.run() == 0)
-        let msgs = s.elementMessages.filter { $0.contains("viewfinder/snapshot") }
+        let msgs = s.elementMessages.map(\.description).filter { $0.contains("viewfinder/snapshot") }
         #expect(msgs.count == 2)
         #expect(msgs.first?.contains("stage=(string)cam") == true)
         #expect(msgs.first?.contains("frame=(guint64)1") == true)
@@ -92,7 +92,7 @@ import GStreamerKit
             }
         }
         #expect(s.run() == 0, "\(s.errors)")
-        let captures = s.elementMessages.filter { $0.contains("viewfinder/capture") && $0.contains("event=(string)capture") }
+        let captures = s.elementMessages.map(\.description).filter { $0.contains("viewfinder/capture") && $0.contains("event=(string)capture") }
         #expect(captures.count == 2, "\(captures)")
         #expect(captures.allSatisfy { $0.contains("trigger=(string)event") })
         let files = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".jpg") }.sorted()
@@ -109,9 +109,9 @@ import GStreamerKit
         let dir = Self.tmp("photos")
         let s = try Session(description: "videotestsrc num-buffers=60 ! video/x-raw,width=160,height=120,framerate=30/1 ! capture name=c auto=false manual=false overlay=false interval=0.03 max-pending=2 directory=\(dir) ! fakesink c.snapshot ! identity sleep-time=100000 ! fakesink")
         #expect(s.run() == 0, "\(s.errors)")
-        let refused = s.elementMessages.filter { $0.contains("event=(string)refused") && $0.contains("queued\\ on\\ the\\ snapshot\\ output") }
-        let captured = s.elementMessages.filter { $0.contains("event=(string)capture,") }
-        #expect(!refused.isEmpty, "\(s.elementMessages.suffix(5))")
+        let refused = s.elementMessages.map(\.description).filter { $0.contains("event=(string)refused") && $0.contains("queued\\ on\\ the\\ snapshot\\ output") }
+        let captured = s.elementMessages.map(\.description).filter { $0.contains("event=(string)capture,") }
+        #expect(!refused.isEmpty, "\(s.elementMessages.suffix(5).map(\.description))")
         #expect(captured.count + refused.count == 60)
         #expect(s.report?.framesOut == 60)
     }
@@ -141,8 +141,8 @@ import GStreamerKit
             let dir = Self.tmp("photos")
             let s = try Session(description: "videotestsrc pattern=smpte num-buffers=90 ! video/x-raw,width=160,height=120,framerate=30/1 ! capture auto=false manual=false overlay=false interval=0.1 max-pending=8 directory=\(dir) ! fakesink")
             #expect(s.run() == 0, "\(s.errors)")
-            let captures = s.elementMessages.filter { $0.contains("event=(string)capture,") }.count
-            let refused = s.elementMessages.filter { $0.contains("event=(string)refused") }.count
+            let captures = s.elementMessages.filter { $0.description.contains("event=(string)capture,") }.count
+            let refused = s.elementMessages.filter { $0.description.contains("event=(string)refused") }.count
             #expect(captures + refused == 30 && captures >= 20, "\(captures) captures, \(refused) refused")
             let files = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix("IMG_") }.sorted()
             let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/records.json"))

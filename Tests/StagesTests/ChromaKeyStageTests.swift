@@ -65,7 +65,7 @@ import GStreamerKit
         // A teal ball on green: kept, but flagged.
         let s = try Session(description: "videotestsrc pattern=ball background-color=0xff00c000 foreground-color=0xff20b090 num-buffers=3 ! video/x-raw,format=RGBA,width=320,height=240 ! chromakey name=k color=#00c000 ! fakesink")
         #expect(s.run() == 0)
-        let warnings = s.elementMessages.filter { $0.contains("viewfinder/chromakey-warning") }
+        let warnings = s.elementMessages.map(\.description).filter { $0.contains("viewfinder/chromakey-warning") }
         #expect(warnings.count == 1)   // rate-limited to one a second of stream time
         #expect(warnings.first?.contains("00c000") == true)
         let k = try #require(s.stage(named: "k") as? ChromaKeyStage)

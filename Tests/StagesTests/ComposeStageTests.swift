@@ -46,7 +46,7 @@ import StageTesting
         #expect((first["width"] as? Int) == 640 && (first["height"] as? Int) == 360)
         #expect(subject["width"]! > 10 && subject["width"]! < 320)
         // Messages: one per analysed frame, with the same box.
-        let msgs = s.elementMessages.filter { $0.contains("viewfinder/composition") }
+        let msgs = s.elementMessages.map(\.description).filter { $0.contains("viewfinder/composition") }
         #expect(msgs.count == lines.count)
         #expect(msgs[0].contains("engine=(string)saliency"))
         // Meta crosses queue, tee and videoconvert: the last buffers carry the box width.

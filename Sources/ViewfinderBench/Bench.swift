@@ -1,6 +1,8 @@
 import Foundation
 import GStreamerKit
+import GStreamerTrace
 import FrameAnalysis
+import Host
 import Stages
 import Synchronization
 
@@ -118,8 +120,8 @@ public enum Bench {
         // GStreamer's element, collecting its per-frame messages.
         let peer = try Session(description: "\(source) ! facedetect scale-factor=1.1 min-neighbors=5 min-size-width=24 min-size-height=24 display=false ! fakesink")
         let collected = Mutex<[UInt64: [Box]]>([:])
-        peer.onElementMessage = { _, text in
-            if let m = FacedetectMessage.parse(text) { collected.withLock { $0[m.timestamp] = m.faces } }
+        peer.onElementMessage = { message in
+            if let m = FacedetectMessage.parse(message.structure.text) { collected.withLock { $0[m.timestamp] = m.faces } }
         }
         var t0 = Date()
         guard peer.run() == 0 else { throw HostError(.runtime, "facedetect run failed: \(peer.errors.joined(separator: "; ")) (is gstreamer1.0-opencv installed?)") }
@@ -203,7 +205,7 @@ public enum Bench {
             let s = try Session(description: d)
             let t0 = Date()
             guard s.run() == 0 else { throw HostError(.runtime, "run failed: \(s.errors.joined(separator: "; "))") }
-            return (Double(frames) / Date().timeIntervalSince(t0), s.report, s.elementMessages.filter { $0.contains("event=(string)refused") }.count)
+            return (Double(frames) / Date().timeIntervalSince(t0), s.report, s.elementMessages.filter { $0.description.contains("event=(string)refused") }.count)
         }
         func jpegs(_ d: String) -> Int { ((try? FileManager.default.contentsOfDirectory(atPath: d)) ?? []).filter { $0.hasPrefix("IMG_") && $0.hasSuffix(".jpg") }.count }
         // Alternating rounds, best of each side (the machine is shared: single runs vary by +-30 %).

@@ -1,0 +1,141 @@
+import Foundation
+import GStreamerKit
+import Stages
+import Synchronization
+
+/// Requests reaching a running session from other threads: stop (drain), abort, and latency changes.
+///
+/// Threads and locks: atomics only. Signal handlers and tests call `requestStop()`/`abort()` from any
+/// thread; stage workers call `latencyChanged(segment:)`; the bus loop reads them.
+final class SessionSignals: Sendable {
+    let eosRequests = Atomic<Int>(0)
+    let aborted = Atomic<Bool>(false)
+    /// The segment index + 1 whose latency changed (0: none).
+    let latencyDirty = Atomic<Int>(0)
+
+    /// A stage worker saw its outputs' latency change (segment `i` must recalculate).
+    func latencyChanged(segment i: Int) { latencyDirty.store(i + 1, ordering: .relaxed) }
+}
+
+/// The loop reading every segment's bus until all have ended (or an error, or an abort): end-of-stream
+/// per segment, errors (a photo branch's go to the `BranchSupervisor`, the others end the run),
+/// warnings, latency, element messages (recorded, passed to the stages, printed with `-m`), stop
+/// requests and the progress line.
+///
+/// Threads and locks: `run` runs on the thread calling `Session.run()`; nothing else calls into it. It
+/// polls the buses (no GLib main loop), reads `SessionSignals` atomics, appends to the `MessageLog`
+/// (its own mutex) and calls stages' `busMessage`, `outputFailed`, `outputRestarted` on this thread.
+/// Sending end-of-stream to the sources happens on a detached thread (it can block).
+final class BusLoop {
+    /// How the loop ended.
+    enum Outcome: Equatable {
+        /// Every segment reached end-of-stream.
+        case ended
+        /// An error ended the run (the text for `Session.errors`).
+        case failed(String)
+        /// `abort()` was called.
+        case aborted
+    }
+
+    let pipelines: [Pipeline]
+    let groups: [StageGroup]
+    /// Our own appsrcs (`sendEOS` leaves them to the workers).
+    let appSources: Set<String>
+    let options: SessionOptions
+    let signals: SessionSignals
+    let log: MessageLog
+    let supervisor: BranchSupervisor
+    let reporter: SessionReporter
+    let onElementMessage: (@Sendable (BusMessage) -> Void)?
+
+    init(pipelines: [Pipeline], groups: [StageGroup], appSources: Set<String>, options: SessionOptions, signals: SessionSignals,
+         log: MessageLog, supervisor: BranchSupervisor, reporter: SessionReporter, onElementMessage: (@Sendable (BusMessage) -> Void)?) {
+        self.pipelines = pipelines; self.groups = groups; self.appSources = appSources; self.options = options
+        self.signals = signals; self.log = log; self.supervisor = supervisor; self.reporter = reporter
+        self.onElementMessage = onElementMessage
+    }
+
+    /// Reads the buses until every segment ended, an error or an abort.
+    func run(start: Date) -> Outcome {
+        let buses = pipelines.map(\.bus)
+        var eos = Set<Int>()
+        var handledStops = 0
+        var lastProgress = Date()
+        while eos.count < pipelines.count {
+            if signals.aborted.load(ordering: .relaxed) { return .aborted }
+            let stops = signals.eosRequests.load(ordering: .relaxed)
+            if stops > handledStops {
+                handledStops = stops
+                // Off the bus thread: sending EOS can block (a sink waiting for a client), and the
+                // loop must keep reading the bus and the abort flag meanwhile.
+                if stops == 1 { Thread.detachNewThread { [pipelines, appSources] in Self.sendEOS(pipelines, except: appSources) } }
+            }
+            for m in supervisor.restartDue(stopping: stops > 0, eos: &eos) { record(m, toStages: false) }
+            let dirty = signals.latencyDirty.exchange(0, ordering: .relaxed)
+            if dirty > 0 { pipelines[dirty - 1].recalculateLatency() }
+            var idle = true
+            for (i, bus) in buses.enumerated() {
+                while let m = bus.pop() {
+                    idle = false
+                    switch m.kind {
+                    case .eos: eos.insert(i)
+                    case .error(let text, let debug):
+                        if eos.contains(i) { continue }
+                        if let failed = supervisor.branchFailed(segment: i, source: m.source, text: text) {
+                            eos.insert(i)
+                            record(failed, toStages: false)
+                            continue
+                        }
+                        return .failed(Self.errorText(segment: i, message: m, text: text, debug: debug, groups: groups))
+                    case .warning(let text, let debug):
+                        AppendFile.writeStandardError((MessageText.warning(source: m.source, factory: m.sourceFactory, text: text, debug: debug) + "\n"))
+                    case .latency:
+                        pipelines[i].recalculateLatency()
+                    case .element(let structure):
+                        record(BusMessage(source: m.source, structure: structure), toStages: true)
+                    default: break
+                    }
+                }
+            }
+            if options.progress, Date().timeIntervalSince(lastProgress) >= 1 {
+                lastProgress = Date()
+                let r = reporter.report(start: start)
+                AppendFile.writeStandardError(String(format: "\r[%6.1f s] in %d out %d dropped %d  %.1f fps   ", r.seconds, r.framesIn, r.framesOut, r.dropped, r.fps))
+            }
+            if idle { usleep(5_000) }
+        }
+        if options.progress { AppendFile.writeStandardError("\n") }
+        return .ended
+    }
+
+    /// An element message: kept, handed to `onElementMessage`, to every stage (bus messages only: the
+    /// host's own output messages reach stages as `outputFailed`/`outputRestarted`), printed with `-m`.
+    private func record(_ message: BusMessage, toStages: Bool) {
+        log.append(message)
+        onElementMessage?(message)
+        if toStages { for g in groups { for st in g.stages { st.stage.busMessage(message) } } }
+        if options.printMessages { print(MessageText.element(source: message.source, structure: message.structure.text)) }
+    }
+
+    /// Ends the stream at every source element but ours (`except`), as Ctrl-C does.
+    private static func sendEOS(_ pipelines: [Pipeline], except ours: Set<String>) {
+        for p in pipelines {
+            for s in p.sourceElements where !ours.contains(s.name) { s.sendEOS() }
+        }
+    }
+
+    /// An error as the session reports it: element, factory, text, a hint when caps did not
+    /// negotiate into a stage, and GStreamer's debug text.
+    static func errorText(segment: Int, message m: Message, text: String, debug: String?, groups: [StageGroup]) -> String {
+        var s = "ERROR from element \(m.source)\(m.sourceFactory.isEmpty ? "" : " (\(m.sourceFactory))"): \(text)"
+        if let debug, debug.contains("not-negotiated") {
+            for g in groups where g.sinkSegment == segment {
+                guard let accepted = g.accepted else { continue }
+                let offered = g.sink.peerCaps()?.description ?? "?"
+                s += "\n  stage '\(g.name)' accepts \(accepted.sorted().joined(separator: ", ")); upstream offers \(offered): put 'videoconvert' before it"
+            }
+        }
+        s += MessageText.indentedDebug(debug)
+        return s
+    }
+}

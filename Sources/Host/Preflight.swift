@@ -1,0 +1,67 @@
+import Foundation
+import GStreamerKit
+import Stages
+
+/// The checks made while a session is built, before anything runs: every failure is a usage error
+/// (exit 2) naming the element and what to change. Nothing is created or written here.
+///
+/// (`DisplayCheck`, run by the command line after building, is the one check that needs the display
+/// and stays outside: a session built in tests or benches does not look for one.)
+///
+/// Threads and locks: none; pure functions of their arguments, called on the building thread.
+enum Preflight {
+    /// Every element factory named in the description must exist (stages aside).
+    static func checkFactories(_ parsed: ParsedDescription) throws(HostError) {
+        for chain in parsed.chains {
+            for node in chain.nodes {
+                guard case .element(let f, _, _) = node else { continue }
+                if StageRegistry.type(of: f) != nil || GStreamer.hasElementFactory(f) { continue }
+                throw HostError(.usage, "unknown element or stage '\(Echo.value(f))': no GStreamer plugin provides it and it is not a Viewfinder stage (\(StageRegistry.all.map { $0.descriptor.kind }.joined(separator: ", "))); check the spelling or install the plugin")
+            }
+        }
+    }
+
+    /// An always-pad left unlinked means a missing '!' (or a dangling branch).
+    static func checkLinks(_ pipes: [Pipeline]) throws(HostError) {
+        for p in pipes {
+            let elements = p.describedElements
+            // After decodebin or a demuxer, gst_parse_launch links what follows once pads appear.
+            let delayedLinks = elements.contains { $0.hasSometimesOutputs }
+            let unlinked = elements.flatMap { e in e.unlinkedAlwaysPads.map { (e, $0) } }
+            // Outputs first: "a b ! c" is best explained as a missing '!' after a.
+            if let (e, pad) = unlinked.first(where: { $0.1.isSource }) {
+                throw HostError(.usage, "element '\(e.name)' (\(e.factoryName)) has nothing linked to its output '\(pad.pad)': missing '!' after '\(e.factoryName)'?")
+            }
+            if !delayedLinks, let (e, pad) = unlinked.first {
+                throw HostError(.usage, "element '\(e.name)' (\(e.factoryName)) has nothing linked into its input '\(pad.pad)': missing '!' before '\(e.factoryName)'?")
+            }
+        }
+    }
+
+    /// Local files read must exist (and be files); files written must have a writable directory (or one a
+    /// stage creates when it opens, `stageDirectories`). Which elements read or write local files is decided
+    /// from the element (its URI handler's protocols, or a known file-writing sink), never from a property
+    /// name: `rtspsrc location=rtsp://...` or `rtmpsink location=rtmp://...` are not files.
+    /// Returns the files this run will create (removed again if it fails to start).
+    static func checkFiles(_ pipes: [Pipeline], stageDirectories: [String] = []) throws(HostError) -> [String] {
+        var created: [String] = []
+        for p in pipes {
+            for e in p.describedElements {
+                for f in e.localFiles {
+                    let what = "\(f.property) of \(e.factoryName)"
+                    switch f.role {
+                    case .reads:
+                        let problem = f.isPattern ? PathCheck.readableDirectory(of: f.path) : PathCheck.readableFile(f.path)
+                        if let problem { throw HostError(.usage, "\(e.name): \(problem) (\(what))") }
+                    case .writes:
+                        if let problem = PathCheck.writableFile(f.path, willExist: stageDirectories) {
+                            throw HostError(.usage, "\(e.name): cannot write '\(Echo.value(f.path))': \(problem) (\(what))")
+                        }
+                        if !f.isPattern && !FileManager.default.fileExists(atPath: f.path) { created.append(f.path) }
+                    }
+                }
+            }
+        }
+        return created
+    }
+}

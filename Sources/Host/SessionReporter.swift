@@ -1,0 +1,46 @@
+import Foundation
+import GStreamerKit
+
+/// The figures of a run, from the stage groups' counters: frames in and out, drops, caps changes,
+/// buffer copies since the session was built, time per stage, and the stages' own end-of-run notes.
+///
+/// Threads and locks: `report(start:)` may be called from any thread while the workers run (the
+/// progress line does it on the bus loop's thread); it reads each group's `stats` under that group's
+/// mutex and its atomics, and takes no other lock. `notes()` asks the stages, after the run.
+struct SessionReporter: Sendable {
+    let groups: [StageGroup]
+    /// The binding's copy count when the session was built.
+    let copiesAtStart: Int
+
+    /// A reporter for `groups`, counting copies from `copiesAtStart` (by default: from now).
+    init(groups: [StageGroup], copiesAtStart: Int = BufferCopies.count) {
+        self.groups = groups
+        self.copiesAtStart = copiesAtStart
+    }
+
+    /// The figures so far, timed from `start`.
+    func report(start: Date) -> SessionReport {
+        var framesIn = 0, framesOut = 0, dropped = 0, reneg = 0
+        var timings: [SessionReport.StageTiming] = []
+        // Frames in: what reached the first workers; frames out: what the last workers passed on.
+        let feeding = Set(groups.compactMap { $0.main?.segment })
+        let sinks = Set(groups.map(\.sinkSegment))
+        for g in groups {
+            let v = g.stats.values.withLock { $0 }
+            let arrived = g.arrivals.value
+            if !feeding.contains(g.sinkSegment) { framesIn += arrived }
+            if !(g.main.map { sinks.contains($0.segment) } ?? false) { framesOut += v.pushed }
+            dropped += max(0, arrived - v.pulled)
+            reneg += v.renegotiations
+            for n in g.stats.stageOrder {
+                let h = v.perStage[n] ?? DurationHistogram()
+                timings.append(.init(name: n, frames: h.count, meanMs: h.mean, p95Ms: h.quantile(0.95)))
+            }
+        }
+        return SessionReport(framesIn: framesIn, framesOut: framesOut, dropped: dropped, seconds: Date().timeIntervalSince(start),
+                             renegotiations: reneg, copies: BufferCopies.count - copiesAtStart, stages: timings)
+    }
+
+    /// One line per stage with something to say at the end ("capture0: 3 photos saved in out/photos").
+    func notes() -> [String] { groups.flatMap { g in g.stages.compactMap { $0.stage.summary() } } }
+}
