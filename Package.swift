@@ -41,7 +41,7 @@ let package = Package(
         // Side-by-side measurements (`viewfinder bench ...`): linked by the executable, not in any product library.
         .target(name: "ViewfinderBench", dependencies: ["Host", "Stages", "GStreamerKit", "GStreamerTrace", "FrameAnalysis"]),
         .executableTarget(name: "viewfinder", dependencies: [
-            "Host", "Stages", "ViewfinderBench",
+            "Host", "Stages", "GStreamerKit", "ViewfinderBench",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Fixtures are read by path (#filePath), with the script that produced them.

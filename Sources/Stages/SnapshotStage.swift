@@ -8,7 +8,7 @@ import Synchronization
 /// frame numbers in `at`, and — when `manual` is on — SIGUSR1 or the `s` key on a terminal. The frame is
 /// the one the stage sees, before any overlay of its group is blended, so photos stay clean.
 ///
-/// Threads: `process` runs on the group's worker, `update` on any thread. Lock order: settings, then state.
+/// Threads: `process` runs on the group's worker, `update` on any thread. One lock (`state`).
 public final class SnapshotStage: Stage {
     /// The schedule's properties, with snapshot's blurbs.
     static let schedule = ShotSchedule.Keys(

@@ -18,7 +18,7 @@ public struct CompositionMeta: Sendable, Equatable {
     /// The meta's registered name (also the structure name).
     public static let name = "ViewfinderComposition"
 
-    /// compose's verdict on one analysed frame: the same fields as `CaptureStage.Composition`, plus `locked`.
+    /// compose's verdict on one analysed frame: what capture reads (`FrameComposition` is this type), plus `locked`.
     public struct Analysis: Sendable, Equatable {
         /// The rule that judged the frame (`auto` reports the placement rule it chose).
         public var rule: String
