@@ -29,7 +29,7 @@ private func isStageFree(_ description: String) -> Bool {
     guard let parsed = try? ParsedDescription.parse(description) else { return false }
     return parsed.chains.allSatisfy { chain in
         chain.nodes.allSatisfy { node in
-            if case let .element(factory, _, _) = node { return signature(factory) == nil }
+            if case .element(let factory, _, _) = node { return signature(factory) == nil }
             return true
         }
     }
@@ -49,8 +49,9 @@ private func exercise(_ text: String) {
     do {
         let again = try ParsedDescription.parse(rendered)
         check(again.render() == rendered, "render not stable: \(rendered.debugDescription) -> \(again.render().debugDescription)")
-        check(again.chains.map { $0.nodes.map(\.text) } == parsed.chains.map { $0.nodes.map(\.text) },
-              "render changed the nodes: \(text.debugDescription) -> \(rendered.debugDescription)")
+        check(
+            again.chains.map { $0.nodes.map(\.text) } == parsed.chains.map { $0.nodes.map(\.text) },
+            "render changed the nodes: \(text.debugDescription) -> \(rendered.debugDescription)")
     } catch {
         check(false, "rendered description does not parse: \(rendered.debugDescription) (from \(text.debugDescription)): \(error.message)")
     }
@@ -77,7 +78,9 @@ private func exercise(_ text: String) {
     }
     _ = plan.render()
     for segment in plan.segments {
-        check(isStageFree(segment.description), "segment does not parse or keeps a stage: \(segment.description.debugDescription) (from \(text.debugDescription))")
+        check(
+            isStageFree(segment.description),
+            "segment does not parse or keeps a stage: \(segment.description.debugDescription) (from \(text.debugDescription))")
     }
     for group in plan.groups {
         check(!group.stages.isEmpty, "empty stage group from \(text.debugDescription)")
@@ -89,10 +92,12 @@ private func exercise(_ text: String) {
                 return
             }
             let sinks = reparsed.chains.flatMap(\.nodes).compactMap { node -> String? in
-                guard case let .element("multifilesink", properties, _) = node else { return nil }
+                guard case .element("multifilesink", let properties, _) = node else { return nil }
                 return properties.last { $0.key == "location" }?.value
             }
-            check(sinks.contains(location), "location \(location.debugDescription) did not survive quoting: \(sinks) in \(segment.description.debugDescription)")
+            check(
+                sinks.contains(location),
+                "location \(location.debugDescription) did not survive quoting: \(sinks) in \(segment.description.debugDescription)")
         }
     }
 }

@@ -1,5 +1,6 @@
 import CGStreamer
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -99,10 +100,12 @@ public final class AppSink: Element, @unchecked Sendable {
         guard let pad = gst_element_get_static_pad(raw, "sink") else { return counter }
         defer { gst_object_unref(UnsafeMutableRawPointer(pad)) }
         let ctx = Unmanaged.passRetained(counter).toOpaque()
-        gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, { _, _, data in
-            Unmanaged<PadCounter>.fromOpaque(data!).takeUnretainedValue().count.add(1, ordering: .relaxed)
-            return GST_PAD_PROBE_OK
-        }, ctx, { data in Unmanaged<PadCounter>.fromOpaque(data!).release() })
+        gst_pad_add_probe(
+            pad, GST_PAD_PROBE_TYPE_BUFFER,
+            { _, _, data in
+                Unmanaged<PadCounter>.fromOpaque(data!).takeUnretainedValue().count.add(1, ordering: .relaxed)
+                return GST_PAD_PROBE_OK
+            }, ctx, { data in Unmanaged<PadCounter>.fromOpaque(data!).release() })
         return counter
     }
 }

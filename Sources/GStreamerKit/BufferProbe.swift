@@ -24,13 +24,15 @@ extension Element {
         }
         defer { gst_object_unref(UnsafeMutableRawPointer(p)) }
         let ctx = Unmanaged.passRetained(BufferWatch(body)).toOpaque()
-        gst_pad_add_probe(p, GST_PAD_PROBE_TYPE_BUFFER, { _, info, data in
-            guard let info, let data else { return GST_PAD_PROBE_OK }
-            let b = vf_probe_info_buffer(info)
-            let m = b.flatMap { gst_buffer_n_memory($0) > 0 ? gst_buffer_peek_memory($0, 0) : nil }
-            Unmanaged<BufferWatch>.fromOpaque(data).takeUnretainedValue().body(UInt(bitPattern: m))
-            return GST_PAD_PROBE_OK
-        }, ctx, { data in if let data { Unmanaged<BufferWatch>.fromOpaque(data).release() } })
+        gst_pad_add_probe(
+            p, GST_PAD_PROBE_TYPE_BUFFER,
+            { _, info, data in
+                guard let info, let data else { return GST_PAD_PROBE_OK }
+                let b = vf_probe_info_buffer(info)
+                let m = b.flatMap { gst_buffer_n_memory($0) > 0 ? gst_buffer_peek_memory($0, 0) : nil }
+                Unmanaged<BufferWatch>.fromOpaque(data).takeUnretainedValue().body(UInt(bitPattern: m))
+                return GST_PAD_PROBE_OK
+            }, ctx, { data in if let data { Unmanaged<BufferWatch>.fromOpaque(data).release() } })
         return true
     }
 }

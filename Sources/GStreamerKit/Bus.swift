@@ -38,8 +38,11 @@ public struct Message: Sendable, CustomStringConvertible {
         let src = vf_message_src(m)
         source = src.map { String(cString: vf_object_name(UnsafeMutableRawPointer($0))) } ?? "?"
         sourceFactory = ""
-        if let src, g_type_check_instance_is_a(UnsafeMutableRawPointer(src).assumingMemoryBound(to: GTypeInstance.self), gst_element_get_type()) != 0,
-           let f = gst_element_get_factory(UnsafeMutableRawPointer(src).assumingMemoryBound(to: GstElement.self)) {
+        if let src,
+            g_type_check_instance_is_a(UnsafeMutableRawPointer(src).assumingMemoryBound(to: GTypeInstance.self), gst_element_get_type())
+                != 0,
+            let f = gst_element_get_factory(UnsafeMutableRawPointer(src).assumingMemoryBound(to: GstElement.self))
+        {
             sourceFactory = String(cString: vf_object_name(UnsafeMutableRawPointer(f)))
         }
         let t = vf_message_type(m)
@@ -56,7 +59,9 @@ public struct Message: Sendable, CustomStringConvertible {
         case GST_MESSAGE_ELEMENT:
             if let s = gst_message_get_structure(m) {
                 kind = .element(MessageStructure(copying: s))
-            } else { kind = .other("element") }
+            } else {
+                kind = .other("element")
+            }
         case GST_MESSAGE_STATE_CHANGED:
             var o = GST_STATE_NULL, n = GST_STATE_NULL, p = GST_STATE_NULL
             gst_message_parse_state_changed(m, &o, &n, &p)
@@ -74,7 +79,13 @@ public struct Message: Sendable, CustomStringConvertible {
 /// Field values for an element message, built in Swift and turned into a GstStructure on posting.
 public struct MessageStructure: Sendable, Equatable {
     /// A typed field value.
-    public enum Value: Sendable, Equatable { case int(Int32), uint64(UInt64), double(Double), bool(Bool), string(String) }
+    public enum Value: Sendable, Equatable {
+        case int(Int32)
+        case uint64(UInt64)
+        case double(Double)
+        case bool(Bool)
+        case string(String)
+    }
     /// The structure name, e.g. "viewfinder/snapshot".
     public var name: String
     /// The fields in order.

@@ -74,7 +74,9 @@ public struct VideoInfo: @unchecked Sendable, Equatable {
     /// Number of planes.
     public var planes: Int { Int(raw.finfo.pointee.n_planes) }
     /// Stride of a plane in bytes.
-    public func stride(plane: Int) -> Int { withUnsafeBytes(of: raw.stride) { $0.load(fromByteOffset: plane * MemoryLayout<gint>.stride, as: gint.self) }.toInt }
+    public func stride(plane: Int) -> Int {
+        withUnsafeBytes(of: raw.stride) { $0.load(fromByteOffset: plane * MemoryLayout<gint>.stride, as: gint.self) }.toInt
+    }
     /// Offset in bytes of a plane from the start of the frame's buffer.
     public func offset(plane: Int) -> Int { var copy = raw; return Int(vf_video_info_offset(&copy, guint(plane))) }
     /// Caps text for this layout.

@@ -52,7 +52,8 @@ extension Buffer {
     /// A string field of the custom meta `name`.
     public func customMetaString(_ name: String, field: String) -> String? {
         guard let meta = gst_buffer_get_custom_meta(raw, name), let s = gst_custom_meta_get_structure(meta),
-              let v = gst_structure_get_string(s, field) else { return nil }
+            let v = gst_structure_get_string(s, field)
+        else { return nil }
         return String(cString: v)
     }
 }
@@ -67,7 +68,9 @@ public final class MetaTrace: @unchecked Sendable {
     /// The field's value per buffer seen (nil where the buffer had no such meta), oldest first.
     public var seen: [Double?] { values.withLock { $0 } }
     func record(_ v: Double?) {
-        values.withLock { if $0.count >= 1000 { $0.removeFirst() }; $0.append(v) }
+        values.withLock {
+            if $0.count >= 1000 { $0.removeFirst() }; $0.append(v)
+        }
     }
 }
 
@@ -79,16 +82,20 @@ extension Element {
         guard let p = gst_element_get_static_pad(raw, pad) else { return trace }
         defer { gst_object_unref(UnsafeMutableRawPointer(p)) }
         let ctx = Unmanaged.passRetained(trace).toOpaque()
-        gst_pad_add_probe(p, GST_PAD_PROBE_TYPE_BUFFER, { _, info, data in
-            let t = Unmanaged<MetaTrace>.fromOpaque(data!).takeUnretainedValue()
-            var value: Double?
-            if let b = vf_probe_info_buffer(info!), let m = gst_buffer_get_custom_meta(b, t.meta), let s = gst_custom_meta_get_structure(m) {
-                var v: gdouble = 0
-                if gst_structure_get_double(s, t.field, &v) != 0 { value = v }
-            }
-            t.record(value)
-            return GST_PAD_PROBE_OK
-        }, ctx, { data in Unmanaged<MetaTrace>.fromOpaque(data!).release() })
+        gst_pad_add_probe(
+            p, GST_PAD_PROBE_TYPE_BUFFER,
+            { _, info, data in
+                let t = Unmanaged<MetaTrace>.fromOpaque(data!).takeUnretainedValue()
+                var value: Double?
+                if let b = vf_probe_info_buffer(info!), let m = gst_buffer_get_custom_meta(b, t.meta),
+                    let s = gst_custom_meta_get_structure(m)
+                {
+                    var v: gdouble = 0
+                    if gst_structure_get_double(s, t.field, &v) != 0 { value = v }
+                }
+                t.record(value)
+                return GST_PAD_PROBE_OK
+            }, ctx, { data in Unmanaged<MetaTrace>.fromOpaque(data!).release() })
         return trace
     }
 }

@@ -31,7 +31,10 @@ public class Element: @unchecked Sendable {
 
     /// Sets a property from its string form, the way gst-launch does (enums by nick, caps from text...).
     public func set(_ property: String, _ value: String) throws(GStreamerError) {
-        guard g_object_class_find_property(UnsafeMutableRawPointer(object.pointee.g_type_instance.g_class).assumingMemoryBound(to: GObjectClass.self), property) != nil else {
+        guard
+            g_object_class_find_property(
+                UnsafeMutableRawPointer(object.pointee.g_type_instance.g_class).assumingMemoryBound(to: GObjectClass.self), property) != nil
+        else {
             throw GStreamerError(.core, "element '\(name)' has no property '\(property)'")
         }
         gst_util_set_object_arg(object, property, value)
@@ -39,15 +42,20 @@ public class Element: @unchecked Sendable {
     /// Sets a boolean property.
     public func set(_ property: String, _ value: Bool) { vf_object_set_boolean(UnsafeMutableRawPointer(raw), property, value ? 1 : 0) }
     /// Sets an unsigned 64-bit property (max-buffers, max-bytes).
-    public func set(_ property: String, uint64 value: UInt64) { vf_object_set_uint64(UnsafeMutableRawPointer(raw), property, guint64(value)) }
+    public func set(_ property: String, uint64 value: UInt64) {
+        vf_object_set_uint64(UnsafeMutableRawPointer(raw), property, guint64(value))
+    }
     /// Sets a signed 64-bit property (min-latency, max-latency).
     public func set(_ property: String, int64 value: Int64) { vf_object_set_int64(UnsafeMutableRawPointer(raw), property, gint64(value)) }
     /// Reads an unsigned 64-bit property.
     public func uint64(_ property: String) -> UInt64 { UInt64(vf_object_get_uint64(UnsafeMutableRawPointer(raw), property)) }
     /// Reads a string property (nil when unset or not a string).
     public func string(_ property: String) -> String? {
-        guard let spec = g_object_class_find_property(UnsafeMutableRawPointer(object.pointee.g_type_instance.g_class).assumingMemoryBound(to: GObjectClass.self), property),
-              spec.pointee.value_type == GType(16 << 2) /* G_TYPE_STRING */ else { return nil }
+        guard
+            let spec = g_object_class_find_property(
+                UnsafeMutableRawPointer(object.pointee.g_type_instance.g_class).assumingMemoryBound(to: GObjectClass.self), property),
+            spec.pointee.value_type == GType(16 << 2) /* G_TYPE_STRING */
+        else { return nil }
         guard let v = vf_object_get_string(UnsafeMutableRawPointer(raw), property) else { return nil }
         defer { g_free(v) }
         return String(cString: v)
@@ -67,7 +75,8 @@ public class Element: @unchecked Sendable {
     public func bool(_ property: String) -> Bool { vf_object_get_boolean(UnsafeMutableRawPointer(raw), property) != 0 }
     /// True when the element has a property of that name.
     public func hasProperty(_ property: String) -> Bool {
-        g_object_class_find_property(UnsafeMutableRawPointer(object.pointee.g_type_instance.g_class).assumingMemoryBound(to: GObjectClass.self), property) != nil
+        g_object_class_find_property(
+            UnsafeMutableRawPointer(object.pointee.g_type_instance.g_class).assumingMemoryBound(to: GObjectClass.self), property) != nil
     }
 
     /// Sends end-of-stream into this element (for a source: it finishes its stream).

@@ -27,7 +27,9 @@ extension VideoFrame {
     /// This frame's pixels copied into fresh memory (or into `reusing`'s, see `Buffer.copyPixels`),
     /// same layout and timestamps.
     public func copied(reusing old: Buffer? = nil) -> VideoFrame {
-        VideoFrame(buffer: old == nil ? buffer.deepCopy() : buffer.copyPixels(reusing: old), info: info, caps: caps, segment: segment, index: index)
+        VideoFrame(
+            buffer: old == nil ? buffer.deepCopy() : buffer.copyPixels(reusing: old), info: info, caps: caps, segment: segment, index: index
+        )
     }
 
     /// The rectangle `cropped` really copies: clamped to the frame, origin and size rounded down to the
@@ -35,8 +37,10 @@ extension VideoFrame {
     public func alignedCrop(x: Int, y: Int, width: Int, height: Int) -> (x: Int, y: Int, width: Int, height: Int) {
         let fi = info.raw.finfo.pointee
         // Horizontal / vertical subsampling of the chroma planes (log2), so crops keep chroma aligned.
-        let hs = Int(fi.n_components > 1 ? withUnsafeBytes(of: fi.w_sub) { $0.load(fromByteOffset: MemoryLayout<guint>.stride, as: guint.self) } : 0)
-        let vs = Int(fi.n_components > 1 ? withUnsafeBytes(of: fi.h_sub) { $0.load(fromByteOffset: MemoryLayout<guint>.stride, as: guint.self) } : 0)
+        let hs = Int(
+            fi.n_components > 1 ? withUnsafeBytes(of: fi.w_sub) { $0.load(fromByteOffset: MemoryLayout<guint>.stride, as: guint.self) } : 0)
+        let vs = Int(
+            fi.n_components > 1 ? withUnsafeBytes(of: fi.h_sub) { $0.load(fromByteOffset: MemoryLayout<guint>.stride, as: guint.self) } : 0)
         let ax = (1 << hs) - 1, ay = (1 << vs) - 1
         let cx = max(0, min(x, info.width - 1)) & ~ax, cy = max(0, min(y, info.height - 1)) & ~ay
         return (cx, cy, max(1 << hs, min(width, info.width - cx) & ~ax), max(1 << vs, min(height, info.height - cy) & ~ay))
@@ -57,13 +61,17 @@ extension VideoFrame {
         outInfo.interlace_mode = inInfo.interlace_mode
         outInfo.colorimetry = inInfo.colorimetry
         outInfo.chroma_site = inInfo.chroma_site
-        guard let conv = gst_video_converter_new(&inInfo, &outInfo, vf_video_converter_crop_config(gint(cx), gint(cy), gint(cw), gint(ch))) else {
+        guard let conv = gst_video_converter_new(&inInfo, &outInfo, vf_video_converter_crop_config(gint(cx), gint(cy), gint(cw), gint(ch)))
+        else {
             throw GStreamerError(.library, "GStreamer cannot crop \(info.format) \(info.width)x\(info.height) to \(cw)x\(ch)")
         }
         defer { gst_video_converter_free(conv) }
         let out = gst_buffer_new_allocate(nil, gsize(outInfo.size), nil)!
         // Timestamps, flags and metadata from the source.
-        _ = gst_buffer_copy_into(out, buffer.raw, GstBufferCopyFlags(GST_BUFFER_COPY_FLAGS.rawValue | GST_BUFFER_COPY_TIMESTAMPS.rawValue | GST_BUFFER_COPY_META.rawValue), 0, gsize.max)
+        _ = gst_buffer_copy_into(
+            out, buffer.raw,
+            GstBufferCopyFlags(GST_BUFFER_COPY_FLAGS.rawValue | GST_BUFFER_COPY_TIMESTAMPS.rawValue | GST_BUFFER_COPY_META.rawValue), 0,
+            gsize.max)
         var src = GstVideoFrame(), dst = GstVideoFrame()
         guard gst_video_frame_map(&src, &inInfo, buffer.raw, GST_MAP_READ) != 0 else {
             gst_buffer_unref(out); throw GStreamerError(.stream, "could not map a \(info.format) frame for reading")

@@ -117,34 +117,37 @@ final class FrameHandoff: @unchecked Sendable {
     /// and follows end-of-stream, flushes and new streams.
     func install(on pad: UnsafeMutablePointer<GstPad>) {
         let ctx = Unmanaged.passRetained(self).toOpaque()
-        let types = GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue
+        let types =
+            GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue
             | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM.rawValue | GST_PAD_PROBE_TYPE_EVENT_FLUSH.rawValue
-        gst_pad_add_probe(pad, GstPadProbeType(rawValue: types), { pad, info, data in
-            guard let pad, let info, let data else { return GST_PAD_PROBE_OK }
-            let handoff = Unmanaged<FrameHandoff>.fromOpaque(data).takeUnretainedValue()
-            let type = vf_probe_info_type(info).rawValue
-            if type & GST_PAD_PROBE_TYPE_BUFFER.rawValue != 0, let b = vf_probe_info_buffer(info) {
-                // HANDLED: the buffer's reference is ours now; appsink never sees it.
-                handoff.enqueue(b, pad: pad)
-                return GST_PAD_PROBE_HANDLED
-            }
-            if type & GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue != 0, let list = vf_probe_info_buffer_list(info) {
-                for i in 0..<gst_buffer_list_length(list) {
-                    if let b = gst_buffer_list_get(list, i) { handoff.enqueue(gst_buffer_ref(b), pad: pad) }
+        gst_pad_add_probe(
+            pad, GstPadProbeType(rawValue: types),
+            { pad, info, data in
+                guard let pad, let info, let data else { return GST_PAD_PROBE_OK }
+                let handoff = Unmanaged<FrameHandoff>.fromOpaque(data).takeUnretainedValue()
+                let type = vf_probe_info_type(info).rawValue
+                if type & GST_PAD_PROBE_TYPE_BUFFER.rawValue != 0, let b = vf_probe_info_buffer(info) {
+                    // HANDLED: the buffer's reference is ours now; appsink never sees it.
+                    handoff.enqueue(b, pad: pad)
+                    return GST_PAD_PROBE_HANDLED
                 }
-                gst_mini_object_unref(UnsafeMutableRawPointer(list).assumingMemoryBound(to: GstMiniObject.self))
-                return GST_PAD_PROBE_HANDLED
-            }
-            if let e = vf_probe_info_event(info) {
-                switch vf_event_type(e) {
-                case GST_EVENT_EOS: handoff.endOfStream()
-                case GST_EVENT_FLUSH_STOP: handoff.reset()
-                case GST_EVENT_STREAM_START: handoff.newStream()
-                default: break
+                if type & GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue != 0, let list = vf_probe_info_buffer_list(info) {
+                    for i in 0..<gst_buffer_list_length(list) {
+                        if let b = gst_buffer_list_get(list, i) { handoff.enqueue(gst_buffer_ref(b), pad: pad) }
+                    }
+                    gst_mini_object_unref(UnsafeMutableRawPointer(list).assumingMemoryBound(to: GstMiniObject.self))
+                    return GST_PAD_PROBE_HANDLED
                 }
-            }
-            return GST_PAD_PROBE_OK
-        }, ctx, { data in Unmanaged<FrameHandoff>.fromOpaque(data!).release() })
+                if let e = vf_probe_info_event(info) {
+                    switch vf_event_type(e) {
+                    case GST_EVENT_EOS: handoff.endOfStream()
+                    case GST_EVENT_FLUSH_STOP: handoff.reset()
+                    case GST_EVENT_STREAM_START: handoff.newStream()
+                    default: break
+                    }
+                }
+                return GST_PAD_PROBE_OK
+            }, ctx, { data in Unmanaged<FrameHandoff>.fromOpaque(data!).release() })
     }
 
     /// A new stream starts on the pad (a restarted segment): the previous end-of-stream is over.

@@ -5,7 +5,9 @@ import Foundation
 public enum ImageFile {
     /// Decodes `path` (any format decodebin reads) scaled to `width` x `height`, as BGRA rows.
     public static func decodeBGRA(_ path: String, width: Int, height: Int) throws(GStreamerError) -> (pixels: [UInt8], stride: Int) {
-        let p = try Pipeline.parse("filesrc location=\(Pipeline.quoted(path)) ! decodebin ! videoconvert ! videoscale ! video/x-raw,format=BGRA,width=\(width),height=\(height),pixel-aspect-ratio=1/1 ! appsink name=vf_image sync=false")
+        let p = try Pipeline.parse(
+            "filesrc location=\(Pipeline.quoted(path)) ! decodebin ! videoconvert ! videoscale ! video/x-raw,format=BGRA,width=\(width),height=\(height),pixel-aspect-ratio=1/1 ! appsink name=vf_image sync=false"
+        )
         defer { p.setState(.null) }
         guard let sink = p.appSink(named: "vf_image") else { throw GStreamerError(.library, "no appsink in the decoder") }
         p.setState(.playing)
@@ -30,7 +32,9 @@ public enum ImageFile {
 
     /// Encodes BGRA rows into `path` with pngenc (`.png`) or jpegenc (anything else), through a temp
     /// file renamed into place, so a failure leaves nothing half-written.
-    public static func encodeBGRA(_ pixels: [UInt8], width: Int, height: Int, stride: Int, to path: String, quality: Int = 92) throws(GStreamerError) {
+    public static func encodeBGRA(_ pixels: [UInt8], width: Int, height: Int, stride: Int, to path: String, quality: Int = 92)
+        throws(GStreamerError)
+    {
         let png = path.lowercased().hasSuffix(".png")
         let tmp = FilePaths.join(FilePaths.directory(of: path), ".\(UUID().uuidString).tmp")
         let enc = png ? "pngenc" : "jpegenc quality=\(quality)"

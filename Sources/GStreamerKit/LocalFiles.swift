@@ -97,12 +97,13 @@ extension Element {
         // URI in `location`; one that handles only local schemes (filesrc, multifilesink) takes a file name,
         // used literally (filesrc location=file:///x opens a file named "file:///x").
         let protocols = uriHandler?.protocols ?? []
-        let takesURI = protocols.contains { Element.localProtocols.contains($0) } && protocols.contains { !Element.localProtocols.contains($0) }
+        let takesURI =
+            protocols.contains { Element.localProtocols.contains($0) } && protocols.contains { !Element.localProtocols.contains($0) }
         func add(_ property: String, role: LocalFile.Role, pattern: Bool) {
             guard let value = string(property), !value.isEmpty else { return }
             var path = value
             if takesURI {
-                guard let p = FilePaths.path(fromFileURI: value) else { return }   // a URL, not a file
+                guard let p = FilePaths.path(fromFileURI: value) else { return }  // a URL, not a file
                 path = p
             }
             let isPattern = pattern || role == .writes && path.contains("%")

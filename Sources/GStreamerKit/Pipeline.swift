@@ -39,7 +39,8 @@ public final class Pipeline: Element, @unchecked Sendable {
         guard let el else { throw GStreamerError(.parse, "could not build a pipeline from '\(description)'") }
         // gst_parse_launch returns a floating-sunk pipeline when there is more than one element,
         // or the bare element for a single element: wrap that in a pipeline of its own.
-        if g_type_check_instance_is_a(UnsafeMutableRawPointer(el).assumingMemoryBound(to: GTypeInstance.self), gst_pipeline_get_type()) != 0 {
+        if g_type_check_instance_is_a(UnsafeMutableRawPointer(el).assumingMemoryBound(to: GTypeInstance.self), gst_pipeline_get_type()) != 0
+        {
             return Pipeline(owning: el)
         }
         let pipe = gst_pipeline_new(nil)!

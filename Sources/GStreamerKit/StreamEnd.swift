@@ -27,18 +27,22 @@ extension Pipeline {
             guard let p = gst_element_get_static_pad(e.raw, "sink") else { continue }
             defer { gst_object_unref(UnsafeMutableRawPointer(p)) }
             let ctx = Unmanaged.passRetained(watch).toOpaque()
-            gst_pad_add_probe(p, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, { pad, info, data in
-                guard let pad, let data, let info, let ev = vf_probe_info_event(info), vf_event_type(ev) == GST_EVENT_EOS else { return GST_PAD_PROBE_OK }
-                var pos: gint64 = -1, dur: gint64 = -1
-                let havePos = gst_pad_peer_query_position(pad, GST_FORMAT_TIME, &pos) != 0 && pos >= 0
-                let haveDur = gst_pad_peer_query_duration(pad, GST_FORMAT_TIME, &dur) != 0 && dur > 0
-                let parent = gst_pad_get_parent_element(pad)
-                let name = parent.map { String(cString: vf_object_name(UnsafeMutableRawPointer($0))) } ?? "?"
-                if let parent { gst_object_unref(UnsafeMutableRawPointer(parent)) }
-                Unmanaged<StreamEndWatch>.fromOpaque(data).takeUnretainedValue()
-                    .record(.init(sink: name, position: havePos ? UInt64(pos) : nil, duration: haveDur ? UInt64(dur) : nil))
-                return GST_PAD_PROBE_OK
-            }, ctx, { data in Unmanaged<StreamEndWatch>.fromOpaque(data!).release() })
+            gst_pad_add_probe(
+                p, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
+                { pad, info, data in
+                    guard let pad, let data, let info, let ev = vf_probe_info_event(info), vf_event_type(ev) == GST_EVENT_EOS else {
+                        return GST_PAD_PROBE_OK
+                    }
+                    var pos: gint64 = -1, dur: gint64 = -1
+                    let havePos = gst_pad_peer_query_position(pad, GST_FORMAT_TIME, &pos) != 0 && pos >= 0
+                    let haveDur = gst_pad_peer_query_duration(pad, GST_FORMAT_TIME, &dur) != 0 && dur > 0
+                    let parent = gst_pad_get_parent_element(pad)
+                    let name = parent.map { String(cString: vf_object_name(UnsafeMutableRawPointer($0))) } ?? "?"
+                    if let parent { gst_object_unref(UnsafeMutableRawPointer(parent)) }
+                    Unmanaged<StreamEndWatch>.fromOpaque(data).takeUnretainedValue()
+                        .record(.init(sink: name, position: havePos ? UInt64(pos) : nil, duration: haveDur ? UInt64(dur) : nil))
+                    return GST_PAD_PROBE_OK
+                }, ctx, { data in Unmanaged<StreamEndWatch>.fromOpaque(data!).release() })
         }
         return watch
     }

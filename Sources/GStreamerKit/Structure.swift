@@ -83,7 +83,11 @@ public final class CustomEventWatch: @unchecked Sendable {
         }
     }
     /// Takes the events collected since the last call, oldest first.
-    public func drain() -> [MessageStructure] { pending.withLock { p in defer { p.removeAll() }; return p } }
+    public func drain() -> [MessageStructure] {
+        pending.withLock { p in
+            defer { p.removeAll() }; return p
+        }
+    }
 }
 
 extension Element {
@@ -94,13 +98,17 @@ extension Element {
         guard let p = gst_element_get_static_pad(raw, pad) else { return watch }
         defer { gst_object_unref(UnsafeMutableRawPointer(p)) }
         let ctx = Unmanaged.passRetained(watch).toOpaque()
-        let mask = GstPadProbeType(GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM.rawValue | GST_PAD_PROBE_TYPE_EVENT_UPSTREAM.rawValue | GST_PAD_PROBE_TYPE_EVENT_FLUSH.rawValue)
-        gst_pad_add_probe(p, mask, { _, info, data in
-            if let e = vf_probe_info_event(info!), vf_event_is_custom(e) != 0, let s = gst_event_get_structure(e) {
-                Unmanaged<CustomEventWatch>.fromOpaque(data!).takeUnretainedValue().record(MessageStructure(copying: s))
-            }
-            return GST_PAD_PROBE_OK
-        }, ctx, { data in Unmanaged<CustomEventWatch>.fromOpaque(data!).release() })
+        let mask = GstPadProbeType(
+            GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM.rawValue | GST_PAD_PROBE_TYPE_EVENT_UPSTREAM.rawValue
+                | GST_PAD_PROBE_TYPE_EVENT_FLUSH.rawValue)
+        gst_pad_add_probe(
+            p, mask,
+            { _, info, data in
+                if let e = vf_probe_info_event(info!), vf_event_is_custom(e) != 0, let s = gst_event_get_structure(e) {
+                    Unmanaged<CustomEventWatch>.fromOpaque(data!).takeUnretainedValue().record(MessageStructure(copying: s))
+                }
+                return GST_PAD_PROBE_OK
+            }, ctx, { data in Unmanaged<CustomEventWatch>.fromOpaque(data!).release() })
         return watch
     }
 

@@ -46,8 +46,9 @@ public final class VideoFrame: @unchecked Sendable {
         guard !inheritedRows else { return }
         inheritedRows = true
         guard let text = buffer.customMetaText(Self.textRowsMeta), let m = MessageStructure(parsing: text),
-              let top = m.integer("top").map(Int.init), let bottom = m.integer("bottom").map(Int.init),
-              let h = m.integer("height").map(Int.init), h > 0 else { return }
+            let top = m.integer("top").map(Int.init), let bottom = m.integer("bottom").map(Int.init),
+            let h = m.integer("height").map(Int.init), h > 0
+        else { return }
         let scale = Double(info.height) / Double(h)
         textRows = (Int((Double(top) * scale).rounded(.up)), Int((Double(bottom) * scale).rounded(.up)))
     }
@@ -56,8 +57,13 @@ public final class VideoFrame: @unchecked Sendable {
     public func publishTextRows() {
         inheritTextRows()
         guard textRows.top > 0 || textRows.bottom > 0 else { return }
-        buffer.setCustomMeta(MessageStructure(Self.textRowsMeta, [("top", .int(Int32(clamping: textRows.top))),
-            ("bottom", .int(Int32(clamping: textRows.bottom))), ("height", .int(Int32(clamping: info.height)))]))
+        buffer.setCustomMeta(
+            MessageStructure(
+                Self.textRowsMeta,
+                [
+                    ("top", .int(Int32(clamping: textRows.top))),
+                    ("bottom", .int(Int32(clamping: textRows.bottom))), ("height", .int(Int32(clamping: info.height))),
+                ]))
     }
 
     /// The text drawn on this frame so far (x, y, width, height), as the stages placed it.
@@ -127,11 +133,15 @@ public final class VideoFrame: @unchecked Sendable {
 
     /// Lets `body` change one plane in place through a bounds-checked span (no pointer escapes):
     /// the buffer is made writable first (copy-on-write when shared). `stride` is bytes per row.
-    public func withMutablePlane<E: Error>(_ plane: Int = 0, _ body: (inout MutableSpan<UInt8>, _ stride: Int) throws(E) -> Void) throws(E) -> Bool {
+    public func withMutablePlane<E: Error>(_ plane: Int = 0, _ body: (inout MutableSpan<UInt8>, _ stride: Int) throws(E) -> Void) throws(E)
+        -> Bool
+    {
         buffer.makeWritable()
         var frame = GstVideoFrame()
         var info = self.info.raw
-        guard gst_video_frame_map(&frame, &info, buffer.raw, GstMapFlags(GST_MAP_READ.rawValue | GST_MAP_WRITE.rawValue)) != 0 else { return false }
+        guard gst_video_frame_map(&frame, &info, buffer.raw, GstMapFlags(GST_MAP_READ.rawValue | GST_MAP_WRITE.rawValue)) != 0 else {
+            return false
+        }
         defer { gst_video_frame_unmap(&frame) }
         let stride = Int(vf_video_frame_stride(&frame, guint(plane)))
         let rows = Int(vf_video_frame_comp_height(&frame, guint(plane)))
@@ -210,7 +220,8 @@ public final class OverlayComposition: @unchecked Sendable {
         for p in pieces {
             var info = GstVideoInfo()
             guard gst_video_info_set_format(&info, f, guint(p.ow), guint(p.oh)) != 0,
-                  let buf = gst_buffer_new_allocate(nil, gsize(info.size), nil) else { continue }
+                let buf = gst_buffer_new_allocate(nil, gsize(info.size), nil)
+            else { continue }
             var frame = GstVideoFrame()
             if gst_video_frame_map(&frame, &info, buf, GstMapFlags(GST_MAP_READ.rawValue | GST_MAP_WRITE.rawValue)) != 0 {
                 _ = gst_video_overlay_composition_blend(p.composition, &frame)
@@ -266,31 +277,37 @@ public final class OverlayComposition: @unchecked Sendable {
         var pieces: [Piece] = []
         let a = OverlayComposition.cropAlignment
         for layer in layers {
-          let (pixels, stride, x, y) = (layer.pixels, layer.stride, layer.x, layer.y)
-          for r in OverlayComposition.contentRectangles(pixels, width: layer.width, height: layer.height, stride: stride) {
-            var sub = [UInt8](repeating: 0, count: r.w * r.h * 4)
-            for row in 0..<r.h {
-                let src = (r.y + row) * stride + r.x * 4
-                sub.replaceSubrange(row * r.w * 4 ..< (row + 1) * r.w * 4, with: pixels[src ..< src + r.w * 4])
+            let (pixels, stride, x, y) = (layer.pixels, layer.stride, layer.x, layer.y)
+            for r in OverlayComposition.contentRectangles(pixels, width: layer.width, height: layer.height, stride: stride) {
+                var sub = [UInt8](repeating: 0, count: r.w * r.h * 4)
+                for row in 0..<r.h {
+                    let src = (r.y + row) * stride + r.x * 4
+                    sub.replaceSubrange(row * r.w * 4..<(row + 1) * r.w * 4, with: pixels[src..<src + r.w * 4])
+                }
+                let buf = gst_buffer_new_allocate(nil, gsize(sub.count), nil)!
+                _ = sub.withUnsafeBytes { gst_buffer_fill(buf, 0, $0.baseAddress, gsize($0.count)) }
+                gst_buffer_add_video_meta(buf, GST_VIDEO_FRAME_FLAG_NONE, vf_overlay_rgb_format(), guint(r.w), guint(r.h))
+                let rect = gst_video_overlay_rectangle_new_raw(
+                    buf, gint(x + r.x), gint(y + r.y), guint(r.w), guint(r.h), GST_VIDEO_OVERLAY_FORMAT_FLAG_PREMULTIPLIED_ALPHA)!
+                if let c = comp {
+                    gst_video_overlay_composition_add_rectangle(c, rect)
+                } else {
+                    comp = gst_video_overlay_composition_new(rect)
+                }
+                gst_video_overlay_rectangle_unref(rect)
+                // The same pixels placed inside an aligned crop, for blending into a cropped view.
+                let rx = x + r.x, ry = y + r.y
+                let ox = max(0, rx - rx % a), oy = max(0, ry - ry % a)
+                let ow = (rx + r.w + a - 1) / a * a - ox, oh = (ry + r.h + a - 1) / a * a - oy
+                // Both rectangles hold a reference to the same pixel buffer (rectangles never write to it).
+                let prect = gst_video_overlay_rectangle_new_raw(
+                    buf, gint(rx - ox), gint(ry - oy), guint(r.w), guint(r.h), GST_VIDEO_OVERLAY_FORMAT_FLAG_PREMULTIPLIED_ALPHA)!
+                gst_buffer_unref(buf)
+                pieces.append(Piece(composition: gst_video_overlay_composition_new(prect), ox: ox, oy: oy, ow: ow, oh: oh))
+                gst_video_overlay_rectangle_unref(prect)
+                covered += r.w * r.h
+                count += 1
             }
-            let buf = gst_buffer_new_allocate(nil, gsize(sub.count), nil)!
-            _ = sub.withUnsafeBytes { gst_buffer_fill(buf, 0, $0.baseAddress, gsize($0.count)) }
-            gst_buffer_add_video_meta(buf, GST_VIDEO_FRAME_FLAG_NONE, vf_overlay_rgb_format(), guint(r.w), guint(r.h))
-            let rect = gst_video_overlay_rectangle_new_raw(buf, gint(x + r.x), gint(y + r.y), guint(r.w), guint(r.h), GST_VIDEO_OVERLAY_FORMAT_FLAG_PREMULTIPLIED_ALPHA)!
-            if let c = comp { gst_video_overlay_composition_add_rectangle(c, rect) } else { comp = gst_video_overlay_composition_new(rect) }
-            gst_video_overlay_rectangle_unref(rect)
-            // The same pixels placed inside an aligned crop, for blending into a cropped view.
-            let rx = x + r.x, ry = y + r.y
-            let ox = max(0, rx - rx % a), oy = max(0, ry - ry % a)
-            let ow = (rx + r.w + a - 1) / a * a - ox, oh = (ry + r.h + a - 1) / a * a - oy
-            // Both rectangles hold a reference to the same pixel buffer (rectangles never write to it).
-            let prect = gst_video_overlay_rectangle_new_raw(buf, gint(rx - ox), gint(ry - oy), guint(r.w), guint(r.h), GST_VIDEO_OVERLAY_FORMAT_FLAG_PREMULTIPLIED_ALPHA)!
-            gst_buffer_unref(buf)
-            pieces.append(Piece(composition: gst_video_overlay_composition_new(prect), ox: ox, oy: oy, ow: ow, oh: oh))
-            gst_video_overlay_rectangle_unref(prect)
-            covered += r.w * r.h
-            count += 1
-          }
         }
         raw = comp ?? gst_video_overlay_composition_new(nil)
         rectangleCount = count
@@ -308,7 +325,7 @@ public final class OverlayComposition: @unchecked Sendable {
     /// call into GStreamer's blender). Keeps the blended area near the drawn area.
     static func contentRectangles(_ p: [UInt8], width: Int, height: Int, stride: Int) -> [(x: Int, y: Int, w: Int, h: Int)] {
         var merged: [(x: Int, y: Int, w: Int, h: Int)] = []
-        var open: [Int: Int] = [:]   // "x,w" of a rectangle reaching the current band's top -> index in merged
+        var open: [Int: Int] = [:]  // "x,w" of a rectangle reaching the current band's top -> index in merged
         for r in bandRectangles(p, width: width, height: height, stride: stride) {
             let key = r.x << 20 | r.w
             if let i = open[key], merged[i].y + merged[i].h == r.y {

@@ -32,7 +32,9 @@ public final class VideoScaler: @unchecked Sendable {
         // Linear resampling: plenty for analysis, several times cheaper than the default cubic.
         let config = vf_video_converter_fast_config(ProcessInfo.processInfo.environment["VF_SCALER_NEAREST"] != nil ? 1 : 0)
         guard let c = gst_video_converter_new(&inInfo, &outInfo, config) else {
-            throw GStreamerError(.library, "GStreamer cannot convert \(input.format) \(input.width)x\(input.height) to \(gray ? "GRAY8" : "RGB") \(width)x\(height)")
+            throw GStreamerError(
+                .library,
+                "GStreamer cannot convert \(input.format) \(input.width)x\(input.height) to \(gray ? "GRAY8" : "RGB") \(width)x\(height)")
         }
         converter = c
         output = gst_buffer_new_allocate(nil, gsize(outInfo.size), nil)!

@@ -21,7 +21,9 @@ public final class BufferTrace: Sendable {
     func record(_ id: UInt) {
         seenCount.add(1, ordering: .relaxed)
         if let reference, reference.contains(id) { matchedCount.add(1, ordering: .relaxed) }
-        ring.withLock { r in r.ids[r.next] = id; r.next = (r.next + 1) % r.ids.count }
+        ring.withLock { r in
+            r.ids[r.next] = id; r.next = (r.next + 1) % r.ids.count
+        }
     }
 }
 

@@ -48,14 +48,16 @@ final class BranchSupervisor {
     func branchFailed(segment i: Int, source: String, text: String) -> BusMessage? {
         guard let (group, output) = owner(segment: i) else { return nil }
         let delay = min(60, (dead[i]?.delay ?? 2.5) * 2)
-        AppendFile.writeStandardError("ERROR from element \(source) in the '\(output)' branch (stopped; the stream goes on; retrying in \(Int(delay)) s): \(text)\n")
+        AppendFile.writeStandardError(
+            "ERROR from element \(source) in the '\(output)' branch (stopped; the stream goes on; retrying in \(Int(delay)) s): \(text)\n")
         if errors.count < 100 { errors.append("\(source): \(text)") }
         pipelines[i].setState(.null)
         dead[i] = DeadBranch(retryAt: Date().addingTimeInterval(delay), delay: delay, group: group, output: output)
         let (stageName, out) = Self.split(output)
         for st in group.stages where st.name == stageName { st.stage.outputFailed(out, reason: text) }
-        return BusMessage(source: group.sink.name,
-                          structure: OutputErrorMessage(stage: stageName, output: out, element: source, text: text).structure)
+        return BusMessage(
+            source: group.sink.name,
+            structure: OutputErrorMessage(stage: stageName, output: out, element: source, text: text).structure)
     }
 
     /// Starts stopped branches again once their delay is over, unless the stream is ending (`stopping`,
@@ -72,7 +74,8 @@ final class BranchSupervisor {
             AppendFile.writeStandardError("viewfinder: the '\(d.output)' branch was started again\n")
             let (stageName, out) = Self.split(d.output)
             for st in d.group.stages where st.name == stageName { st.stage.outputRestarted(out) }
-            restarted.append(BusMessage(source: d.group.sink.name, structure: OutputRestartedMessage(stage: stageName, output: out).structure))
+            restarted.append(
+                BusMessage(source: d.group.sink.name, structure: OutputRestartedMessage(stage: stageName, output: out).structure))
         }
         return restarted
     }

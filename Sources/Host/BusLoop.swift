@@ -48,8 +48,10 @@ final class BusLoop {
     let reporter: SessionReporter
     let onElementMessage: (@Sendable (BusMessage) -> Void)?
 
-    init(pipelines: [Pipeline], groups: [StageGroup], appSources: Set<String>, options: SessionOptions, signals: SessionSignals,
-         log: MessageLog, supervisor: BranchSupervisor, reporter: SessionReporter, onElementMessage: (@Sendable (BusMessage) -> Void)?) {
+    init(
+        pipelines: [Pipeline], groups: [StageGroup], appSources: Set<String>, options: SessionOptions, signals: SessionSignals,
+        log: MessageLog, supervisor: BranchSupervisor, reporter: SessionReporter, onElementMessage: (@Sendable (BusMessage) -> Void)?
+    ) {
         self.pipelines = pipelines; self.groups = groups; self.appSources = appSources; self.options = options
         self.signals = signals; self.log = log; self.supervisor = supervisor; self.reporter = reporter
         self.onElementMessage = onElementMessage
@@ -88,7 +90,8 @@ final class BusLoop {
                         }
                         return .failed(Self.errorText(segment: i, message: m, text: text, debug: debug, groups: groups))
                     case .warning(let text, let debug):
-                        AppendFile.writeStandardError((MessageText.warning(source: m.source, factory: m.sourceFactory, text: text, debug: debug) + "\n"))
+                        AppendFile.writeStandardError(
+                            (MessageText.warning(source: m.source, factory: m.sourceFactory, text: text, debug: debug) + "\n"))
                     case .latency:
                         pipelines[i].recalculateLatency()
                     case .element(let structure):
@@ -100,7 +103,9 @@ final class BusLoop {
             if options.progress, Date().timeIntervalSince(lastProgress) >= 1 {
                 lastProgress = Date()
                 let r = reporter.report(start: start)
-                AppendFile.writeStandardError(String(format: "\r[%6.1f s] in %d out %d dropped %d  %.1f fps   ", r.seconds, r.framesIn, r.framesOut, r.dropped, r.fps))
+                AppendFile.writeStandardError(
+                    String(format: "\r[%6.1f s] in %d out %d dropped %d  %.1f fps   ", r.seconds, r.framesIn, r.framesOut, r.dropped, r.fps)
+                )
             }
             if idle { usleep(5_000) }
         }
@@ -132,7 +137,8 @@ final class BusLoop {
             for g in groups where g.sinkSegment == segment {
                 guard let accepted = g.accepted else { continue }
                 let offered = g.sink.peerCaps()?.description ?? "?"
-                s += "\n  stage '\(g.name)' accepts \(accepted.sorted().joined(separator: ", ")); upstream offers \(offered): put 'videoconvert' before it"
+                s +=
+                    "\n  stage '\(g.name)' accepts \(accepted.sorted().joined(separator: ", ")); upstream offers \(offered): put 'videoconvert' before it"
             }
         }
         s += MessageText.indentedDebug(debug)

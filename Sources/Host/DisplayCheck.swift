@@ -27,7 +27,8 @@ public enum DisplayCheck {
     public static func releaseProbes() { heldProbes.withLock { $0.removeAll() } }
 
     /// What to use instead, for every message.
-    static let instead = "use fakesink, or encode to a file (videoconvert ! x264enc ! mp4mux ! filesink location=out.mp4), or run under Xvfb (xvfb-run -a viewfinder ...)"
+    static let instead =
+        "use fakesink, or encode to a file (videoconvert ! x264enc ! mp4mux ! filesink location=out.mp4), or run under Xvfb (xvfb-run -a viewfinder ...)"
 
     /// The display as seen from the environment; `xOpens` probes the X display (default: ximagesink to READY).
     public struct Environment: Sendable {
@@ -45,23 +46,26 @@ public enum DisplayCheck {
                 socket = w.hasPrefix("/") ? w : (env["XDG_RUNTIME_DIR"].map { $0 + "/" + w } ?? w)
             }
             let dri = (try? FileManager.default.contentsOfDirectory(atPath: "/dev/dri")) ?? []
-            return Environment(display: display, waylandSocket: socket,
-                               hasDRM: dri.contains { $0.hasPrefix("card") && FileManager.default.isWritableFile(atPath: "/dev/dri/" + $0) },
-                               xOpens: { factory in
-                                   // Kept open until the run ends (`releaseProbes`), so the X server cannot
-                                   // reset between this probe and the real sink's connection.
-                                   guard let probe = GStreamer.elementInReady(factory) else { return false }
-                                   heldProbes.withLock { $0.append(probe) }
-                                   return true
-                               })
+            return Environment(
+                display: display, waylandSocket: socket,
+                hasDRM: dri.contains { $0.hasPrefix("card") && FileManager.default.isWritableFile(atPath: "/dev/dri/" + $0) },
+                xOpens: { factory in
+                    // Kept open until the run ends (`releaseProbes`), so the X server cannot
+                    // reset between this probe and the real sink's connection.
+                    guard let probe = GStreamer.elementInReady(factory) else { return false }
+                    heldProbes.withLock { $0.append(probe) }
+                    return true
+                })
         }
     }
 
     /// Throws a usage error naming the first element that cannot show video here.
     /// `elements` are (name, factory) of every element built; `withVideoSink` the wrapper factories
     /// every use of which sets `video-sink=`.
-    public static func check(elements: [(name: String, factory: String)], withVideoSink: Set<String>,
-                             environment env: Environment) throws(HostError) {
+    public static func check(
+        elements: [(name: String, factory: String)], withVideoSink: Set<String>,
+        environment env: Environment
+    ) throws(HostError) {
         var xCache: [String: Bool] = [:]
         func x(_ factory: String) -> Bool {
             guard env.display != nil else { return false }
@@ -73,16 +77,22 @@ public enum DisplayCheck {
         let wayland = env.waylandSocket.map { FileManager.default.fileExists(atPath: $0) } ?? false
         for (name, factory) in elements {
             let ok: Bool
-            if xSinks.contains(factory) { ok = x(factory) }
-            else if autoSinks.contains(factory) || (wrappers.contains(factory) && !withVideoSink.contains(factory)) {
+            if xSinks.contains(factory) {
+                ok = x(factory)
+            } else if autoSinks.contains(factory) || (wrappers.contains(factory) && !withVideoSink.contains(factory)) {
                 ok = x("ximagesink") || wayland || env.hasDRM
-            } else if toolkitSinks.contains(factory) { ok = x("ximagesink") || wayland }
-            else if waylandSinks.contains(factory) { ok = wayland }
-            else { continue }
+            } else if toolkitSinks.contains(factory) {
+                ok = x("ximagesink") || wayland
+            } else if waylandSinks.contains(factory) {
+                ok = wayland
+            } else {
+                continue
+            }
             if ok { continue }
             let label = name.hasPrefix(factory) ? factory : "\(name) (\(factory))"
             if factory == "xvimagesink", let d = env.display, x("ximagesink") {
-                throw HostError(.usage, "\(label): the X display '\(d)' has no XVideo adaptor (Xvfb has none): use ximagesink or autovideosink instead")
+                throw HostError(
+                    .usage, "\(label): the X display '\(d)' has no XVideo adaptor (Xvfb has none): use ximagesink or autovideosink instead")
             }
             throw HostError(.usage, "\(label): \(reason(env, wantsX: !waylandSinks.contains(factory))): \(instead)")
         }
@@ -91,7 +101,9 @@ public enum DisplayCheck {
     static func reason(_ env: Environment, wantsX: Bool) -> String {
         if let w = env.waylandSocket, !wantsX { return "cannot reach the Wayland display '\(w)'" }
         if !wantsX { return "no Wayland display (WAYLAND_DISPLAY is not set)" }
-        if let d = env.display { return "cannot open the X display '\(d)'" + (env.waylandSocket.map { " nor the Wayland display '\($0)'" } ?? "") }
+        if let d = env.display {
+            return "cannot open the X display '\(d)'" + (env.waylandSocket.map { " nor the Wayland display '\($0)'" } ?? "")
+        }
         if let w = env.waylandSocket { return "no display (DISPLAY is not set; the Wayland display '\(w)' cannot be reached)" }
         return "no display (DISPLAY is not set)"
     }
@@ -108,8 +120,10 @@ public enum DisplayCheck {
             }
         }
         let elements = session.pipelines.flatMap { $0.allElements.map { (name: $0.name, factory: $0.factoryName) } }
-        let display = elements.contains { xSinks.contains($0.factory) || autoSinks.contains($0.factory) || wrappers.contains($0.factory)
-            || toolkitSinks.contains($0.factory) || waylandSinks.contains($0.factory) }
+        let display = elements.contains {
+            xSinks.contains($0.factory) || autoSinks.contains($0.factory) || wrappers.contains($0.factory)
+                || toolkitSinks.contains($0.factory) || waylandSinks.contains($0.factory)
+        }
         guard display else { return }
         try check(elements: elements, withVideoSink: withSink.subtracting(without), environment: .current())
     }

@@ -16,7 +16,10 @@ enum Preflight {
             for node in chain.nodes {
                 guard case .element(let f, _, _) = node else { continue }
                 if StageRegistry.type(of: f) != nil || GStreamer.hasElementFactory(f) { continue }
-                throw HostError(.usage, "unknown element or stage '\(Echo.value(f))': no GStreamer plugin provides it and it is not a Viewfinder stage (\(StageRegistry.all.map { $0.descriptor.kind }.joined(separator: ", "))); check the spelling or install the plugin")
+                throw HostError(
+                    .usage,
+                    "unknown element or stage '\(Echo.value(f))': no GStreamer plugin provides it and it is not a Viewfinder stage (\(StageRegistry.all.map { $0.descriptor.kind }.joined(separator: ", "))); check the spelling or install the plugin"
+                )
             }
         }
     }
@@ -30,10 +33,16 @@ enum Preflight {
             let unlinked = elements.flatMap { e in e.unlinkedAlwaysPads.map { (e, $0) } }
             // Outputs first: "a b ! c" is best explained as a missing '!' after a.
             if let (e, pad) = unlinked.first(where: { $0.1.isSource }) {
-                throw HostError(.usage, "element '\(e.name)' (\(e.factoryName)) has nothing linked to its output '\(pad.pad)': missing '!' after '\(e.factoryName)'?")
+                throw HostError(
+                    .usage,
+                    "element '\(e.name)' (\(e.factoryName)) has nothing linked to its output '\(pad.pad)': missing '!' after '\(e.factoryName)'?"
+                )
             }
             if !delayedLinks, let (e, pad) = unlinked.first {
-                throw HostError(.usage, "element '\(e.name)' (\(e.factoryName)) has nothing linked into its input '\(pad.pad)': missing '!' before '\(e.factoryName)'?")
+                throw HostError(
+                    .usage,
+                    "element '\(e.name)' (\(e.factoryName)) has nothing linked into its input '\(pad.pad)': missing '!' before '\(e.factoryName)'?"
+                )
             }
         }
     }

@@ -92,8 +92,9 @@ public final class Session: @unchecked Sendable {
         case .failure(let problem): return finish(code: 1, fallback: problem.text, start: problem.start)
         }
         onPlaying?(self)
-        let loop = BusLoop(pipelines: pipelines, groups: groups, appSources: Set(plan.segments.flatMap(\.appSources)), options: options,
-                           signals: signals, log: log, supervisor: supervisor, reporter: reporter, onElementMessage: onElementMessage)
+        let loop = BusLoop(
+            pipelines: pipelines, groups: groups, appSources: Set(plan.segments.flatMap(\.appSources)), options: options,
+            signals: signals, log: log, supervisor: supervisor, reporter: reporter, onElementMessage: onElementMessage)
         switch loop.run(start: start) {
         case .ended: return finish(code: 0, fallback: nil, start: start)
         case .failed(let text): errors.append(text)
@@ -152,14 +153,18 @@ public final class Session: @unchecked Sendable {
         let start = Date()
         // Downstream first, so every appsrc branch is ready before frames flow.
         for i in pipelines.indices.reversed() where !roots.contains(i) {
-            if pipelines[i].setState(.playing) == .failure { return .failure(StartFailure(text: "segment \(i) failed to start", start: start)) }
+            if pipelines[i].setState(.playing) == .failure {
+                return .failure(StartFailure(text: "segment \(i) failed to start", start: start))
+            }
         }
         // Workers only once every appsink is started: a stopped appsink answers "EOS", and a worker
         // that believed it ended its group for good (the second stage of `passthrough ! identity !
         // passthrough` never saw a frame and the run hung).
         for g in groups { g.start() }
         for r in roots {
-            if pipelines[r].setState(.playing) == .failure { return .failure(StartFailure(text: "segment \(r) failed to start", start: start)) }
+            if pipelines[r].setState(.playing) == .failure {
+                return .failure(StartFailure(text: "segment \(r) failed to start", start: start))
+            }
         }
         return .success(start)
     }
@@ -171,7 +176,9 @@ public final class Session: @unchecked Sendable {
             // A failed state change says why on the bus: report GStreamer's own error first.
             for (i, p) in pipelines.enumerated() {
                 while let m = p.bus.pop() {
-                    if case .error(let text, let debug) = m.kind { errors.append(BusLoop.errorText(segment: i, message: m, text: text, debug: debug, groups: groups)) }
+                    if case .error(let text, let debug) = m.kind {
+                        errors.append(BusLoop.errorText(segment: i, message: m, text: text, debug: debug, groups: groups))
+                    }
                 }
             }
             errors.append(fallback)

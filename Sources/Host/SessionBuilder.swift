@@ -62,9 +62,11 @@ struct SessionBuilder {
         }
         let plan: ExpansionPlan
         do {
-            plan = try Expansion.plan(parsed, stage: { kind in
-                StageRegistry.type(of: kind).map { StageSignature(kind: kind, outputs: $0.descriptor.outputs.map(\.name)) }
-            }, defaultBranch: { p, output in instance(p)?.defaultBranch(for: output) })
+            plan = try Expansion.plan(
+                parsed,
+                stage: { kind in
+                    StageRegistry.type(of: kind).map { StageSignature(kind: kind, outputs: $0.descriptor.outputs.map(\.name)) }
+                }, defaultBranch: { p, output in instance(p)?.defaultBranch(for: output) })
         } catch { throw HostError(.usage, error.message) }
         for g in plan.groups { for p in g.stages { _ = instance(p) } }
         if let stageError { throw HostError(.usage, stageError.message) }
@@ -110,7 +112,8 @@ struct SessionBuilder {
             for (i, s) in plan.segments.enumerated() where s.appSinks.contains(name) || s.appSources.contains(name) { return (pipes[i], i) }
             return nil
         }
-        let handoff = StageGroup.Handoff(maxBuffers: UInt32(max(1, options.queueSize)), drop: options.queue == .leaky, policy: options.queue)
+        let handoff = StageGroup.Handoff(
+            maxBuffers: UInt32(max(1, options.queueSize)), drop: options.queue == .leaky, policy: options.queue)
         let budget = UInt64(max(0, options.stageBudgetMs) * 1e6)
         var gs: [StageGroup] = []
         for g in plan.groups.reversed() {
@@ -121,15 +124,19 @@ struct SessionBuilder {
             if let m = g.mainOutput, let (mp, mi) = find(m), let src = mp.appSource(named: m) { main = (src, mi) }
             var extras: [String: (AppSource, Int)] = [:]
             for e in g.extraOutputs {
-                if let (ep, ei) = find(e.appSource), let src = ep.appSource(named: e.appSource) { extras["\(e.stage).\(e.output)"] = (src, ei) }
+                if let (ep, ei) = find(e.appSource), let src = ep.appSource(named: e.appSource) {
+                    extras["\(e.stage).\(e.output)"] = (src, ei)
+                }
             }
             var stages: [(String, any Stage)] = []
             for p in g.stages {
                 guard let st = made[p.name] else { throw HostError(.usage, "internal: stage '\(p.name)' was not made") }
                 stages.append((p.name, st))
             }
-            gs.append(try StageGroup(plan: g, stages: stages, sink: sink, sinkSegment: si, main: main, extras: extras,
-                                     handoff: handoff, budgetNs: budget, onLatencyChange: onLatencyChange))
+            gs.append(
+                try StageGroup(
+                    plan: g, stages: stages, sink: sink, sinkSegment: si, main: main, extras: extras,
+                    handoff: handoff, budgetNs: budget, onLatencyChange: onLatencyChange))
         }
         return gs.reversed()
     }

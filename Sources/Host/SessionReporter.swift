@@ -37,8 +37,9 @@ struct SessionReporter: Sendable {
                 timings.append(.init(name: n, frames: h.count, meanMs: h.mean, p95Ms: h.quantile(0.95)))
             }
         }
-        return SessionReport(framesIn: framesIn, framesOut: framesOut, dropped: dropped, seconds: Date().timeIntervalSince(start),
-                             renegotiations: reneg, copies: BufferCopies.count - copiesAtStart, stages: timings)
+        return SessionReport(
+            framesIn: framesIn, framesOut: framesOut, dropped: dropped, seconds: Date().timeIntervalSince(start),
+            renegotiations: reneg, copies: BufferCopies.count - copiesAtStart, stages: timings)
     }
 
     /// One line per stage with something to say at the end ("capture0: 3 photos saved in out/photos").

@@ -29,7 +29,10 @@ public enum ShareCard {
                 throw HostError(.usage, "card: photo id \(id): no readable records.json in '\(directory)' (use --directory or give a file)")
             }
             guard let r = records.first(where: { $0.id == id }) else {
-                throw HostError(.usage, "card: no photo with id \(id) in \(directory)/records.json (ids: \(records.map { String($0.id) }.joined(separator: ", ")))")
+                throw HostError(
+                    .usage,
+                    "card: no photo with id \(id) in \(directory)/records.json (ids: \(records.map { String($0.id) }.joined(separator: ", ")))"
+                )
             }
             return Content(photo: r.path(in: directory), record: r, date: dateText(r))
         }
@@ -41,7 +44,8 @@ public enum ShareCard {
         let record = PhotoIndex.load(directory: dir)?.first { FilePaths.fileName(of: $0.file) == name }
         if let record { return Content(photo: target, record: record, date: dateText(record)) }
         let exif = JPEGFile.read(target)?.tags ?? [:]
-        return Content(photo: target, record: nil, date: exif["datetime"].map { String($0.prefix(19)).replacingOccurrences(of: "T", with: " ") } ?? "")
+        return Content(
+            photo: target, record: nil, date: exif["datetime"].map { String($0.prefix(19)).replacingOccurrences(of: "T", with: " ") } ?? "")
     }
 
     static func dateText(_ r: PhotoRecord) -> String {
@@ -75,7 +79,9 @@ public enum ShareCard {
         let pw = max(2, Int((Double(jpeg.width) * scale).rounded()) & ~1), ph = max(2, Int((Double(jpeg.height) * scale).rounded()) & ~1)
         let px = box.x + (box.width - pw) / 2, py = box.y
         let decoded: (pixels: [UInt8], stride: Int)
-        do { decoded = try ImageFile.decodeBGRA(c.photo, width: pw, height: ph) } catch { throw HostError(.runtime, "card: \(error.message)") }
+        do { decoded = try ImageFile.decodeBGRA(c.photo, width: pw, height: ph) } catch {
+            throw HostError(.runtime, "card: \(error.message)")
+        }
 
         let canvas = Canvas(width: width, height: height)
         canvas.fill(RGBAColor(red: 0.07, green: 0.075, blue: 0.095))
@@ -92,13 +98,16 @@ public enum ShareCard {
             subject.map { s in ((s.x + s.width / 2) / Double(r.width), (s.y + s.height / 2) / Double(r.height)) }
         }
         // The rule's diagram over the photo, and the subject's box (in the photo's own pixels after a crop).
-        let grid = GridRenderer.render(GridStyle(lines: diagram(rule: r?.rule, subjectCentre: centre), color: RGBAColor(red: 1, green: 1, blue: 1, alpha: 0.55), width: 3),
-                                       width: pw, height: ph)
+        let grid = GridRenderer.render(
+            GridStyle(
+                lines: diagram(rule: r?.rule, subjectCentre: centre), color: RGBAColor(red: 1, green: 1, blue: 1, alpha: 0.55), width: 3),
+            width: pw, height: ph)
         canvas.drawImage(grid)
         if let r, let s = subject {
             let k = Double(pw) / Double(r.width)
-            canvas.strokeRect(x: s.x * k, y: s.y * k, width: s.width * k, height: s.height * k,
-                              color: GuidanceRenderer.goodColor, lineWidth: 4)
+            canvas.strokeRect(
+                x: s.x * k, y: s.y * k, width: s.width * k, height: s.height * k,
+                color: GuidanceRenderer.goodColor, lineWidth: 4)
         }
         canvas.translate(dx: -Double(px), dy: -Double(py))
 
@@ -110,23 +119,29 @@ public enum ShareCard {
             let s = canvas.drawText("\(pct)", x: left, y: y, fontSize: 120, color: white, backdrop: nil)
             canvas.drawText("/ 100", x: left + s.width + 12, y: y + 70, fontSize: 40, color: grey, backdrop: nil)
             let barX = left + 380, barY = y + 70, barW = textWidth - 380
-            canvas.fillRoundedRect(x: barX, y: barY, width: barW, height: 26, radius: 13, color: RGBAColor(red: 1, green: 1, blue: 1, alpha: 0.15))
-            canvas.fillRoundedRect(x: barX, y: barY, width: max(26, barW * min(1, max(0, score))), height: 26, radius: 13,
-                                   color: score >= 0.7 ? GuidanceRenderer.goodColor : GuidanceRenderer.adjustColor)
+            canvas.fillRoundedRect(
+                x: barX, y: barY, width: barW, height: 26, radius: 13, color: RGBAColor(red: 1, green: 1, blue: 1, alpha: 0.15))
+            canvas.fillRoundedRect(
+                x: barX, y: barY, width: max(26, barW * min(1, max(0, score))), height: 26, radius: 13,
+                color: score >= 0.7 ? GuidanceRenderer.goodColor : GuidanceRenderer.adjustColor)
             y += s.height + 10
         }
-        let ruleName: String = switch r?.rule {
-        case "thirds": "Rule of thirds"
-        case "golden": "Golden ratio"
-        case "center": "Centre and symmetry"
-        case "horizon": "Level horizon"
-        case "edges": "Edges and headroom"
-        case let other?: other
-        case nil: "Photo"
-        }
+        let ruleName: String =
+            switch r?.rule {
+            case "thirds": "Rule of thirds"
+            case "golden": "Golden ratio"
+            case "center": "Centre and symmetry"
+            case "horizon": "Level horizon"
+            case "edges": "Edges and headroom"
+            case let other?: other
+            case nil: "Photo"
+            }
         y += canvas.drawText(ruleName, x: left, y: y, fontSize: 46, color: white, backdrop: nil).height + 8
         if let advice = r?.advice, !advice.isEmpty {
-            y += canvas.drawText(fitted(advice, width: textWidth, fontSize: 32, canvas: canvas), x: left, y: y, fontSize: 32, color: grey, backdrop: nil).height + 8
+            y +=
+                canvas.drawText(
+                    fitted(advice, width: textWidth, fontSize: 32, canvas: canvas), x: left, y: y, fontSize: 32, color: grey, backdrop: nil
+                ).height + 8
         }
         let footer = Double(height) - 70
         canvas.drawText(c.date, x: left, y: footer, fontSize: 30, color: grey, backdrop: nil)

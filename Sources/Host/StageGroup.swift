@@ -51,9 +51,11 @@ final class StageGroup: @unchecked Sendable {
 
     /// Builds the group and configures its appsink. Groups downstream must be built first: their
     /// appsink caps show through the caps queries of this group's outputs.
-    init(plan: StageGroupPlan, stages: [(String, any Stage)], sink: AppSink, sinkSegment: Int,
-         main: (AppSource, Int)?, extras: [String: (AppSource, Int)], handoff: Handoff, budgetNs: UInt64,
-         onLatencyChange: (@Sendable (Int) -> Void)?) throws(HostError) {
+    init(
+        plan: StageGroupPlan, stages: [(String, any Stage)], sink: AppSink, sinkSegment: Int,
+        main: (AppSource, Int)?, extras: [String: (AppSource, Int)], handoff: Handoff, budgetNs: UInt64,
+        onLatencyChange: (@Sendable (Int) -> Void)?
+    ) throws(HostError) {
         self.plan = plan
         self.stages = stages.map { (name: $0.0, stage: $0.1) }
         self.sink = sink; self.sinkSegment = sinkSegment
@@ -67,8 +69,9 @@ final class StageGroup: @unchecked Sendable {
         self.onLatencyChange = onLatencyChange
         // Hand-off bounds and caps must be in place before the first frame (preroll) arrives.
         let name = stages.first?.0 ?? plan.appSink
-        let caps = try Self.negotiatedSinkCaps(name: name, stageCaps: Self.stageCaps(accepted), sink: sink,
-                                               outputs: Self.outputs(lastStage: stages.last?.0 ?? name, main: self.main, extras: self.extras))
+        let caps = try Self.negotiatedSinkCaps(
+            name: name, stageCaps: Self.stageCaps(accepted), sink: sink,
+            outputs: Self.outputs(lastStage: stages.last?.0 ?? name, main: self.main, extras: self.extras))
         sink.configure(maxBuffers: handoff.maxBuffers, drop: handoff.drop, caps: caps)
         arrivals = sink.countArrivals()
     }
@@ -98,8 +101,10 @@ final class StageGroup: @unchecked Sendable {
     }
 
     /// The linked outputs, named for messages: the main output first, then the extra ones by name.
-    private static func outputs(lastStage: String, main: (src: AppSource, segment: Int)?,
-                                extras: [String: (src: AppSource, segment: Int)]) -> [(String, AppSource)] {
+    private static func outputs(
+        lastStage: String, main: (src: AppSource, segment: Int)?,
+        extras: [String: (src: AppSource, segment: Int)]
+    ) -> [(String, AppSource)] {
         var outputs: [(String, AppSource)] = []
         if let main { outputs.append(("\(lastStage) output", main.src)) }
         for (k, e) in extras.sorted(by: { $0.key < $1.key }) { outputs.append((k, e.src)) }
@@ -109,26 +114,40 @@ final class StageGroup: @unchecked Sendable {
     /// Caps the appsink asks for: what the stages take and every linked output's branch accepts,
     /// in the branches' order of preference — negotiation carried across the bridge, as one
     /// pipeline would do it (so `videotestsrc ! snapshot ... s.snapshot ! jpegenc` picks I420).
-    private static func negotiatedSinkCaps(name: String, stageCaps: String, sink: AppSink,
-                                           outputs: [(String, AppSource)]) throws(HostError) -> Caps {
+    private static func negotiatedSinkCaps(
+        name: String, stageCaps: String, sink: AppSink,
+        outputs: [(String, AppSource)]
+    ) throws(HostError) -> Caps {
         var caps: Caps
-        do { caps = try Caps(stageCaps) } catch { throw HostError(.usage, "internal: stage '\(name)' declares bad caps \(stageCaps): \(error.message)") }
+        do { caps = try Caps(stageCaps) } catch {
+            throw HostError(.usage, "internal: stage '\(name)' declares bad caps \(stageCaps): \(error.message)")
+        }
         if let up = sink.peerCaps(), !up.isAny, up.intersect(caps).isEmpty {
             let media = up.mediaTypes
             if !media.isEmpty && !media.contains("video/x-raw") {
                 // videoconvert cannot make video out of audio (or encoded video): say what is there instead.
-                let hint = media.contains { $0.hasPrefix("video/") || $0.hasPrefix("image/") }
+                let hint =
+                    media.contains { $0.hasPrefix("video/") || $0.hasPrefix("image/") }
                     ? "decode it first (e.g. 'decodebin ! videoconvert' before the stage)"
                     : "link a video source to it"
-                throw HostError(.usage, "stage '\(name)' needs raw video (video/x-raw) but what comes before it gives \(media.joined(separator: ", ")): \(hint)")
+                throw HostError(
+                    .usage,
+                    "stage '\(name)' needs raw video (video/x-raw) but what comes before it gives \(media.joined(separator: ", ")): \(hint)"
+                )
             }
-            throw HostError(.usage, "stage '\(name)' cannot take what comes before it (\(Echo.value(up.description, limit: 200))); it accepts \(stageCaps): put 'videoconvert' before it")
+            throw HostError(
+                .usage,
+                "stage '\(name)' cannot take what comes before it (\(Echo.value(up.description, limit: 200))); it accepts \(stageCaps): put 'videoconvert' before it"
+            )
         }
         for (what, src) in outputs {
             guard let down = src.downstreamCaps(), !down.isAny else { continue }
             let next = down.intersect(caps)
             if next.isEmpty {
-                throw HostError(.usage, "stage '\(name)': \(what) cannot be linked: the elements after it take \(down) but the stage gives \(caps): put 'videoconvert' after it")
+                throw HostError(
+                    .usage,
+                    "stage '\(name)': \(what) cannot be linked: the elements after it take \(down) but the stage gives \(caps): put 'videoconvert' after it"
+                )
             }
             caps = next
         }
@@ -221,7 +240,9 @@ final class StageGroup: @unchecked Sendable {
                     // Given away: the next group finds the frame writable (no copy-on-write race with us).
                     if main.src.push(consuming: frame.buffer, caps: caps, segment: segment) {
                         stats.values.withLock { $0.pushed += 1 }
-                    } else if stopFlag.load(ordering: .relaxed) { return }
+                    } else if stopFlag.load(ordering: .relaxed) {
+                        return
+                    }
                 } else {
                     stats.values.withLock { $0.pushed += 1 }
                 }

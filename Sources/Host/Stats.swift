@@ -47,7 +47,9 @@ final class GroupStats: Sendable {
 /// End-of-run figures for the whole session.
 public struct SessionReport: Sendable {
     /// Per stage timing.
-    public struct StageTiming: Sendable { public var name: String; public var frames: Int; public var meanMs: Double; public var p95Ms: Double }
+    public struct StageTiming: Sendable {
+        public var name: String; public var frames: Int; public var meanMs: Double; public var p95Ms: Double
+    }
     /// Frames that reached the first stage worker(s).
     public var framesIn: Int
     /// Frames the last stage worker(s) passed on.
@@ -69,7 +71,9 @@ public struct SessionReport: Sendable {
 
     /// Multi-line human summary.
     public var text: String {
-        var s = String(format: "frames: %d in, %d out, %d dropped; %.1f fps over %.2f s; %d buffer copies", framesIn, framesOut, dropped, fps, seconds, copies)
+        var s = String(
+            format: "frames: %d in, %d out, %d dropped; %.1f fps over %.2f s; %d buffer copies", framesIn, framesOut, dropped, fps, seconds,
+            copies)
         if renegotiations > 1 { s += "; \(renegotiations) caps changes" }
         for t in stages {
             s += String(format: "\n  stage %@: %d frames, mean %.3f ms, p95 %.3f ms", t.name, t.frames, t.meanMs, t.p95Ms)

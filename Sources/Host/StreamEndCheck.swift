@@ -40,7 +40,8 @@ public final class StreamEndCheck: @unchecked Sendable {
             // The sink that got furthest speaks for the pipeline.
             let ends = watch.seen.filter { $0.position != nil && $0.duration != nil }
             guard let best = ends.max(by: { $0.position! < $1.position! }), let pos = best.position, let dur = best.duration,
-                  Self.endedEarly(position: pos, duration: dur) else { continue }
+                Self.endedEarly(position: pos, duration: dur)
+            else { continue }
             let inputs = pipe.allElements.filter { $0.isSource && $0.hasProperty("location") }
                 .compactMap { e in e.string("location").map { "\(e.name) location=\($0)" } }
             out.append(Self.text(position: pos, duration: dur, inputs: inputs))

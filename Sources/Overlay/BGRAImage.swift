@@ -22,14 +22,16 @@ public struct BGRAImage: Sendable, Equatable {
 
     /// A fully transparent image with a packed stride of `width * 4`.
     public init(transparentWidth width: Int, height: Int) {
-        self.init(width: width, height: height, stride: width * 4,
-                  pixels: [UInt8](repeating: 0, count: width * 4 * height))
+        self.init(
+            width: width, height: height, stride: width * 4,
+            pixels: [UInt8](repeating: 0, count: width * 4 * height))
     }
 
     /// The premultiplied components of the pixel at (`x`, `y`); both must be inside the image.
     public func pixel(x: Int, y: Int) -> (b: UInt8, g: UInt8, r: UInt8, a: UInt8) {
-        precondition(x >= 0 && x < width && y >= 0 && y < height,
-                     "pixel (\(x), \(y)) is outside a \(width)x\(height) image")
+        precondition(
+            x >= 0 && x < width && y >= 0 && y < height,
+            "pixel (\(x), \(y)) is outside a \(width)x\(height) image")
         let i = y * stride + x * 4
         return (pixels[i], pixels[i + 1], pixels[i + 2], pixels[i + 3])
     }

@@ -25,13 +25,15 @@ public final class Canvas {
         self.width = width
         self.height = height
         guard let s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height)),
-              let c = cairo_create(s) else {
+            let c = cairo_create(s)
+        else {
             preconditionFailure("cairo could not create a \(width)x\(height) surface")
         }
         surface = s
         cr = c
-        precondition(cairo_surface_status(s) == CAIRO_STATUS_SUCCESS,
-                     "cairo could not create a \(width)x\(height) surface")
+        precondition(
+            cairo_surface_status(s) == CAIRO_STATUS_SUCCESS,
+            "cairo could not create a \(width)x\(height) surface")
     }
 
     deinit {
@@ -91,8 +93,10 @@ public final class Canvas {
     }
 
     /// Strokes the outline of a rectangle; the stroke is centred on the rectangle's edges.
-    public func strokeRect(x: Double, y: Double, width w: Double, height h: Double,
-                           color: RGBAColor, lineWidth: Double) {
+    public func strokeRect(
+        x: Double, y: Double, width w: Double, height h: Double,
+        color: RGBAColor, lineWidth: Double
+    ) {
         cairo_save(cr)
         cairo_rectangle(cr, x, y, w, h)
         cairo_set_line_join(cr, CAIRO_LINE_JOIN_MITER)
@@ -110,8 +114,10 @@ public final class Canvas {
     }
 
     /// Fills a rectangle whose corners are rounded with `radius` (clamped to half the shorter side).
-    public func fillRoundedRect(x: Double, y: Double, width w: Double, height h: Double,
-                                radius: Double, color: RGBAColor) {
+    public func fillRoundedRect(
+        x: Double, y: Double, width w: Double, height h: Double,
+        radius: Double, color: RGBAColor
+    ) {
         cairo_save(cr)
         roundedRectPath(x: x, y: y, width: w, height: h, radius: radius)
         setSource(color)
@@ -144,8 +150,10 @@ public final class Canvas {
     }
 
     /// Strokes a circular arc; angles in radians, 0 along +x, increasing clockwise on screen (y down).
-    public func strokeArc(center: (Double, Double), radius: Double, startAngle: Double, endAngle: Double,
-                          color: RGBAColor, width: Double) {
+    public func strokeArc(
+        center: (Double, Double), radius: Double, startAngle: Double, endAngle: Double,
+        color: RGBAColor, width: Double
+    ) {
         cairo_save(cr)
         cairo_new_path(cr)
         cairo_arc(cr, center.0, center.1, radius, startAngle, endAngle)
@@ -172,9 +180,11 @@ public final class Canvas {
     ///
     /// The arcs are stroked with `width` pixels whatever the rectangle's aspect ratio. When `subdivisionColor`
     /// is given, the phi rectangle subdivision (the square boundaries) is stroked first in that colour.
-    public func strokeGoldenSpiral(_ spiral: GoldenSpiral, x: Double = 0, y: Double = 0,
-                                   width w: Double, height h: Double,
-                                   color: RGBAColor, lineWidth: Double, subdivisionColor: RGBAColor? = nil) {
+    public func strokeGoldenSpiral(
+        _ spiral: GoldenSpiral, x: Double = 0, y: Double = 0,
+        width w: Double, height h: Double,
+        color: RGBAColor, lineWidth: Double, subdivisionColor: RGBAColor? = nil
+    ) {
         // Stop once squares are about half a pixel: one canonical unit spans at least min(w, h) / φ pixels.
         let squares = spiral.squares(minimumSide: 0.5 / max(1, min(w, h) / GoldenSpiral.phi))
         cairo_save(cr)
@@ -221,8 +231,10 @@ public final class Canvas {
     /// quarter of the font size on every side; the returned size then includes the padding. Newlines
     /// start new lines.
     @discardableResult
-    public func drawText(_ text: String, x: Double, y: Double, fontSize: Double, color: RGBAColor,
-                         backdrop: RGBAColor?) -> (width: Double, height: Double) {
+    public func drawText(
+        _ text: String, x: Double, y: Double, fontSize: Double, color: RGBAColor,
+        backdrop: RGBAColor?
+    ) -> (width: Double, height: Double) {
         let layout = makeLayout(text, fontSize: fontSize)
         defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
         let (tw, th) = Canvas.pixelSize(of: layout)
@@ -249,8 +261,9 @@ public final class Canvas {
         let stride = Int(cairo_image_surface_get_stride(surface))
         let count = stride * height
         guard count > 0, let data = cairo_image_surface_get_data(surface) else {
-            return BGRAImage(width: width, height: height, stride: max(stride, width * 4),
-                             pixels: [UInt8](repeating: 0, count: max(stride, width * 4) * height))
+            return BGRAImage(
+                width: width, height: height, stride: max(stride, width * 4),
+                pixels: [UInt8](repeating: 0, count: max(stride, width * 4) * height))
         }
         let pixels = Array(UnsafeBufferPointer(start: data, count: count))
         return BGRAImage(width: width, height: height, stride: stride, pixels: pixels)
@@ -259,14 +272,16 @@ public final class Canvas {
     /// Paints a premultiplied BGRA image with its top-left corner at the (translated) origin, blending over.
     public func drawImage(_ img: BGRAImage) {
         guard img.width > 0, img.height > 0,
-              let src = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(img.width), Int32(img.height)) else { return }
+            let src = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(img.width), Int32(img.height))
+        else { return }
         defer { cairo_surface_destroy(src) }
         cairo_surface_flush(src)
         let stride = Int(cairo_image_surface_get_stride(src))
         if let data = cairo_image_surface_get_data(src) {
             img.pixels.withUnsafeBytes { p in
                 for y in 0..<img.height {
-                    (data + y * stride).update(from: p.baseAddress!.assumingMemoryBound(to: UInt8.self) + y * img.stride, count: img.width * 4)
+                    (data + y * stride).update(
+                        from: p.baseAddress!.assumingMemoryBound(to: UInt8.self) + y * img.stride, count: img.width * 4)
                 }
             }
         }

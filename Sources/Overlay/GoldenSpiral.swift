@@ -72,22 +72,30 @@ public struct GoldenSpiral: Sendable, Equatable, Hashable {
             let s = min(w, h)
             guard s >= minimumSide, s > 0 else { break }
             switch step % 4 {
-            case 0: // right
-                result.append(Square(center: (x + w - s, y), side: s, startAngle: 0,
-                                     innerEdge: ((x + w - s, y), (x + w - s, y + h))))
+            case 0:  // right
+                result.append(
+                    Square(
+                        center: (x + w - s, y), side: s, startAngle: 0,
+                        innerEdge: ((x + w - s, y), (x + w - s, y + h))))
                 w -= s
-            case 1: // bottom
-                result.append(Square(center: (x + s, y + h - s), side: s, startAngle: Double.pi / 2,
-                                     innerEdge: ((x, y + h - s), (x + w, y + h - s))))
+            case 1:  // bottom
+                result.append(
+                    Square(
+                        center: (x + s, y + h - s), side: s, startAngle: Double.pi / 2,
+                        innerEdge: ((x, y + h - s), (x + w, y + h - s))))
                 h -= s
-            case 2: // left
-                result.append(Square(center: (x + s, y + h), side: s, startAngle: Double.pi,
-                                     innerEdge: ((x + s, y), (x + s, y + h))))
+            case 2:  // left
+                result.append(
+                    Square(
+                        center: (x + s, y + h), side: s, startAngle: Double.pi,
+                        innerEdge: ((x + s, y), (x + s, y + h))))
                 x += s
                 w -= s
-            default: // top
-                result.append(Square(center: (x, y + s), side: s, startAngle: 3 * Double.pi / 2,
-                                     innerEdge: ((x, y + s), (x + w, y + s))))
+            default:  // top
+                result.append(
+                    Square(
+                        center: (x, y + s), side: s, startAngle: 3 * Double.pi / 2,
+                        innerEdge: ((x, y + s), (x + w, y + s))))
                 y += s
                 h -= s
             }

@@ -48,7 +48,8 @@ public enum GridLine: String, CaseIterable, Sendable {
     public static func parseList(_ text: String) throws(GridLineParseError) -> [GridLine] {
         var result: [GridLine] = []
         for token in text.split(separator: "+", omittingEmptySubsequences: false)
-            .flatMap({ $0.split(separator: ",", omittingEmptySubsequences: false) }) {
+            .flatMap({ $0.split(separator: ",", omittingEmptySubsequences: false) })
+        {
             let line: GridLine
             do {
                 line = try parse(String(token))

@@ -37,8 +37,9 @@ public enum GridRenderer {
                 canvas.strokeLine(from: (w, 0), to: (0, h), color: color, width: lw)
             case .spiralTopLeft, .spiralTopRight, .spiralBottomLeft, .spiralBottomRight:
                 if let spiral = line.spiral {
-                    canvas.strokeGoldenSpiral(spiral, width: w, height: h, color: color, lineWidth: lw,
-                                              subdivisionColor: color.withAlpha(color.alpha / 2))
+                    canvas.strokeGoldenSpiral(
+                        spiral, width: w, height: h, color: color, lineWidth: lw,
+                        subdivisionColor: color.withAlpha(color.alpha / 2))
                 }
             case .none:
                 break

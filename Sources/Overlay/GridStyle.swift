@@ -30,7 +30,9 @@ public struct GridStyle: Sendable, Equatable {
     public var width: Double
 
     /// A style; by default rule-of-thirds lines in white at 75% opacity, 2 px at 1080p.
-    public init(lines: [GridLine] = [.thirds], guides: [GuideSegment] = [], color: RGBAColor = RGBAColor.white.withAlpha(0.75), width: Double = 2) {
+    public init(
+        lines: [GridLine] = [.thirds], guides: [GuideSegment] = [], color: RGBAColor = RGBAColor.white.withAlpha(0.75), width: Double = 2
+    ) {
         self.lines = lines
         self.guides = guides
         self.color = color

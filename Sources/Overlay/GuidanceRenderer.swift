@@ -25,9 +25,11 @@ public struct GuidanceDrawing: Sendable, Equatable {
     public var guides: [GuideSegment]
 
     /// Creates a drawing.
-    public init(subject: (x: Double, y: Double, width: Double, height: Double)?, target: (x: Double, y: Double)?,
-                advice: String, rule: String, score: Double, wellComposed: Bool, locked: Bool, grid: [GridLine],
-                points: [(x: Double, y: Double)] = [], guides: [GuideSegment] = []) {
+    public init(
+        subject: (x: Double, y: Double, width: Double, height: Double)?, target: (x: Double, y: Double)?,
+        advice: String, rule: String, score: Double, wellComposed: Bool, locked: Bool, grid: [GridLine],
+        points: [(x: Double, y: Double)] = [], guides: [GuideSegment] = []
+    ) {
         self.subject = subject; self.target = target; self.advice = advice; self.rule = rule
         self.score = score; self.wellComposed = wellComposed; self.locked = locked; self.grid = grid; self.points = points
         self.guides = guides
@@ -35,10 +37,10 @@ public struct GuidanceDrawing: Sendable, Equatable {
 
     /// Equal when every drawn value is equal (tuples compared field by field).
     public static func == (a: GuidanceDrawing, b: GuidanceDrawing) -> Bool {
-        a.advice == b.advice && a.rule == b.rule && a.score == b.score && a.wellComposed == b.wellComposed &&
-            a.locked == b.locked && a.grid == b.grid && a.guides == b.guides && a.points.map { [$0.x, $0.y] } == b.points.map { [$0.x, $0.y] } &&
-            a.subject.map { [$0.x, $0.y, $0.width, $0.height] } == b.subject.map { [$0.x, $0.y, $0.width, $0.height] } &&
-            a.target.map { [$0.x, $0.y] } == b.target.map { [$0.x, $0.y] }
+        a.advice == b.advice && a.rule == b.rule && a.score == b.score && a.wellComposed == b.wellComposed && a.locked == b.locked
+            && a.grid == b.grid && a.guides == b.guides && a.points.map { [$0.x, $0.y] } == b.points.map { [$0.x, $0.y] }
+            && a.subject.map { [$0.x, $0.y, $0.width, $0.height] } == b.subject.map { [$0.x, $0.y, $0.width, $0.height] }
+            && a.target.map { [$0.x, $0.y] } == b.target.map { [$0.x, $0.y] }
     }
 }
 
@@ -121,15 +123,19 @@ public enum GuidanceRenderer {
             let (bx, by, bw, bh) = (s.x * w, s.y * h, s.width * w, s.height * h)
             let half = lw / 2
             // Four edges, each its own thin sprite (a box's inside stays untouched).
-            for (x0, y0, x1, y1) in [(bx - half, by - half, bx + bw + half, by + half), (bx - half, by + bh - half, bx + bw + half, by + bh + half),
-                                     (bx - half, by + half, bx + half, by + bh - half), (bx + bw - half, by + half, bx + bw + half, by + bh - half)] {
+            for (x0, y0, x1, y1) in [
+                (bx - half, by - half, bx + bw + half, by + half), (bx - half, by + bh - half, bx + bw + half, by + bh + half),
+                (bx - half, by + half, bx + half, by + bh - half), (bx + bw - half, by + half, bx + bw + half, by + bh - half),
+            ] {
                 sprite(x0, y0, x1, y1) { $0.fillRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0, color: color) }
             }
             center = (bx + bw / 2, by + bh / 2)
         }
         if let t = d.target {
             let r = max(4, 10 * h / 1080), c = (t.x * w, t.y * h)
-            sprite(c.0 - r - lw, c.1 - r - lw, c.0 + r + lw, c.1 + r + lw) { $0.strokeCircle(center: c, radius: r, color: color, width: lw) }
+            sprite(c.0 - r - lw, c.1 - r - lw, c.0 + r + lw, c.1 + r + lw) {
+                $0.strokeCircle(center: c, radius: r, color: color, width: lw)
+            }
             if let from = center, !d.wellComposed {
                 let head = max(8, 24 * h / 1080)
                 sprite(min(from.0, c.0) - head, min(from.1, c.1) - head, max(from.0, c.0) + head, max(from.1, c.1) + head) {
@@ -160,7 +166,9 @@ public enum GuidanceRenderer {
 
     /// Where `sprites` draws the score label and its bar (top left), clipped to the frame: the text
     /// block a layout must keep other text out of.
-    public static func scoreBlock(_ d: GuidanceDrawing, width: Int, height: Int, textScale: Double = 1) -> (x: Int, y: Int, width: Int, height: Int) {
+    public static func scoreBlock(_ d: GuidanceDrawing, width: Int, height: Int, textScale: Double = 1) -> (
+        x: Int, y: Int, width: Int, height: Int
+    ) {
         let h = Double(height)
         let font = max(10, 36 * h / 1080 * textScale), pad = font / 2
         let size = Canvas(width: 1, height: 1).measureText(scoreLabel(d), fontSize: font * 0.75, backdrop: true)
@@ -173,7 +181,9 @@ public enum GuidanceRenderer {
     /// The advice line on its backdrop, centred across: the image, its left edge and the gap it keeps
     /// from the bottom edge (or from the row below it). Nil for empty advice. The caller places it
     /// (`VideoFrame.reserveTextRow`), so other stages' text rows stack instead of overlapping.
-    public static func adviceSprite(_ advice: String, width: Int, height: Int, textScale: Double = 1) -> (image: BGRAImage, x: Int, gap: Int)? {
+    public static func adviceSprite(_ advice: String, width: Int, height: Int, textScale: Double = 1) -> (
+        image: BGRAImage, x: Int, gap: Int
+    )? {
         guard !advice.isEmpty, width > 0, height > 0 else { return nil }
         let font = max(10, 36 * Double(height) / 1080 * textScale)
         let pad = font / 2

@@ -19,8 +19,9 @@ public struct RGBAColor: Sendable, Equatable, Hashable, CustomStringConvertible 
 
     /// A colour from 8-bit components.
     public init(red8: UInt8, green8: UInt8, blue8: UInt8, alpha8: UInt8 = 255) {
-        self.init(red: Double(red8) / 255, green: Double(green8) / 255,
-                  blue: Double(blue8) / 255, alpha: Double(alpha8) / 255)
+        self.init(
+            red: Double(red8) / 255, green: Double(green8) / 255,
+            blue: Double(blue8) / 255, alpha: Double(alpha8) / 255)
     }
 
     /// The same colour with a different alpha.
@@ -76,8 +77,9 @@ public struct RGBAColor: Sendable, Equatable, Hashable, CustomStringConvertible 
                 bytes.append(values[i] << 4 | values[i + 1])
                 i += 2
             }
-            return RGBAColor(red8: bytes[0], green8: bytes[1], blue8: bytes[2],
-                             alpha8: bytes.count == 4 ? bytes[3] : 255)
+            return RGBAColor(
+                red8: bytes[0], green8: bytes[1], blue8: bytes[2],
+                alpha8: bytes.count == 4 ? bytes[3] : 255)
         default:
             throw ColorParseError(text: text)
         }
@@ -85,11 +87,12 @@ public struct RGBAColor: Sendable, Equatable, Hashable, CustomStringConvertible 
 
     /// The colour as lowercase `#rrggbbaa`.
     public var hex: String {
-        "#" + [red, green, blue, alpha].map { component in
-            let byte = Int((component * 255).rounded())
-            let s = String(byte, radix: 16)
-            return s.count == 1 ? "0" + s : s
-        }.joined()
+        "#"
+            + [red, green, blue, alpha].map { component in
+                let byte = Int((component * 255).rounded())
+                let s = String(byte, radix: 16)
+                return s.count == 1 ? "0" + s : s
+            }.joined()
     }
 
     /// Same as `hex`.

@@ -25,8 +25,9 @@ public enum StatusLabel {
         let sz = Canvas(width: 1, height: 1).measureText(text, fontSize: big, backdrop: true)
         let cw = min(w, Int(sz.width.rounded(.up)) + 1), ch = min(h, Int(sz.height.rounded(.up)) + 1)
         let cc = Canvas(width: cw, height: ch)
-        cc.drawText(text, x: 0, y: 0, fontSize: big, color: RGBAColor(red: 1, green: 1, blue: 1, alpha: 1),
-                    backdrop: RGBAColor(red: 0, green: 0, blue: 0, alpha: 0.45))
+        cc.drawText(
+            text, x: 0, y: 0, fontSize: big, color: RGBAColor(red: 1, green: 1, blue: 1, alpha: 1),
+            backdrop: RGBAColor(red: 0, green: 0, blue: 0, alpha: 0.45))
         return (cc.image(), max(0, (w - cw) / 2), max(0, (h - ch) / 2))
     }
 }

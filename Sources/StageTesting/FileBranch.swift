@@ -43,7 +43,9 @@ public struct FileBranch: Sendable {
             if let eq = t.firstIndex(of: "=") { props[String(t[..<eq])] = String(t[t.index(after: eq)...]) }
         }
         guard let location = props["location"] else { return nil }
-        self.init(sinkName: props["name"] ?? "multifilesink0", location: location, index: props["index"].flatMap { Int($0) } ?? 0, content: content)
+        self.init(
+            sinkName: props["name"] ?? "multifilesink0", location: location, index: props["index"].flatMap { Int($0) } ?? 0,
+            content: content)
     }
 
     /// Whitespace-separated words of a gst-launch fragment, with "double quoted" parts unquoted.
@@ -77,12 +79,18 @@ public struct FileBranch: Sendable {
         case .jpeg(let quality):
             guard frame.info.format == "BGRA", let plane = try? frame.planeBytes(plane: 0) else { return nil }
             do {
-                try ImageFile.encodeBGRA(plane.bytes, width: frame.info.width, height: frame.info.height, stride: plane.rowBytes, to: file, quality: quality)
+                try ImageFile.encodeBGRA(
+                    plane.bytes, width: frame.info.width, height: frame.info.height, stride: plane.rowBytes, to: file, quality: quality)
             } catch { return nil }
         }
         let number = index
         index += 1
-        return BusMessage(source: sinkName, structure: MessageStructure("GstMultiFileSink", [
-            ("filename", .string(file)), ("index", .int(Int32(number))), ("timestamp", .uint64(frame.pts ?? 0))]))
+        return BusMessage(
+            source: sinkName,
+            structure: MessageStructure(
+                "GstMultiFileSink",
+                [
+                    ("filename", .string(file)), ("index", .int(Int32(number))), ("timestamp", .uint64(frame.pts ?? 0)),
+                ]))
     }
 }

@@ -39,7 +39,9 @@ final class HarnessBus: Sendable {
 
     /// Delivers what stages posted since the last call (the host does so on its own thread, later).
     func deliverPosted() {
-        let pending = log.withLock { l in defer { l.undelivered.removeAll() }; return l.undelivered }
+        let pending = log.withLock { l in
+            defer { l.undelivered.removeAll() }; return l.undelivered
+        }
         for m in pending { deliver(m) }
     }
 }
@@ -56,7 +58,8 @@ final class HarnessContext: StageContext {
     func push(_ frame: VideoFrame, on output: String) -> Bool {
         let k = key(output)
         // Held as the host's appsrc holds it: one more reference, so a later write (blending) copies.
-        let shared = VideoFrame(buffer: frame.buffer.shared(), info: frame.info, caps: frame.caps, segment: frame.segment, index: frame.index)
+        let shared = VideoFrame(
+            buffer: frame.buffer.shared(), info: frame.info, caps: frame.caps, segment: frame.segment, index: frame.index)
         let (accepted, report): (Bool, BusMessage?) = bus.log.withLock { l in
             guard !l.refused.contains(k) else { return (false, nil) }
             l.items[k, default: []].append(.frame(shared))
@@ -93,7 +96,9 @@ final class HarnessContext: StageContext {
         var m = message
         if !m.fields.contains(where: { $0.0 == "stage" }) { m.fields.insert(("stage", .string(stageName)), at: 0) }
         let bm = BusMessage(source: stageName, structure: m)
-        bus.log.withLock { $0.messages.append(bm); $0.undelivered.append(bm) }
+        bus.log.withLock {
+            $0.messages.append(bm); $0.undelivered.append(bm)
+        }
     }
 
     func backlog(on output: String) -> Int { bus.log.withLock { $0.backlog[key(output)] ?? 0 } }

@@ -57,8 +57,9 @@ public final class StageHarness {
         let bus = HarnessBus(stages: stages)
         self.bus = bus
         // The tap runs last, just before the chain blends: it sees the overlays the stages queued.
-        chain = StageChain(stages: stages + [(OverlayTap.name, tap)],
-                           contexts: (stages.map(\.name) + [OverlayTap.name]).map { HarnessContext(stageName: $0, bus: bus) })
+        chain = StageChain(
+            stages: stages + [(OverlayTap.name, tap)],
+            contexts: (stages.map(\.name) + [OverlayTap.name]).map { HarnessContext(stageName: $0, bus: bus) })
     }
 
     /// Drives one stage (already made).
@@ -102,13 +103,16 @@ public final class StageHarness {
 
     private static func validated(kind: String, name: String, properties: [(String, String)]) throws(StageError) -> PropertyValues {
         guard let type = StageRegistry.type(of: kind) else {
-            throw StageError(.usage, "unknown stage '\(kind)'; stages are: \(StageRegistry.all.map { $0.descriptor.kind }.joined(separator: ", "))")
+            throw StageError(
+                .usage, "unknown stage '\(kind)'; stages are: \(StageRegistry.all.map { $0.descriptor.kind }.joined(separator: ", "))")
         }
         return try PropertyValues(specs: type.descriptor.properties, assignments: properties, stage: name)
     }
 
     /// Makes a stage of `kind` through `StageRegistry`; a `TriggeredStage` listens to `triggers`.
-    public static func make(kind: String, name: String, properties: [(String, String)] = [], triggers: Triggers) throws(StageError) -> any Stage {
+    public static func make(kind: String, name: String, properties: [(String, String)] = [], triggers: Triggers) throws(StageError)
+        -> any Stage
+    {
         let values = try validated(kind: kind, name: name, properties: properties)
         if let t = StageRegistry.type(of: kind) as? any TriggeredStage.Type {
             return try t.init(name: name, properties: values, triggers: triggers)
@@ -151,8 +155,9 @@ public final class StageHarness {
     public func writeFiles(on output: String, content: FileBranch.Content) -> FileBranch? {
         let k = key(output)
         guard let s = stages.first(where: { k.hasPrefix($0.name + ".") }),
-              let fragment = s.stage.defaultBranch(for: String(k.dropFirst(s.name.count + 1))),
-              let branch = FileBranch(fragment: fragment, content: content) else { return nil }
+            let fragment = s.stage.defaultBranch(for: String(k.dropFirst(s.name.count + 1))),
+            let branch = FileBranch(fragment: fragment, content: content)
+        else { return nil }
         bus.log.withLock { $0.branches[k] = branch }
         return branch
     }
@@ -229,7 +234,9 @@ public final class StageHarness {
     /// (overlays blended). `bytes` default to black; `pts` to the frame's index times `frameDuration`,
     /// `duration` to `frameDuration`; each of `metas` is attached as a custom meta (`setCustomMeta`).
     @discardableResult
-    public func push(_ bytes: [UInt8]? = nil, pts: UInt64? = nil, duration: UInt64? = nil, metas: [MessageStructure] = []) throws -> VideoFrame {
+    public func push(_ bytes: [UInt8]? = nil, pts: UInt64? = nil, duration: UInt64? = nil, metas: [MessageStructure] = []) throws
+        -> VideoFrame
+    {
         let pixels = bytes ?? Self.blackBytes(info)
         guard pixels.count == info.size else {
             throw StageError(.usage, "a \(info.format) \(info.width)x\(info.height) frame has \(info.size) bytes, not \(pixels.count)")
@@ -370,9 +377,11 @@ public final class StageHarness {
         let keys = extraOutputKeys
         if keys.contains(output) { return output }
         let matches = keys.filter { $0.hasSuffix("." + output) }
-        precondition(matches.count == 1, matches.isEmpty
-            ? "no stage has an output '\(output)'; outputs: \(keys.joined(separator: ", "))"
-            : "several stages have an output '\(output)': name it as \(matches.joined(separator: " or "))")
+        precondition(
+            matches.count == 1,
+            matches.isEmpty
+                ? "no stage has an output '\(output)'; outputs: \(keys.joined(separator: ", "))"
+                : "several stages have an output '\(output)': name it as \(matches.joined(separator: " or "))")
         return matches[0]
     }
 

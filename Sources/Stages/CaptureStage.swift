@@ -1,5 +1,5 @@
-import FrameAnalysis
 import Foundation
+import FrameAnalysis
 import GStreamerKit
 import Overlay
 import Synchronization
@@ -26,10 +26,13 @@ public final class CaptureStage: Stage {
     /// Descriptor.
     public static let descriptor = StageDescriptor(
         kind: "capture",
-        blurb: "Auto-capture: steady camera + good composition (compose's meta) -> the best recent frame as a photo with EXIF, thumbnail and records.json; manual, event, timed and self-timer triggers",
+        blurb:
+            "Auto-capture: steady camera + good composition (compose's meta) -> the best recent frame as a photo with EXIF, thumbnail and records.json; manual, event, timed and self-timer triggers",
         properties: CaptureSettings.specs,
         outputs: [
-            OutputSpec("snapshot", "the chosen full-resolution (or cropped) clean frame, after its tags (datetime, description, application, orientation)"),
+            OutputSpec(
+                "snapshot",
+                "the chosen full-resolution (or cropped) clean frame, after its tags (datetime, description, application, orientation)"),
             OutputSpec("thumbnail", "the same frame for a thumbnail branch"),
             OutputSpec("full", "the uncropped frame when crop and keep-full are set"),
         ],
@@ -60,10 +63,12 @@ public final class CaptureStage: Stage {
         if let problem = PathCheck.creatableDirectory(s.directory) {
             throw StageError(.usage, "\(name): cannot use directory '\(Echo.value(s.directory))': \(problem)")
         }
-        saver = PhotoSaver(stage: name, directory: s.directory, index: s.index, cropName: s.crop?.description ?? "none", maxPending: s.maxPending)
+        saver = PhotoSaver(
+            stage: name, directory: s.directory, index: s.index, cropName: s.crop?.description ?? "none", maxPending: s.maxPending)
         // Read only: the default branches' multifilesink numbers start here, before the index is opened.
-        var rt = CaptureRuntime(shutter: CaptureShutter(schedule: ShotSchedule(p, keys: CaptureSettings.schedule, triggers: triggers), settings: s),
-                         nextNumber: PhotoIndex.plannedNextNumber(directory: s.directory))
+        var rt = CaptureRuntime(
+            shutter: CaptureShutter(schedule: ShotSchedule(p, keys: CaptureSettings.schedule, triggers: triggers), settings: s),
+            nextNumber: PhotoIndex.plannedNextNumber(directory: s.directory))
         rt.estimator.stableAfter = p[CaptureSettings.stableAfter]
         rt.estimator.unstableAfter = p[CaptureSettings.unstableAfter]
         rt.estimator.steadyPixels = p[CaptureSettings.steadyPixels]
@@ -98,7 +103,8 @@ public final class CaptureStage: Stage {
     public func defaultBranch(for output: String) -> String? {
         let s = settings.withLock { $0 }
         let (start, quality) = runtime.withLock { ($0.nextNumber, $0.shutter.schedule.quality) }
-        return saver.defaultBranch(for: output, firstNumber: start, quality: quality, thumbnails: s.thumbnails, full: s.crop != nil && s.keepFull)
+        return saver.defaultBranch(
+            for: output, firstNumber: start, quality: quality, thumbnails: s.thumbnails, full: s.crop != nil && s.keepFull)
     }
 
     /// Outputs given the default branches: their photos are tracked file by file.
@@ -124,7 +130,9 @@ public final class CaptureStage: Stage {
         let w = settings.withLock { $0.analysisWidth }
         let aw = min(w, info.width), ah = max(16, Int((Double(info.height) * Double(aw) / Double(info.width)).rounded()))
         let scaler: VideoScaler
-        do { scaler = try VideoScaler(input: info, width: aw, height: ah, gray: true) } catch { throw StageError(.library, "\(name): \(error.message)") }
+        do { scaler = try VideoScaler(input: info, width: aw, height: ah, gray: true) } catch {
+            throw StageError(.library, "\(name): \(error.message)")
+        }
         runtime.withLock { rt in
             rt.scaler = scaler
             rt.estimator.reset()
@@ -162,8 +170,9 @@ public final class CaptureStage: Stage {
         var posts: [CaptureMessage] = []
         let capture = runtime.withLock { rt in
             rt.context = context
-            return rt.observe(frame, time: time, comp: comp, own: own, analysing: analysing, skipped: skipped, gray: gray, copy: copy,
-                              fired: fired, backlog: backlog, settings: s, openingWarnings: openingWarnings, messages: &posts)
+            return rt.observe(
+                frame, time: time, comp: comp, own: own, analysing: analysing, skipped: skipped, gray: gray, copy: copy,
+                fired: fired, backlog: backlog, settings: s, openingWarnings: openingWarnings, messages: &posts)
         }
         if let (kind, pick, number) = capture { posts += take(kind, pick, number: number, settings: s, context: context) }
         // State changes and readiness on the bus.
@@ -174,7 +183,9 @@ public final class CaptureStage: Stage {
     }
 
     /// Crops, tags and pushes the chosen frame; registers the pending save. Returns messages to post.
-    private func take(_ kind: CaptureTrigger, _ pick: FrameRing.Entry, number: Int, settings s: CaptureSettings, context: StageContext) -> [CaptureMessage] {
+    private func take(_ kind: CaptureTrigger, _ pick: FrameRing.Entry, number: Int, settings s: CaptureSettings, context: StageContext)
+        -> [CaptureMessage]
+    {
         let framed: FramedPhoto
         do { framed = try FramedPhoto(pick, crop: s.crop, keepFull: s.keepFull) } catch {
             runtime.withLock { _ = $0.shutter.machine.handle(.captureFailed(error.message, time: pick.time)) }
@@ -184,8 +195,9 @@ public final class CaptureStage: Stage {
         let tags = ShotSender.tags(description: framed.description(number: number, trigger: kind), orientation: s.orientation)
         // Register the save before anything is pushed: a fast branch may report its file before push() returns.
         runtime.withLock { _ = $0.shutter.machine.handle(.captured(time: pick.time)) }
-        let tracked = saver.register(number: number, pts: photo.pts, trigger: kind, composition: framed.composition,
-                                     crop: framed.window, full: framed.full != nil, thumbnails: s.thumbnails)
+        let tracked = saver.register(
+            number: number, pts: photo.pts, trigger: kind, composition: framed.composition,
+            crop: framed.window, full: framed.full != nil, thumbnails: s.thumbnails)
         guard ShotSender.send(photo, tags: tags, on: "snapshot", context: context) else {
             let why = "the snapshot output is not running"
             saver.cancel(number)
@@ -201,9 +213,13 @@ public final class CaptureStage: Stage {
             return (rt.shutter.machine.phase, rt.shutter.machine.readiness)
         }
         saver.dropOutputs(missing, of: number)
-        return [CaptureMessage(.capture(number: number, trigger: kind, pts: photo.pts ?? UInt64.max, frame: UInt64(photo.index),
-                                        score: framed.composition?.score ?? -1, width: photo.info.width, height: photo.info.height,
-                                        state: phase, readiness: readiness))]
+        return [
+            CaptureMessage(
+                .capture(
+                    number: number, trigger: kind, pts: photo.pts ?? UInt64.max, frame: UInt64(photo.index),
+                    score: framed.composition?.score ?? -1, width: photo.info.width, height: photo.info.height,
+                    state: phase, readiness: readiness))
+        ]
     }
 
     // MARK: - Files

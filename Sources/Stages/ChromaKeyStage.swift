@@ -12,8 +12,10 @@ public final class ChromaKeyStage: Stage {
     public static let descriptor = StageDescriptor(
         kind: "chromakey",
         blurb: "Green-screen key in HSV: matte into alpha (or the matte itself), soft edge, spill suppression",
-        properties: [color.spec, pick.spec, pickX.spec, pickY.spec, hueTolerance.spec, feather.spec, saturationMin.spec,
-                     valueMin.spec, valueMax.spec, spill.spec, clean.spec, mode.spec],
+        properties: [
+            color.spec, pick.spec, pickX.spec, pickY.spec, hueTolerance.spec, feather.spec, saturationMin.spec,
+            valueMin.spec, valueMax.spec, spill.spec, clean.spec, mode.spec,
+        ],
         formats: ["RGBA", "BGRA", "ARGB", "ABGR"])
 
     /// `pick=`: where the key colour comes from.
@@ -38,37 +40,49 @@ public final class ChromaKeyStage: Stage {
     }
 
     /// `color`: the key colour unless a pick is set.
-    public static let color = Property<RGBAColor>("color", "Key colour (used unless a pick is set)", .color, default: RGBAColor(red: 0, green: 1, blue: 0),
-                                                  defaultText: "#00ff00", mutability: .playing)
+    public static let color = Property<RGBAColor>(
+        "color", "Key colour (used unless a pick is set)", .color, default: RGBAColor(red: 0, green: 1, blue: 0),
+        defaultText: "#00ff00", mutability: .playing)
     /// `pick`: take the key from the frame.
-    public static let pick = Property<Pick>("pick", "Take the key from the frame: none, auto (dominant colour of the frame border), point (pick-x/pick-y)",
-                                            default: .none, mutability: .playing)
+    public static let pick = Property<Pick>(
+        "pick", "Take the key from the frame: none, auto (dominant colour of the frame border), point (pick-x/pick-y)",
+        default: .none, mutability: .playing)
     /// `pick-x`: normalised x of the patch the key is taken from.
-    public static let pickX = Property<Double>("pick-x", "Normalised x of the pixel patch to take the key from (sets pick=point)", .double(0...1),
-                                               default: 0.05, mutability: .playing)
+    public static let pickX = Property<Double>(
+        "pick-x", "Normalised x of the pixel patch to take the key from (sets pick=point)", .double(0...1),
+        default: 0.05, mutability: .playing)
     /// `pick-y`: normalised y of the patch the key is taken from.
-    public static let pickY = Property<Double>("pick-y", "Normalised y of the pixel patch to take the key from (sets pick=point)", .double(0...1),
-                                               default: 0.5, mutability: .playing)
+    public static let pickY = Property<Double>(
+        "pick-y", "Normalised y of the pixel patch to take the key from (sets pick=point)", .double(0...1),
+        default: 0.5, mutability: .playing)
     /// `hue-tolerance`: hue distance still keyed.
-    public static let hueTolerance = Property<Double>("hue-tolerance", "Hue distance in degrees still keyed", .double(1...90), default: 30, mutability: .playing)
+    public static let hueTolerance = Property<Double>(
+        "hue-tolerance", "Hue distance in degrees still keyed", .double(1...90), default: 30, mutability: .playing)
     /// `feather`: soft edge width.
-    public static let feather = Property<Double>("feather", "Soft edge width in degrees of hue beyond the tolerance", .double(0...60),
-                                                 default: 12, mutability: .playing)
+    public static let feather = Property<Double>(
+        "feather", "Soft edge width in degrees of hue beyond the tolerance", .double(0...60),
+        default: 12, mutability: .playing)
     /// `saturation-min`: minimum saturation keyed.
-    public static let saturationMin = Property<Double>("saturation-min", "Minimum saturation of keyed pixels", .double(0...1), default: 0.25, mutability: .playing)
+    public static let saturationMin = Property<Double>(
+        "saturation-min", "Minimum saturation of keyed pixels", .double(0...1), default: 0.25, mutability: .playing)
     /// `value-min`: darkest value keyed.
-    public static let valueMin = Property<Double>("value-min", "Darkest value keyed (lower handle of the value slider)", .double(0...1),
-                                                  default: 0.15, mutability: .playing)
+    public static let valueMin = Property<Double>(
+        "value-min", "Darkest value keyed (lower handle of the value slider)", .double(0...1),
+        default: 0.15, mutability: .playing)
     /// `value-max`: brightest value keyed.
-    public static let valueMax = Property<Double>("value-max", "Brightest value keyed (upper handle of the value slider)", .double(0...1),
-                                                  default: 1, mutability: .playing)
+    public static let valueMax = Property<Double>(
+        "value-max", "Brightest value keyed (upper handle of the value slider)", .double(0...1),
+        default: 1, mutability: .playing)
     /// `spill`: spill suppression strength.
-    public static let spill = Property<Double>("spill", "Spill suppression: remove the key colour's cast from kept pixels (0 off, 1 full)", .double(0...1),
-                                               default: 1, mutability: .playing)
+    public static let spill = Property<Double>(
+        "spill", "Spill suppression: remove the key colour's cast from kept pixels (0 off, 1 full)", .double(0...1),
+        default: 1, mutability: .playing)
     /// `clean`: remove isolated specks from the matte.
-    public static let clean = Property<Bool>("clean", "Remove isolated specks from the matte (3x3 majority)", .bool, default: false, mutability: .playing)
+    public static let clean = Property<Bool>(
+        "clean", "Remove isolated specks from the matte (3x3 majority)", .bool, default: false, mutability: .playing)
     /// `mode`: alpha or matte.
-    public static let mode = Property<Mode>("mode", "alpha: matte into alpha; matte: show the matte as grey", default: .alpha, mutability: .playing)
+    public static let mode = Property<Mode>(
+        "mode", "alpha: matte into alpha; matte: show the matte as grey", default: .alpha, mutability: .playing)
 
     // Lock order: settings, then state.
     private struct Settings {
@@ -87,10 +101,12 @@ public final class ChromaKeyStage: Stage {
     /// Creates the stage.
     public init(name: String, properties p: PropertyValues) throws(StageError) {
         self.name = name
-        settings = Mutex(Settings(color: p[Self.color], pick: p[Self.pick], pickX: p[Self.pickX], pickY: p[Self.pickY],
-                                  tolerance: p[Self.hueTolerance], feather: p[Self.feather], satMin: p[Self.saturationMin],
-                                  vMin: p[Self.valueMin], vMax: p[Self.valueMax], spill: p[Self.spill], clean: p[Self.clean],
-                                  mode: p[Self.mode].keyMode))
+        settings = Mutex(
+            Settings(
+                color: p[Self.color], pick: p[Self.pick], pickX: p[Self.pickX], pickY: p[Self.pickY],
+                tolerance: p[Self.hueTolerance], feather: p[Self.feather], satMin: p[Self.saturationMin],
+                vMin: p[Self.valueMin], vMax: p[Self.valueMax], spill: p[Self.spill], clean: p[Self.clean],
+                mode: p[Self.mode].keyMode))
         if p[Self.valueMin] > p[Self.valueMax] {
             throw StageError(.usage, "\(name): value-min \(p[Self.valueMin]) is above value-max \(p[Self.valueMax])")
         }
@@ -123,7 +139,12 @@ public final class ChromaKeyStage: Stage {
     }
 
     static func order(_ format: String) -> ChromaKey.Order {
-        switch format { case "BGRA": .bgra; case "ARGB": .argb; case "ABGR": .abgr; default: .rgba }
+        switch format {
+        case "BGRA": .bgra;
+        case "ARGB": .argb;
+        case "ABGR": .abgr;
+        default: .rgba
+        }
     }
 
     /// Keys the frame in place.

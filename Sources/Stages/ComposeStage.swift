@@ -1,5 +1,5 @@
-import FrameAnalysis
 import Foundation
+import FrameAnalysis
 import GStreamerKit
 import Overlay
 import Synchronization
@@ -21,8 +21,10 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         StageDescriptor(
             kind: "compose",
             blurb: "Finds the subject, judges the composition (thirds, center, golden, horizon, edges) and draws guidance",
-            properties: [engine.spec, rule.spec, overlay.spec, grid.spec, analysisWidth.spec, analysisFPS.spec, warmup.spec, minFace.spec,
-                         textScale.spec, verify.spec, profiles.spec, rotations.spec, sync.spec, metadataLocation.spec],
+            properties: [
+                engine.spec, rule.spec, overlay.spec, grid.spec, analysisWidth.spec, analysisFPS.spec, warmup.spec, minFace.spec,
+                textScale.spec, verify.spec, profiles.spec, rotations.spec, sync.spec, metadataLocation.spec,
+            ],
             formats: overlayFormats)
     }
 
@@ -45,7 +47,10 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     public enum GridMark: String, PropertyChoice, Hashable {
         case points, auto
         case thirds, golden, crosshair, center, diagonals
-        case spiralTopLeft = "spiral-tl", spiralTopRight = "spiral-tr", spiralBottomLeft = "spiral-bl", spiralBottomRight = "spiral-br"
+        case spiralTopLeft = "spiral-tl"
+        case spiralTopRight = "spiral-tr"
+        case spiralBottomLeft = "spiral-bl"
+        case spiralBottomRight = "spiral-br"
         case none
     }
 
@@ -71,37 +76,53 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     }
 
     /// `engine`: subject detection.
-    public static let engine = Property<Engine>("engine", "Subject detection: auto (faces, then bodies, then saliency), faces, bodies, saliency, upstream (a facedetect element before the stage)", default: .auto)
+    public static let engine = Property<Engine>(
+        "engine",
+        "Subject detection: auto (faces, then bodies, then saliency), faces, bodies, saliency, upstream (a facedetect element before the stage)",
+        default: .auto)
     /// `rule`: the composition rule. Computed for the same reason as `descriptor`.
     public static var rule: Property<RuleName> {
-        Property("rule", "Composition rule; auto picks the one the subject is closest to satisfying", .choice(RuleRegistry.names), default: .auto)
+        Property(
+            "rule", "Composition rule; auto picks the one the subject is closest to satisfying", .choice(RuleRegistry.names), default: .auto
+        )
     }
     /// `overlay`: draw the guidance.
-    public static let overlay = Property<Bool>("overlay", "Draw the guidance (false: analyse and publish only)", .bool, default: true, mutability: .playing)
+    public static let overlay = Property<Bool>(
+        "overlay", "Draw the guidance (false: analyse and publish only)", .bool, default: true, mutability: .playing)
     /// `grid`: the rule marks and grid lines drawn.
-    public static let grid = Property<PropertyFlags<GridMark>>("grid", "Rule marks: points (the rule's target points), auto (the rule's full lines), none, or grid lines joined by '+'",
-                                                               default: [.points], mutability: .playing)
+    public static let grid = Property<PropertyFlags<GridMark>>(
+        "grid", "Rule marks: points (the rule's target points), auto (the rule's full lines), none, or grid lines joined by '+'",
+        default: [.points], mutability: .playing)
     /// `analysis-width`: width the analysis runs at.
-    public static let analysisWidth = Property<Int>("analysis-width", "Width in pixels the analysis runs at (height keeps the aspect)", .int(64...1920), default: 320)
+    public static let analysisWidth = Property<Int>(
+        "analysis-width", "Width in pixels the analysis runs at (height keeps the aspect)", .int(64...1920), default: 320)
     /// `analysis-fps`: analyses per second of stream time.
-    public static let analysisFPS = Property<Double>("analysis-fps", "Analyses per second of stream time; the latest result is drawn on every frame", .double(0.1...120),
-                                                     default: 10, mutability: .playing)
+    public static let analysisFPS = Property<Double>(
+        "analysis-fps", "Analyses per second of stream time; the latest result is drawn on every frame", .double(0.1...120),
+        default: 10, mutability: .playing)
     /// `warmup`: seconds before the first analysis.
     public static let warmup = Property<Double>("warmup", "Seconds of stream time before the first analysis", .double(0...3600), default: 1)
     /// `min-face`: smallest face looked for, in input pixels.
-    public static let minFace = Property<Int>("min-face", "Smallest face to look for, in input pixels (the search floor is 24 px at analysis-width)", .int(8...4096), default: 24)
+    public static let minFace = Property<Int>(
+        "min-face", "Smallest face to look for, in input pixels (the search floor is 24 px at analysis-width)", .int(8...4096), default: 24)
     /// `text-scale`: size of the advice and score text.
-    public static let textScale = Property<Double>("text-scale", "Size of the advice and score text (1 = 36 px at 1080p)", .double(0.25...4), default: 1, mutability: .playing)
+    public static let textScale = Property<Double>(
+        "text-scale", "Size of the advice and score text (1 = 36 px at 1080p)", .double(0.25...4), default: 1, mutability: .playing)
     /// `verify`: second-stage check of face hits.
-    public static let verify = Property<Bool>("verify", "Second-stage check of face hits (eyes, a second cascade, skin) against false faces", .bool, default: true)
+    public static let verify = Property<Bool>(
+        "verify", "Second-stage check of face hits (eyes, a second cascade, skin) against false faces", .bool, default: true)
     /// `profiles`: also look for faces in profile.
     public static let profiles = Property<Bool>("profiles", "Also look for faces in profile (both sides)", .bool, default: true)
     /// `rotations`: also look for tilted faces.
-    public static let rotations = Property<Bool>("rotations", "Also look for faces tilted about 20 degrees in-plane (two more passes)", .bool, default: false)
+    public static let rotations = Property<Bool>(
+        "rotations", "Also look for faces tilted about 20 degrees in-plane (two more passes)", .bool, default: false)
     /// `sync`: analyse on the video thread.
-    public static let sync = Property<Bool>("sync", "Analyse on the video thread so no due frame is skipped (offline files, benchmarks); the stream waits", .bool, default: false)
+    public static let sync = Property<Bool>(
+        "sync", "Analyse on the video thread so no due frame is skipped (offline files, benchmarks); the stream waits", .bool,
+        default: false)
     /// `metadata-location`: the JSON-lines file.
-    public static let metadataLocation = Property<String>("metadata-location", "File to append one JSON line per analysed frame to (empty: none)", .string, default: "")
+    public static let metadataLocation = Property<String>(
+        "metadata-location", "File to append one JSON line per analysed frame to (empty: none)", .string, default: "")
 
     /// One analysis request: a small RGB copy of a frame and where it came from.
     /// The copy is made on the video thread by GStreamer's converter, before anything is drawn, so the
@@ -176,7 +197,8 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     /// Creates the stage; opens `metadata-location` for appending.
     public init(name: String, properties p: PropertyValues) throws(StageError) {
         self.name = name
-        settings = Mutex(Settings(overlay: p[Self.overlay], grid: p[Self.grid].flags, fps: p[Self.analysisFPS], textScale: p[Self.textScale]))
+        settings = Mutex(
+            Settings(overlay: p[Self.overlay], grid: p[Self.grid].flags, fps: p[Self.analysisFPS], textScale: p[Self.textScale]))
         analysisWidth = p[Self.analysisWidth]
         warmupNs = UInt64(p[Self.warmup] * 1e9)
         synchronous = p[Self.sync]
@@ -190,8 +212,11 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         faceOptions = ComposeEngines.FaceOptions(verify: p[Self.verify], profiles: p[Self.profiles], rotations: p[Self.rotations])
         minFace = p[Self.minFace]
         // Loaded now so a missing cascade is a start-up error; rebuilt in `configure` for the input size.
-        analysis = Mutex(Analysis(analyzer: CompositionAnalyzer(engines: try ComposeEngines.make(engineChoice, minFace: 24, faces: faceOptions, stage: name),
-                                                                engine: engineChoice.rawValue, rule: rule)))
+        analysis = Mutex(
+            Analysis(
+                analyzer: CompositionAnalyzer(
+                    engines: try ComposeEngines.make(engineChoice, minFace: 24, faces: faceOptions, stage: name),
+                    engine: engineChoice.rawValue, rule: rule)))
         let loc = p[Self.metadataLocation]
         json = loc.isEmpty ? nil : try JSONLineWriter(path: loc, stage: name)
         worker = AnalysisWorker(name: "vf-\(name)-analysis") { [weak self] job in self?.analyse(job) }
@@ -225,7 +250,9 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         do {
             let scaler = try VideoScaler(input: info, width: w, height: h)
             self.scaler.withLock { $0 = scaler }
-            state.withLock { $0.drawn = nil; $0.composition = nil; $0.gridKey = nil }
+            state.withLock {
+                $0.drawn = nil; $0.composition = nil; $0.gridKey = nil
+            }
         } catch {
             throw StageError(.library, "\(name): \(error)")
         }
@@ -233,7 +260,9 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         let analysed = max(24, ComposeEngines.analysedMinFace(minFace, analysisWidth: w, inputWidth: info.width))
         if analysed != analysis.withLock({ $0.minFace }), engineChoice == .faces || engineChoice == .auto {
             let engines = try ComposeEngines.make(engineChoice, minFace: analysed, faces: faceOptions, stage: name)
-            analysis.withLock { $0.analyzer.engines = engines; $0.minFace = analysed }
+            analysis.withLock {
+                $0.analyzer.engines = engines; $0.minFace = analysed
+            }
         }
     }
 
@@ -248,8 +277,9 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
             let period = UInt64(1e9 / s.fps)
             if let last = st.lastSubmitted, pts < last + period - min(period / 10, 2_000_000) { return nil }
             st.lastSubmitted = pts
-            return Job(image: RGBImage(width: 0, height: 0, pixels: []), format: frame.info.format, pts: frame.pts, index: frame.index,
-                       inputWidth: frame.info.width, inputHeight: frame.info.height)
+            return Job(
+                image: RGBImage(width: 0, height: 0, pixels: []), format: frame.info.format, pts: frame.pts, index: frame.index,
+                inputWidth: frame.info.width, inputHeight: frame.info.height)
         }
         // The analysis copy, made here (clean pixels, before any drawing) with GStreamer's converter.
         if let j = job {
@@ -262,13 +292,17 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
             } catch {
                 throw StageError(.library, "\(name): \(error)")
             }
-            job = image.map { var k = j; k.image = $0; return k }
+            job = image.map {
+                var k = j; k.image = $0; return k
+            }
         }
         var skipped: UInt64?
         if let job {
             if synchronous { analyse(job) } else { skipped = worker.submit(job)?.pts }
         }
-        if let failure = results.withLock({ r -> String? in defer { r.failure = nil }; return r.failure }) {
+        if let failure = results.withLock({ r -> String? in
+            defer { r.failure = nil }; return r.failure
+        }) {
             throw StageError(.stream, "\(name): \(failure)")
         }
 
@@ -277,8 +311,9 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         // (`analysis-pts` = this frame's pts), so a stage after us can keep the frame until then.
         // `skipped-pts`: an earlier frame's job this one replaced before it ran (it will have no result).
         let analysing = job != nil && !synchronous && frame.pts != nil
-        let meta = CompositionMeta(analysis: latest.map { CompositionMeta.Analysis($0, inputWidth: input.width, inputHeight: input.height) },
-                                   analysing: analysing, skippedPts: skipped)
+        let meta = CompositionMeta(
+            analysis: latest.map { CompositionMeta.Analysis($0, inputWidth: input.width, inputHeight: input.height) },
+            analysing: analysing, skippedPts: skipped)
         meta.attach(to: frame)
         guard s.overlay else { return }
         let drawing = Self.drawing(latest, grid: s.grid, rule: ruleName, marks: ruleMarks)
@@ -287,10 +322,13 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         let (grid, guidance): (OverlayComposition?, OverlayComposition) = state.withLock { st in
             if st.gridKey.map({ $0 != (drawing.grid, drawing.guides, w, h) }) ?? true {
                 st.gridKey = (drawing.grid, drawing.guides, w, h)
-                st.grid = drawing.grid.isEmpty && drawing.guides.isEmpty ? nil : {
-                    let img = GridRenderer.render(GuidanceRenderer.gridStyle(drawing.grid, guides: drawing.guides), width: w, height: h)
-                    return OverlayComposition(bgra: img.pixels, width: img.width, height: img.height, stride: img.stride)
-                }()
+                st.grid =
+                    drawing.grid.isEmpty && drawing.guides.isEmpty
+                    ? nil
+                    : {
+                        let img = GridRenderer.render(GuidanceRenderer.gridStyle(drawing.grid, guides: drawing.guides), width: w, height: h)
+                        return OverlayComposition(bgra: img.pixels, width: img.width, height: img.height, stride: img.stride)
+                    }()
             }
             if let c = st.composition, let d = st.drawn, d.0 == drawing, d.1 == w, d.2 == h { return (st.grid, c) }
             // Normally the analysis thread has drawn it already; draw here only when it has not.
@@ -319,7 +357,8 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
             if st.scoreBlock == nil { st.scoreBlock = GuidanceRenderer.scoreBlock(drawing, width: w, height: h, textScale: textScale) }
             if st.advice == nil || st.advice!.key != key {
                 let prepared = results.withLock { r -> AdviceSprite?? in
-                    guard let p = r.prepared, p.drawing.advice == drawing.advice, p.width == w, p.height == h, p.textScale == textScale else { return nil }
+                    guard let p = r.prepared, p.drawing.advice == drawing.advice, p.width == w, p.height == h, p.textScale == textScale
+                    else { return nil }
                     return .some(p.advice)
                 }
                 st.advice = (key, prepared ?? GuidanceRenderer.adviceSprite(drawing.advice, width: w, height: h, textScale: textScale))
@@ -331,8 +370,9 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         let y = frame.reserveTextRow(height: sprite.image.height, edge: .bottom, gap: sprite.gap, x: sprite.x, width: sprite.image.width)
         let overlay = state.withLock { st -> OverlayComposition in
             if let o = st.adviceOverlay, o.key == key, o.y == y { return o.composition }
-            let c = OverlayComposition(bgra: sprite.image.pixels, width: sprite.image.width, height: sprite.image.height,
-                                       stride: sprite.image.stride, x: sprite.x, y: y)
+            let c = OverlayComposition(
+                bgra: sprite.image.pixels, width: sprite.image.width, height: sprite.image.height,
+                stride: sprite.image.stride, x: sprite.x, y: y)
             st.adviceOverlay = (key, y, c)
             return c
         }
@@ -383,8 +423,10 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
             let drawing = Self.drawing(g, grid: s.grid, rule: ruleName, marks: ruleMarks)
             let comp = Self.guidanceComposition(drawing, width: job.inputWidth, height: job.inputHeight, textScale: s.textScale)
             comp.prepare(for: job.format)
-            let advice = GuidanceRenderer.adviceSprite(drawing.advice, width: job.inputWidth, height: job.inputHeight, textScale: s.textScale)
-            prepared = .init(drawing: drawing, width: job.inputWidth, height: job.inputHeight, textScale: s.textScale, composition: comp, advice: advice)
+            let advice = GuidanceRenderer.adviceSprite(
+                drawing.advice, width: job.inputWidth, height: job.inputHeight, textScale: s.textScale)
+            prepared = .init(
+                drawing: drawing, width: job.inputWidth, height: job.inputHeight, textScale: s.textScale, composition: comp, advice: advice)
         }
         results.withLock { r in
             r.latest = g
@@ -400,7 +442,8 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     /// The guidance sprites as one overlay (cairo/pango drawing, cut to content).
     static func guidanceComposition(_ drawing: GuidanceDrawing, width w: Int, height h: Int, textScale: Double) -> OverlayComposition {
         let layers = GuidanceRenderer.sprites(drawing, width: w, height: h, textScale: textScale, advice: false).map {
-            OverlayComposition.Layer(pixels: $0.image.pixels, width: $0.image.width, height: $0.image.height, stride: $0.image.stride, x: $0.x, y: $0.y)
+            OverlayComposition.Layer(
+                pixels: $0.image.pixels, width: $0.image.width, height: $0.image.height, stride: $0.image.stride, x: $0.x, y: $0.y)
         }
         return OverlayComposition(layers: layers)
     }
@@ -412,10 +455,14 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     static func jsonObject(_ g: Guidance, job: Job) -> [String: Any] {
         let sx = Double(job.inputWidth) / Double(g.frameWidth), sy = Double(job.inputHeight) / Double(g.frameHeight)
         func box(_ b: Box) -> [String: Any] {
-            ["x": (b.x * 100).rounded() / 100, "y": (b.y * 100).rounded() / 100, "width": (b.width * 100).rounded() / 100, "height": (b.height * 100).rounded() / 100]
+            [
+                "x": (b.x * 100).rounded() / 100, "y": (b.y * 100).rounded() / 100, "width": (b.width * 100).rounded() / 100,
+                "height": (b.height * 100).rounded() / 100,
+            ]
         }
         var o: [String: Any] = [
-            "pts": g.pts.map { NSNumber(value: $0) } ?? NSNull(), "frame": job.index, "rule": g.rule, "score": (g.score * 1000).rounded() / 1000,
+            "pts": g.pts.map { NSNumber(value: $0) } ?? NSNull(), "frame": job.index, "rule": g.rule,
+            "score": (g.score * 1000).rounded() / 1000,
             "well_composed": g.wellComposed, "locked": g.locked, "advice": g.advice, "engine": g.engine ?? NSNull(),
             "analysis_ms": (g.totalMs * 1000).rounded() / 1000, "width": job.inputWidth, "height": job.inputHeight,
         ]
@@ -443,13 +490,15 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         }
         let points = grid.contains(.points) ? ruleMarks.points.map { ($0.x, $0.y) } : []
         guard let g else {
-            return GuidanceDrawing(subject: nil, target: nil, advice: "", rule: rule, score: 0, wellComposed: false, locked: false,
-                                   grid: gridLines, points: points, guides: guides)
+            return GuidanceDrawing(
+                subject: nil, target: nil, advice: "", rule: rule, score: 0, wellComposed: false, locked: false,
+                grid: gridLines, points: points, guides: guides)
         }
         let s = g.subjectNormalized
-        return GuidanceDrawing(subject: s.map { ($0.x, $0.y, $0.width, $0.height) }, target: g.target.map { ($0.x, $0.y) },
-                               advice: g.advice, rule: g.rule, score: (g.score * 100).rounded() / 100,
-                               wellComposed: g.wellComposed, locked: g.locked, grid: gridLines, points: points, guides: guides)
+        return GuidanceDrawing(
+            subject: s.map { ($0.x, $0.y, $0.width, $0.height) }, target: g.target.map { ($0.x, $0.y) },
+            advice: g.advice, rule: g.rule, score: (g.score * 100).rounded() / 100,
+            wellComposed: g.wellComposed, locked: g.locked, grid: gridLines, points: points, guides: guides)
     }
 }
 
@@ -472,8 +521,12 @@ final class JSONLineWriter: @unchecked Sendable {
         let fm = FileManager.default
         var isDir: ObjCBool = false
         if fm.fileExists(atPath: path, isDirectory: &isDir) {
-            if isDir.boolValue { throw StageError(.usage, "\(stage): metadata-location '\(Echo.value(path))' is a directory: expected a file") }
-            if !fm.isWritableFile(atPath: path) { throw StageError(.usage, "\(stage): metadata-location '\(Echo.value(path))' is not writable") }
+            if isDir.boolValue {
+                throw StageError(.usage, "\(stage): metadata-location '\(Echo.value(path))' is a directory: expected a file")
+            }
+            if !fm.isWritableFile(atPath: path) {
+                throw StageError(.usage, "\(stage): metadata-location '\(Echo.value(path))' is not writable")
+            }
         } else if let problem = PathCheck.writableFile(path) {
             throw StageError(.usage, "\(stage): cannot write metadata-location '\(Echo.value(path))': \(problem)")
         }
@@ -498,7 +551,9 @@ final class JSONLineWriter: @unchecked Sendable {
         guard let file, let problem = file.write(Array(data) + [0x0A]) else { return }
         failedLines += 1
         if failedLines == 1 {
-            AppendFile.writeStandardError("WARNING from stage \(stage): cannot write metadata-location '\(path)': \(problem); metadata lines are dropped, the stream goes on\n")
+            AppendFile.writeStandardError(
+                "WARNING from stage \(stage): cannot write metadata-location '\(path)': \(problem); metadata lines are dropped, the stream goes on\n"
+            )
         }
     }
 
@@ -518,7 +573,9 @@ enum ComposeEngines {
     /// `minFace` is in analysed pixels; OpenCV's frontal cascade cannot go below its 24 px window.
     struct FaceOptions: Sendable { var verify = true, profiles = true, rotations = false }
 
-    static func make(_ engine: ComposeStage.Engine, minFace: Int, faces o: FaceOptions, stage: String) throws(StageError) -> [any DetectionEngine] {
+    static func make(_ engine: ComposeStage.Engine, minFace: Int, faces o: FaceOptions, stage: String) throws(StageError)
+        -> [any DetectionEngine]
+    {
         do {
             func face() throws -> FaceEngine {
                 try FaceEngine(minFace: max(24, minFace), verify: o.verify, rotations: o.rotations, profiles: o.profiles)

@@ -11,7 +11,8 @@ public struct FacedetectMessage: Sendable, Equatable {
     /// Parses the structure text; nil when it is not a facedetect message.
     public static func parse(_ text: String) -> FacedetectMessage? {
         guard text.hasPrefix("facedetect,") || text.hasPrefix("facedetect "),
-              let ts = number(after: "timestamp=(guint64)", in: text) else { return nil }
+            let ts = number(after: "timestamp=(guint64)", in: text)
+        else { return nil }
         var faces: [Box] = []
         // Each face is an escaped structure inside the list: unescape, then read its four fields.
         let unescaped = text.replacingOccurrences(of: "\\", with: "")
@@ -21,7 +22,8 @@ public struct FacedetectMessage: Sendable, Equatable {
             let end = rest.range(of: ";")?.lowerBound ?? rest.endIndex
             let item = String(rest[..<end])
             if let x = number(after: "x=(uint)", in: item), let y = number(after: "y=(uint)", in: item),
-               let w = number(after: "width=(uint)", in: item), let h = number(after: "height=(uint)", in: item) {
+                let w = number(after: "width=(uint)", in: item), let h = number(after: "height=(uint)", in: item)
+            {
                 faces.append(Box(x: Double(x), y: Double(y), width: Double(w), height: Double(h)))
             }
             rest = rest[end...]

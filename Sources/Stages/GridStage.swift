@@ -18,22 +18,28 @@ public final class GridStage: Stage {
     /// `inspect` lists them). The stage turns the words into lines with `GridLine.parseList`.
     public enum LineWord: String, PropertyChoice, Hashable {
         case thirds, golden, crosshair, center, diagonals
-        case spiralTopLeft = "spiral-tl", spiralTopRight = "spiral-tr", spiralBottomLeft = "spiral-bl", spiralBottomRight = "spiral-br"
+        case spiralTopLeft = "spiral-tl"
+        case spiralTopRight = "spiral-tr"
+        case spiralBottomLeft = "spiral-bl"
+        case spiralBottomRight = "spiral-br"
         case none
         // Aliases (`GridLine.aliases`, sorted).
         case centre, phi, spiral
     }
 
     /// `lines`: which lines to draw.
-    public static let lines = Property<PropertyFlags<LineWord>>("lines", "Which lines to draw, joined by '+' (e.g. thirds+diagonals)",
-                                                                default: [.thirds], mutability: .playing)
+    public static let lines = Property<PropertyFlags<LineWord>>(
+        "lines", "Which lines to draw, joined by '+' (e.g. thirds+diagonals)",
+        default: [.thirds], mutability: .playing)
     /// `color`: line colour with alpha.
-    public static let color = Property<RGBAColor>("color", "Line colour with alpha", .color,
-                                                  default: RGBAColor(red8: 255, green8: 255, blue8: 255, alpha8: 0xc0),
-                                                  defaultText: "#ffffffc0", mutability: .playing)
+    public static let color = Property<RGBAColor>(
+        "color", "Line colour with alpha", .color,
+        default: RGBAColor(red8: 255, green8: 255, blue8: 255, alpha8: 0xc0),
+        defaultText: "#ffffffc0", mutability: .playing)
     /// `width`: line width at 1080p.
-    public static let width = Property<Double>("width", "Line width in pixels at 1080p (scaled with the frame height)", .double(0.5...40),
-                                               default: 2, mutability: .playing)
+    public static let width = Property<Double>(
+        "width", "Line width in pixels at 1080p (scaled with the frame height)", .double(0.5...40),
+        default: 2, mutability: .playing)
 
     // Lock order: settings, then state. Never hold state while taking settings.
     private struct Settings { var style: GridStyle; var version = 0 }

@@ -1,3 +1,4 @@
+import Foundation
 import Overlay
 
 /// When a stage property may be changed.
@@ -58,7 +59,14 @@ public enum PropertyType: Sendable, Equatable {
 
 /// A validated property value.
 public enum PropertyValue: Sendable, Equatable, CustomStringConvertible {
-    case bool(Bool), int(Int), double(Double), string(String), choice(String), set([String]), color(RGBAColor), intList([Int])
+    case bool(Bool)
+    case int(Int)
+    case double(Double)
+    case string(String)
+    case choice(String)
+    case set([String])
+    case color(RGBAColor)
+    case intList([Int])
 
     /// The value written back as description text.
     public var description: String {
@@ -120,14 +128,19 @@ public struct PropertySpec: Sendable {
     public var mutability: PropertyMutability
 
     /// Creates a spec.
-    public init(_ name: String, _ blurb: String, _ type: PropertyType, default defaultText: String, mutability: PropertyMutability = .beforeStart) {
+    public init(
+        _ name: String, _ blurb: String, _ type: PropertyType, default defaultText: String, mutability: PropertyMutability = .beforeStart
+    ) {
         self.name = name; self.blurb = blurb; self.type = type; self.defaultText = defaultText; self.mutability = mutability
     }
 
     /// Parses and checks a value; errors name the stage, property, bad token and what was expected.
     public func parse(_ text: String, stage: String) throws(StageError) -> PropertyValue {
         func bad(_ token: String, _ extra: String = "") -> StageError {
-            StageError(.usage, "\(stage): bad value '\(Echo.value(token))' for property '\(name)': expected \(type.name.lowercased()) \(type.rangeText)\(extra)")
+            StageError(
+                .usage,
+                "\(stage): bad value '\(Echo.value(token))' for property '\(name)': expected \(type.name.lowercased()) \(type.rangeText)\(extra)"
+            )
         }
         switch type {
         case .bool:
@@ -179,7 +192,8 @@ public struct PropertyValues: Sendable {
         for s in specs { v[s.name] = try s.parse(s.defaultText, stage: stage) }
         for (k, text) in assignments {
             guard let s = specs.first(where: { $0.name == k }) else {
-                throw StageError(.usage, "\(stage): no property '\(Echo.value(k))'; properties are: \(specs.map(\.name).joined(separator: ", "))")
+                throw StageError(
+                    .usage, "\(stage): no property '\(Echo.value(k))'; properties are: \(specs.map(\.name).joined(separator: ", "))")
             }
             v[k] = try s.parse(text, stage: stage)
         }
@@ -198,14 +212,18 @@ public struct PropertyValues: Sendable {
     public func double(_ n: String) -> Double { if case .double(let d) = values[n] { return d }; return 0 }
     /// Text value of a string or choice property.
     public func string(_ n: String) -> String {
-        switch values[n] { case .string(let s)?: s; case .choice(let s)?: s; default: "" }
+        switch values[n] {
+        case .string(let s)?: s;
+        case .choice(let s)?: s;
+        default: ""
+        }
     }
     /// Words of a set property.
     public func set(_ n: String) -> [String] { if case .set(let s) = values[n] { return s }; return [] }
     /// Colour value of a property.
-    public func color(_ n: String) -> RGBAColor { if case .color(let c) = values[n] { return c }; return RGBAColor(red: 1, green: 1, blue: 1, alpha: 1) }
+    public func color(_ n: String) -> RGBAColor {
+        if case .color(let c) = values[n] { return c }; return RGBAColor(red: 1, green: 1, blue: 1, alpha: 1)
+    }
     /// Integer list value of a property.
     public func intList(_ n: String) -> [Int] { if case .intList(let l) = values[n] { return l }; return [] }
 }
-
-import Foundation

@@ -10,7 +10,11 @@ import Synchronization
 public final class RinglightStage: Stage {
     /// `preset=`: a colour preset, as in the selfie camera this comes from, or `custom` (use `color`).
     public enum Preset: String, PropertyChoice {
-        case pureWhite = "pure-white", warmCream = "warm-cream", softPink = "soft-pink", coolBlue = "cool-blue", goldenHour = "golden-hour"
+        case pureWhite = "pure-white"
+        case warmCream = "warm-cream"
+        case softPink = "soft-pink"
+        case coolBlue = "cool-blue"
+        case goldenHour = "golden-hour"
         case custom
 
         /// The preset's colour (opaque); nil for `custom`.
@@ -36,11 +40,13 @@ public final class RinglightStage: Stage {
     /// `preset`: the colour preset.
     public static let preset = Property<Preset>("preset", "Colour preset; custom uses 'color'", default: .pureWhite, mutability: .playing)
     /// `color`: the border colour when `preset=custom`.
-    public static let color = Property<RGBAColor>("color", "Border colour when preset=custom", .color, default: RGBAColor(red: 1, green: 1, blue: 1),
-                                                  defaultText: "#ffffff", mutability: .playing)
+    public static let color = Property<RGBAColor>(
+        "color", "Border colour when preset=custom", .color, default: RGBAColor(red: 1, green: 1, blue: 1),
+        defaultText: "#ffffff", mutability: .playing)
     /// `width`: border width at 1080p.
-    public static let width = Property<Int>("width", "Border width in pixels at 1080p (scaled with the frame height)", .int(10...120),
-                                            default: 40, mutability: .playing)
+    public static let width = Property<Int>(
+        "width", "Border width in pixels at 1080p (scaled with the frame height)", .int(10...120),
+        default: 40, mutability: .playing)
     /// `opacity`: border opacity in percent.
     public static let opacity = Property<Int>("opacity", "Border opacity in percent", .int(10...100), default: 80, mutability: .playing)
 
@@ -52,15 +58,19 @@ public final class RinglightStage: Stage {
         formats: overlayFormats)
 
     // Lock order: settings, then state.
-    private struct Settings { var enabled: Bool; var preset: Preset; var color: RGBAColor; var width: Int; var opacity: Int; var version = 0 }
+    private struct Settings {
+        var enabled: Bool; var preset: Preset; var color: RGBAColor; var width: Int; var opacity: Int; var version = 0
+    }
     private struct State { var key: (Int, Int, Int) = (0, 0, -1); var composition: OverlayComposition? }
     private let settings: Mutex<Settings>
     private let state = Mutex(State())
 
     /// Creates the stage.
     public init(name: String, properties p: PropertyValues) throws(StageError) {
-        settings = Mutex(Settings(enabled: p[Self.enabled], preset: p[Self.preset], color: p[Self.color],
-                                  width: p[Self.width], opacity: p[Self.opacity]))
+        settings = Mutex(
+            Settings(
+                enabled: p[Self.enabled], preset: p[Self.preset], color: p[Self.color],
+                width: p[Self.width], opacity: p[Self.opacity]))
     }
 
     /// The colour drawn (preset or custom) with the opacity applied as alpha.
@@ -72,7 +82,9 @@ public final class RinglightStage: Stage {
     }
 
     /// Border width in pixels for a frame height (the 1080p width scaled, at least 1).
-    public static func borderWidth(_ width1080: Int, height: Int) -> Int { max(1, Int((Double(width1080) * Double(height) / 1080).rounded())) }
+    public static func borderWidth(_ width1080: Int, height: Int) -> Int {
+        max(1, Int((Double(width1080) * Double(height) / 1080).rounded()))
+    }
 
     /// Changes any property while playing; the next frame shows it.
     public func update(_ property: String, value: PropertyValue) throws(StageError) {

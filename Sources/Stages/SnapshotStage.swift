@@ -17,14 +17,17 @@ public final class SnapshotStage: Stage {
         maxShots: "Stop after this many snapshots (0: no limit)",
         quality: "JPEG quality of the default branch")
     /// `location`: the default branch's multifilesink pattern.
-    static let location = Property("location", "Files written by the default branch when 'snapshot' is not linked (multifilesink pattern)",
-                                   .string, default: "snapshot-%05d.jpg")
+    static let location = Property(
+        "location", "Files written by the default branch when 'snapshot' is not linked (multifilesink pattern)",
+        .string, default: "snapshot-%05d.jpg")
 
     /// Descriptor.
     public static let descriptor = StageDescriptor(
         kind: "snapshot",
         blurb: "Sends the clean current frame to its 'snapshot' output on SIGUSR1, the 's' key, an interval or frame numbers",
-        properties: [schedule.interval.spec, schedule.at.spec, schedule.manual.spec, schedule.maxShots.spec, location.spec, schedule.quality.spec],
+        properties: [
+            schedule.interval.spec, schedule.at.spec, schedule.manual.spec, schedule.maxShots.spec, location.spec, schedule.quality.spec,
+        ],
         outputs: [OutputSpec("snapshot", "the clean frame at each trigger, with its timestamps")],
         formats: ["ANY"])
 
@@ -66,16 +69,23 @@ public final class SnapshotStage: Stage {
     public func process(_ frame: VideoFrame, context: StageContext) throws(StageError) {
         let fired = triggers.count
         let shot: (number: Int, reason: CaptureTrigger)? = state.withLock { st in
-            guard let reason = st.schedule.due(frame: frame.index, time: frame.pts, fired: fired, shots: st.shots, firstOnly: true).first else { return nil }
+            guard let reason = st.schedule.due(frame: frame.index, time: frame.pts, fired: fired, shots: st.shots, firstOnly: true).first
+            else { return nil }
             st.shots += 1
             if let t = frame.pts { st.schedule.startIntervalClock(at: t) }
             return (st.shots, reason)
         }
         guard let shot else { return }
         // Tags first: jifmux (default branch) turns them into EXIF for this very frame.
-        let pushed = ShotSender.send(frame, tags: ShotSender.tags(description: "Viewfinder snapshot \(shot.number) by \(context.stageName) (\(shot.reason.rawValue)) at frame \(frame.index)"),
-                                     on: "snapshot", context: context)
-        context.post(SnapshotMessage(stage: context.stageName, shot: shot.number, frame: UInt64(frame.index),
-                                     pts: frame.pts ?? UInt64.max, reason: shot.reason, pushed: pushed).structure)
+        let pushed = ShotSender.send(
+            frame,
+            tags: ShotSender.tags(
+                description: "Viewfinder snapshot \(shot.number) by \(context.stageName) (\(shot.reason.rawValue)) at frame \(frame.index)"),
+            on: "snapshot", context: context)
+        context.post(
+            SnapshotMessage(
+                stage: context.stageName, shot: shot.number, frame: UInt64(frame.index),
+                pts: frame.pts ?? UInt64.max, reason: shot.reason, pushed: pushed
+            ).structure)
     }
 }

@@ -39,8 +39,10 @@ public struct StageDescriptor: Sendable {
 }
 
 /// Raw formats GStreamer's overlay blender handles (gst_video_blend), offered by drawing stages.
-public let overlayFormats = ["I420", "YV12", "NV12", "NV21", "Y42B", "Y444", "YUY2", "UYVY", "AYUV",
-                             "RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx", "xRGB", "xBGR", "RGB", "BGR"]
+public let overlayFormats = [
+    "I420", "YV12", "NV12", "NV21", "Y42B", "Y444", "YUY2", "UYVY", "AYUV",
+    "RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx", "xRGB", "xBGR", "RGB", "BGR",
+]
 
 /// What a stage may do besides changing its frame: push on extra outputs, post bus messages.
 public protocol StageContext: AnyObject, Sendable {

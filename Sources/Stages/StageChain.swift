@@ -47,7 +47,10 @@ public final class StageChain {
             throw StageError(.stream, "stage '\(name)': cannot take '\(caps)': expected raw video")
         }
         if let accepted, !accepted.contains(info.format) {
-            throw StageError(.stream, "stage '\(name)' cannot take format \(info.format); it accepts \(accepted.sorted().joined(separator: ", ")): put 'videoconvert' before it")
+            throw StageError(
+                .stream,
+                "stage '\(name)' cannot take format \(info.format); it accepts \(accepted.sorted().joined(separator: ", ")): put 'videoconvert' before it"
+            )
         }
         do {
             for s in stages { try s.stage.configure(info) }

@@ -76,8 +76,10 @@ public struct Property<Value: PropertyRepresentable>: Sendable {
     public var name: String { spec.name }
 
     /// A property of `type`; `defaultText` overrides how the default is written (a colour name).
-    public init(_ name: String, _ blurb: String, _ type: PropertyType, default value: Value,
-                defaultText: String? = nil, mutability: PropertyMutability = .beforeStart) {
+    public init(
+        _ name: String, _ blurb: String, _ type: PropertyType, default value: Value,
+        defaultText: String? = nil, mutability: PropertyMutability = .beforeStart
+    ) {
         spec = PropertySpec(name, blurb, type, default: defaultText ?? value.propertyValue.description, mutability: mutability)
         defaultValue = value
     }
@@ -85,7 +87,10 @@ public struct Property<Value: PropertyRepresentable>: Sendable {
     /// The typed value of a `PropertyValue` given for this property (an `update` while playing).
     public func value(_ v: PropertyValue, stage: String) throws(StageError) -> Value {
         guard let t = Value(propertyValue: v) else {
-            throw StageError(.usage, "\(stage): bad value '\(Echo.value(v.description))' for property '\(name)': expected \(spec.type.name.lowercased()) \(spec.type.rangeText)")
+            throw StageError(
+                .usage,
+                "\(stage): bad value '\(Echo.value(v.description))' for property '\(name)': expected \(spec.type.name.lowercased()) \(spec.type.rangeText)"
+            )
         }
         return t
     }

@@ -1,7 +1,7 @@
 import Foundation
+import FrameAnalysis
 import GStreamerKit
 import GStreamerTrace
-import FrameAnalysis
 import Host
 import Stages
 import Synchronization
@@ -27,8 +27,10 @@ public enum Bench {
     }
 
     /// Runs `videotestsrc ! I420 WxH ! identity ! fakesink` and the same with `passthrough`, alternating.
-    public static func bridge(frames: Int = 300, width: Int = 1920, height: Int = 1080, rounds: Int = 3,
-                              log: (String) -> Void = { _ in }) throws(HostError) -> BridgeResult {
+    public static func bridge(
+        frames: Int = 300, width: Int = 1920, height: Int = 1080, rounds: Int = 3,
+        log: (String) -> Void = { _ in }
+    ) throws(HostError) -> BridgeResult {
         let source = "videotestsrc num-buffers=\(frames) ! video/x-raw,format=I420,width=\(width),height=\(height),framerate=30/1"
         var best = (identity: 0.0, stage: 0.0)
         var copies = 0, identical = 0, reached = 0
@@ -52,7 +54,8 @@ public enum Bench {
             identical = down.matched; reached = down.seen
             log(String(format: "round %d: identity %.1f fps, passthrough %.1f fps", round, idFPS, stFPS))
         }
-        return BridgeResult(frames: frames, identityFPS: best.identity, stageFPS: best.stage, copies: copies, identical: identical, reachedSink: reached)
+        return BridgeResult(
+            frames: frames, identityFPS: best.identity, stageFPS: best.stage, copies: copies, identical: identical, reachedSink: reached)
     }
 
     /// Result of `bench compose`.
@@ -79,8 +82,12 @@ public enum Bench {
         defer { try? FileManager.default.removeItem(atPath: json) }
         let source = "videotestsrc pattern=ball num-buffers=\(frames) ! video/x-raw,format=I420,width=1920,height=1080,framerate=30/1"
         let peer = try Session(description: "\(source) ! passthrough ! fakesink")
-        guard peer.run() == 0, let pr = peer.report else { throw HostError(.runtime, "passthrough run failed: \(peer.errors.joined(separator: "; "))") }
-        let s = try Session(description: "\(source) ! compose name=c engine=\(engine) analysis-width=\(analysisWidth) warmup=0 metadata-location=\(json) ! fakesink")
+        guard peer.run() == 0, let pr = peer.report else {
+            throw HostError(.runtime, "passthrough run failed: \(peer.errors.joined(separator: "; "))")
+        }
+        let s = try Session(
+            description:
+                "\(source) ! compose name=c engine=\(engine) analysis-width=\(analysisWidth) warmup=0 metadata-location=\(json) ! fakesink")
         guard s.run() == 0, let r = s.report, let t = r.stages.first else {
             throw HostError(.runtime, "compose run failed: \(s.errors.joined(separator: "; "))")
         }
@@ -89,10 +96,11 @@ public enum Bench {
             guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
             return o["analysis_ms"] as? Double
         }
-        return ComposeResult(frames: t.frames, meanMs: t.meanMs, p95Ms: t.p95Ms, analyses: ms.count,
-                             analysisMeanMs: ms.isEmpty ? 0 : ms.reduce(0, +) / Double(ms.count),
-                             copiesPerFrame: Double(r.copies) / Double(max(1, t.frames)),
-                             passthroughCopiesPerFrame: Double(pr.copies) / Double(max(1, pr.framesIn)))
+        return ComposeResult(
+            frames: t.frames, meanMs: t.meanMs, p95Ms: t.p95Ms, analyses: ms.count,
+            analysisMeanMs: ms.isEmpty ? 0 : ms.reduce(0, +) / Double(ms.count),
+            copiesPerFrame: Double(r.copies) / Double(max(1, t.frames)),
+            passthroughCopiesPerFrame: Double(pr.copies) / Double(max(1, pr.framesIn)))
     }
 
     /// Result of `bench faces`.
@@ -116,28 +124,38 @@ public enum Bench {
     /// Runs `facedetect` (scale 1.1, 5 neighbours, 24 px) and our faces engine with the same cascade and
     /// settings (frontal pass, no verification) on the same frames, one after the other in one run.
     public static func faces(video: String, frames: Int = 150, width: Int = 640, height: Int = 480) throws(HostError) -> FacesResult {
-        let source = "filesrc location=\(video) ! decodebin ! videoconvert ! videoscale ! video/x-raw,width=\(width),height=\(height) ! identity eos-after=\(frames) ! videoconvert"
+        let source =
+            "filesrc location=\(video) ! decodebin ! videoconvert ! videoscale ! video/x-raw,width=\(width),height=\(height) ! identity eos-after=\(frames) ! videoconvert"
         // GStreamer's element, collecting its per-frame messages.
-        let peer = try Session(description: "\(source) ! facedetect scale-factor=1.1 min-neighbors=5 min-size-width=24 min-size-height=24 display=false ! fakesink")
+        let peer = try Session(
+            description:
+                "\(source) ! facedetect scale-factor=1.1 min-neighbors=5 min-size-width=24 min-size-height=24 display=false ! fakesink")
         let collected = Mutex<[UInt64: [Box]]>([:])
         peer.onElementMessage = { message in
             if let m = FacedetectMessage.parse(message.structure.text) { collected.withLock { $0[m.timestamp] = m.faces } }
         }
         var t0 = Date()
-        guard peer.run() == 0 else { throw HostError(.runtime, "facedetect run failed: \(peer.errors.joined(separator: "; ")) (is gstreamer1.0-opencv installed?)") }
+        guard peer.run() == 0 else {
+            throw HostError(.runtime, "facedetect run failed: \(peer.errors.joined(separator: "; ")) (is gstreamer1.0-opencv installed?)")
+        }
         let peerSeconds = Date().timeIntervalSince(t0)
         let theirs = collected.withLock { $0 }
 
         let json = FileManager.default.temporaryDirectory.appendingPathComponent("vf-bench-faces-\(UUID().uuidString).jsonl").path
         defer { try? FileManager.default.removeItem(atPath: json) }
-        let ours = try Session(description: "\(source) ! compose engine=faces sync=true analysis-fps=120 warmup=0 analysis-width=\(width) overlay=false verify=false profiles=false rotations=false metadata-location=\(json) ! fakesink")
+        let ours = try Session(
+            description:
+                "\(source) ! compose engine=faces sync=true analysis-fps=120 warmup=0 analysis-width=\(width) overlay=false verify=false profiles=false rotations=false metadata-location=\(json) ! fakesink"
+        )
         t0 = Date()
         guard ours.run() == 0 else { throw HostError(.runtime, "compose run failed: \(ours.errors.joined(separator: "; "))") }
         let ourSeconds = Date().timeIntervalSince(t0)
         var mine: [UInt64: [Box]] = [:]
         for line in ((try? String(contentsOfFile: json, encoding: .utf8)) ?? "").split(separator: "\n") {
-            guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let pts = (o["pts"] as? NSNumber)?.uint64Value,
-                  let faces = o["faces"] as? [[String: Double]] else { continue }
+            guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let pts = (o["pts"] as? NSNumber)?.uint64Value,
+                let faces = o["faces"] as? [[String: Double]]
+            else { continue }
             mine[pts] = faces.map { Box(x: $0["x"]!, y: $0["y"]!, width: $0["width"]!, height: $0["height"]!) }
         }
         var agree = 0
@@ -145,9 +163,10 @@ public enum Bench {
             let b = mine[ts] ?? []
             if a.count == b.count && a.allSatisfy({ x in b.contains { $0.iou(x) >= 0.5 } }) { agree += 1 }
         }
-        return FacesResult(frames: theirs.count, facedetectFPS: Double(theirs.count) / peerSeconds, oursFPS: Double(mine.count) / ourSeconds,
-                           facedetectHits: theirs.values.reduce(0) { $0 + $1.count }, ourHits: mine.values.reduce(0) { $0 + $1.count },
-                           agreeingFrames: agree)
+        return FacesResult(
+            frames: theirs.count, facedetectFPS: Double(theirs.count) / peerSeconds, oursFPS: Double(mine.count) / ourSeconds,
+            facedetectHits: theirs.values.reduce(0) { $0 + $1.count }, ourHits: mine.values.reduce(0) { $0 + $1.count },
+            agreeingFrames: agree)
     }
 
     /// Result of `bench chromakey`: frames per second of each, same source, one after the other.
@@ -164,7 +183,8 @@ public enum Bench {
 
     /// 1080p RGBA green-screen frames through `alpha method=custom` and through `chromakey`.
     public static func chromakey(frames: Int = 200) throws(HostError) -> ChromaKeyResult {
-        let source = "videotestsrc pattern=ball background-color=0xff00c000 foreground-color=0xffd8a080 num-buffers=\(frames) ! video/x-raw,format=RGBA,width=1920,height=1080"
+        let source =
+            "videotestsrc pattern=ball background-color=0xff00c000 foreground-color=0xffd8a080 num-buffers=\(frames) ! video/x-raw,format=RGBA,width=1920,height=1080"
         func time(_ d: String) throws(HostError) -> Double {
             let s = try Session(description: d)
             let t0 = Date()
@@ -205,28 +225,38 @@ public enum Bench {
             let s = try Session(description: d)
             let t0 = Date()
             guard s.run() == 0 else { throw HostError(.runtime, "run failed: \(s.errors.joined(separator: "; "))") }
-            return (Double(frames) / Date().timeIntervalSince(t0), s.report, s.elementMessages.filter { $0.description.contains("event=(string)refused") }.count)
+            return (
+                Double(frames) / Date().timeIntervalSince(t0), s.report,
+                s.elementMessages.filter { $0.description.contains("event=(string)refused") }.count
+            )
         }
-        func jpegs(_ d: String) -> Int { ((try? FileManager.default.contentsOfDirectory(atPath: d)) ?? []).filter { $0.hasPrefix("IMG_") && $0.hasSuffix(".jpg") }.count }
+        func jpegs(_ d: String) -> Int {
+            ((try? FileManager.default.contentsOfDirectory(atPath: d)) ?? []).filter { $0.hasPrefix("IMG_") && $0.hasSuffix(".jpg") }.count
+        }
         // Alternating rounds, best of each side (the machine is shared: single runs vary by +-30 %).
         var peer: (fps: Double, report: SessionReport?, refused: Int) = (0, nil, 0)
         var ours = peer, quiet = peer
         for round in 1...max(1, rounds) {
             for d in [root + "/peer", root + "/ours", root + "/quiet"] { try? FileManager.default.removeItem(atPath: d) }
             try? FileManager.default.createDirectory(atPath: root + "/peer", withIntermediateDirectories: true)
-            let p = try run("\(source) ! tee name=t ! queue ! fakesink t. ! queue ! videorate drop-only=true max-rate=5 ! jpegenc ! jifmux ! multifilesink location=\(root)/peer/IMG_%05d.jpg")
+            let p = try run(
+                "\(source) ! tee name=t ! queue ! fakesink t. ! queue ! videorate drop-only=true max-rate=5 ! jpegenc ! jifmux ! multifilesink location=\(root)/peer/IMG_%05d.jpg"
+            )
             let o = try run("\(source) ! capture auto=false overlay=false interval=0.2 max-pending=8 directory=\(root)/ours ! fakesink")
             let q = try run("\(source) ! capture auto=false overlay=false directory=\(root)/quiet ! fakesink")
             if p.fps > peer.fps { peer = p }
             if o.fps > ours.fps { ours = o }
-            if quiet.report == nil || (q.report?.stages.first?.meanMs ?? .infinity) < (quiet.report?.stages.first?.meanMs ?? .infinity) { quiet = q }
+            if quiet.report == nil || (q.report?.stages.first?.meanMs ?? .infinity) < (quiet.report?.stages.first?.meanMs ?? .infinity) {
+                quiet = q
+            }
             _ = round
         }
         func timing(_ r: SessionReport?) -> (Double, Double) {
             let t = r?.stages.first { $0.name == "capture0" }
             return (t?.meanMs ?? 0, t?.p95Ms ?? 0)
         }
-        return CaptureResult(frames: frames, peerFPS: peer.fps, oursFPS: ours.fps, peerPhotos: jpegs(root + "/peer"),
-                             ourPhotos: jpegs(root + "/ours"), refused: ours.refused, quiet: timing(quiet.report), saving: timing(ours.report))
+        return CaptureResult(
+            frames: frames, peerFPS: peer.fps, oursFPS: ours.fps, peerPhotos: jpegs(root + "/peer"),
+            ourPhotos: jpegs(root + "/ours"), refused: ours.refused, quiet: timing(quiet.report), saving: timing(ours.report))
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
-import Synchronization
 import GStreamerKit
 import Host
 import Stages
+import Synchronization
 
 /// Signals and keys for a session run from a terminal: Ctrl-C drains, a second Ctrl-C aborts,
 /// SIGUSR1 and the `s` key fire snapshot triggers, `q` drains like Ctrl-C.
@@ -82,7 +82,8 @@ enum SignalPipe {
     private static func listen(to signals: [Int32], handle: @escaping @Sendable (Int32) -> Void) {
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else {
-            AppendFile.writeStandardError("viewfinder: cannot create the signal pipe: \(String(cString: strerror(errno))); Ctrl-C ends the process at once\n")
+            AppendFile.writeStandardError(
+                "viewfinder: cannot create the signal pipe: \(String(cString: strerror(errno))); Ctrl-C ends the process at once\n")
             return
         }
         _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)

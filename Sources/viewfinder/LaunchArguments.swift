@@ -19,7 +19,8 @@ enum LaunchArguments {
     /// Flags.
     static let flags: Set<String> = ["--print-expanded", "--dry-run", "--progress", "-m", "--messages", "--quiet"]
     /// The options as listed in errors.
-    static let listing = "--print-expanded, --dry-run, --progress, -m/--messages, --queue auto|leaky|lossless, --queue-size N, --set target.prop=value, --quiet, -h/--help"
+    static let listing =
+        "--print-expanded, --dry-run, --progress, -m/--messages, --queue auto|leaky|lossless, --queue-size N, --set target.prop=value, --quiet, -h/--help"
 
     /// Reorders `arguments` (all after the program name). Arguments of other subcommands pass unchanged.
     static func normalize(_ arguments: [String]) throws(HostError) -> Outcome {
@@ -41,7 +42,10 @@ enum LaunchArguments {
             }
             if key != a { options.append(a); continue }
             guard i < arguments.count, !(valued.contains(arguments[i]) || flags.contains(arguments[i])) else {
-                throw HostError(.usage, "option '\(a)' needs a value: \(a == "--set" ? "--set target.prop=value" : a == "--queue" ? "--queue auto|leaky|lossless" : "--queue-size N")")
+                throw HostError(
+                    .usage,
+                    "option '\(a)' needs a value: \(a == "--set" ? "--set target.prop=value" : a == "--queue" ? "--queue auto|leaky|lossless" : "--queue-size N")"
+                )
             }
             options += [a, arguments[i]]
             i += 1

@@ -12,9 +12,9 @@ struct Viewfinder: ParsableCommand {
         commandName: "viewfinder",
         abstract: "Run GStreamer pipelines (gst-launch syntax) with Viewfinder stages spliced in.",
         discussion: """
-        Exit codes: 0 after end-of-stream, 1 runtime error (or abort), 2 bad description or usage.
-        Ctrl-C sends end-of-stream (files are finalised); a second Ctrl-C aborts.
-        """,
+            Exit codes: 0 after end-of-stream, 1 runtime error (or abort), 2 bad description or usage.
+            Ctrl-C sends end-of-stream (files are finalised); a second Ctrl-C aborts.
+            """,
         subcommands: [Launch.self, Run.self, StagesCommand.self, Inspect.self, Card.self, BenchCommand.self])
 
     /// Runs the chosen subcommand; maps errors to exit codes (2 usage, 1 runtime).
@@ -75,7 +75,9 @@ struct RunOptions: ParsableArguments {
         guard let q = SessionOptions.QueuePolicy(rawValue: queue) else {
             throw HostError(.usage, "bad value '\(queue)' for --queue: expected auto, leaky or lossless")
         }
-        guard queueSize >= 1 && queueSize <= 1000 else { throw HostError(.usage, "bad value '\(queueSize)' for --queue-size: expected 1 - 1000") }
+        guard queueSize >= 1 && queueSize <= 1000 else {
+            throw HostError(.usage, "bad value '\(queueSize)' for --queue-size: expected 1 - 1000")
+        }
         o.queue = q
         o.queueSize = queueSize
         o.progress = progress
@@ -105,15 +107,17 @@ struct Launch: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a pipeline description, like gst-launch-1.0 (the description may span several arguments).",
         discussion: """
-        Options may come before or after the description.
-        Example: viewfinder launch videotestsrc is-live=true ! grid lines=thirds ! videoconvert ! autovideosink
-        """)
+            Options may come before or after the description.
+            Example: viewfinder launch videotestsrc is-live=true ! grid lines=thirds ! videoconvert ! autovideosink
+            """)
     @OptionGroup var options: RunOptions
     @Argument(parsing: .captureForPassthrough, help: "The pipeline description.")
     var description: [String] = []
 
     func run() throws {
-        guard !description.isEmpty else { throw HostError(.usage, "empty description: expected e.g. 'videotestsrc ! grid ! autovideosink'") }
+        guard !description.isEmpty else {
+            throw HostError(.usage, "empty description: expected e.g. 'videotestsrc ! grid ! autovideosink'")
+        }
         try options.execute(ParsedDescription.joinArguments(description))
     }
 }
@@ -152,14 +156,16 @@ struct Inspect: ParsableCommand {
     var stage: String
     func run() throws {
         guard let t = StageRegistry.type(of: stage) else {
-            throw HostError(.usage, "unknown stage '\(stage)'; stages are: \(StageRegistry.all.map { $0.descriptor.kind }.joined(separator: ", "))")
+            throw HostError(
+                .usage, "unknown stage '\(stage)'; stages are: \(StageRegistry.all.map { $0.descriptor.kind }.joined(separator: ", "))")
         }
         print(StageInspector.text(for: t.descriptor))
     }
 }
 
 struct Card: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Render a 1080x1440 share card for a captured photo (photo, rule diagram, score, advice, date).")
+    static let configuration = CommandConfiguration(
+        abstract: "Render a 1080x1440 share card for a captured photo (photo, rule diagram, score, advice, date).")
     @Argument(help: "A photo file, or a photo id from DIR/records.json.")
     var photo: String
     @Option(name: .shortAndLong, help: "Photo directory holding records.json (for ids).")
@@ -177,7 +183,8 @@ struct Card: ParsableCommand {
 }
 
 struct BenchCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "bench", abstract: "Measure a stage against its GStreamer peer in one run.")
+    static let configuration = CommandConfiguration(
+        commandName: "bench", abstract: "Measure a stage against its GStreamer peer in one run.")
     @Argument(help: "What to measure: bridge, compose, faces, chromakey, capture.")
     var what: String
     @Option(help: "Frames per run.") var frames: Int = 300
@@ -190,22 +197,36 @@ struct BenchCommand: ParsableCommand {
         case "bridge":
             print("bench bridge: 1920x1080 I420, \(frames) frames per run, best of \(rounds); peer: identity")
             let r = try Bench.bridge(frames: frames, rounds: rounds) { print($0) }
-            print("zero-copy: \(r.copies) buffer copies; \(r.identical)/\(r.reachedSink) buffers reached fakesink with the very memory the appsink received")
+            print(
+                "zero-copy: \(r.copies) buffer copies; \(r.identical)/\(r.reachedSink) buffers reached fakesink with the very memory the appsink received"
+            )
             print(String(format: "identity %.1f fps, passthrough stage %.1f fps, ratio %.3f", r.identityFPS, r.stageFPS, r.ratio))
         case "compose":
             print("bench compose: 1920x1080 I420, \(frames) frames, analysis at 320 px (engine auto)")
             let r = try Bench.compose(frames: frames)
             print(String(format: "analysis thread: %d analyses, mean %.2f ms each", r.analyses, r.analysisMeanMs))
-            print(String(format: "compose on the video thread: mean %.3f ms, p95 %.3f ms per 1080p frame (goal <= 5 ms mean)", r.meanMs, r.p95Ms))
-            print(String(format: "buffer copies per frame: compose %.2f, passthrough %.2f (goal: 0 for both: drawing writes in place)", r.copiesPerFrame, r.passthroughCopiesPerFrame))
+            print(
+                String(
+                    format: "compose on the video thread: mean %.3f ms, p95 %.3f ms per 1080p frame (goal <= 5 ms mean)", r.meanMs, r.p95Ms)
+            )
+            print(
+                String(
+                    format: "buffer copies per frame: compose %.2f, passthrough %.2f (goal: 0 for both: drawing writes in place)",
+                    r.copiesPerFrame, r.passthroughCopiesPerFrame))
         case "faces":
             let video = URL(fileURLWithPath: video ?? ".testdata/vtest.avi").path
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: video, isDirectory: &isDirectory) else {
-                throw HostError(.usage, "bench faces: video '\(video)' does not exist (run launch/testdata for opencv-doc's vtest.avi, or pass --video FILE)")
+                throw HostError(
+                    .usage,
+                    "bench faces: video '\(video)' does not exist (run launch/testdata for opencv-doc's vtest.avi, or pass --video FILE)")
             }
-            guard !isDirectory.boolValue else { throw HostError(.usage, "bench faces: video '\(video)' is a directory: expected a video file") }
-            print("bench faces: \(video) at 640x480, \(frames) frames; facedetect (OpenCV) vs compose engine=faces, scale 1.1, 5 neighbours, 24 px")
+            guard !isDirectory.boolValue else {
+                throw HostError(.usage, "bench faces: video '\(video)' is a directory: expected a video file")
+            }
+            print(
+                "bench faces: \(video) at 640x480, \(frames) frames; facedetect (OpenCV) vs compose engine=faces, scale 1.1, 5 neighbours, 24 px"
+            )
             let r = try Bench.faces(video: video, frames: frames)
             print("hits: facedetect \(r.facedetectHits), ours \(r.ourHits); frames agreeing \(r.agreeingFrames)/\(r.frames)")
             print(String(format: "facedetect %.1f fps, ours %.1f fps, ratio %.2f", r.facedetectFPS, r.oursFPS, r.ratio))
@@ -214,12 +235,19 @@ struct BenchCommand: ParsableCommand {
             let r = try Bench.chromakey(frames: frames)
             print(String(format: "alpha %.1f fps, chromakey %.1f fps, ratio %.2f", r.alphaFPS, r.oursFPS, r.ratio))
         case "capture":
-            print("bench capture: 1920x1080 I420, \(frames) frames, 5 photos/s, best of \(rounds); peer: tee ! videorate ! jpegenc ! jifmux ! multifilesink")
+            print(
+                "bench capture: 1920x1080 I420, \(frames) frames, 5 photos/s, best of \(rounds); peer: tee ! videorate ! jpegenc ! jifmux ! multifilesink"
+            )
             let r = try Bench.capture(frames: frames, rounds: rounds)
-            print(String(format: "capture on the video thread: %.2f ms mean, %.2f ms p95 without saving; %.2f ms mean, %.2f ms p95 while saving",
-                         r.quiet.mean, r.quiet.p95, r.saving.mean, r.saving.p95))
-            print(String(format: "peer %.1f fps (%d photos), capture %.1f fps (%d photos + thumbnails + records.json, %d triggers refused as busy), ratio %.2f",
-                         r.peerFPS, r.peerPhotos, r.oursFPS, r.ourPhotos, r.refused, r.ratio))
+            print(
+                String(
+                    format: "capture on the video thread: %.2f ms mean, %.2f ms p95 without saving; %.2f ms mean, %.2f ms p95 while saving",
+                    r.quiet.mean, r.quiet.p95, r.saving.mean, r.saving.p95))
+            print(
+                String(
+                    format:
+                        "peer %.1f fps (%d photos), capture %.1f fps (%d photos + thumbnails + records.json, %d triggers refused as busy), ratio %.2f",
+                    r.peerFPS, r.peerPhotos, r.oursFPS, r.ourPhotos, r.refused, r.ratio))
         default:
             throw HostError(.usage, "unknown benchmark '\(what)': expected bridge, compose, faces, chromakey or capture")
         }

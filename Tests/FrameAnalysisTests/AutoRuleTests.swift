@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FrameAnalysis
 
 @Suite struct AutoRuleTests {
@@ -53,8 +54,9 @@ import Testing
         func evaluate(_ input: RuleInput) -> RuleResult {
             guard let c = input.subjectCenter else { return .noSubject(rule: name) }
             let d = abs(c.x - c.y) / 2.0.squareRoot()
-            return RuleResult(rule: name, score: 1 - d, wellComposed: d < 0.05, target: nil, direction: .zero,
-                              advice: "diagonal", adviceKey: "diagonal")
+            return RuleResult(
+                rule: name, score: 1 - d, wellComposed: d < 0.05, target: nil, direction: .zero,
+                advice: "diagonal", adviceKey: "diagonal")
         }
     }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FrameAnalysis
 
 /// The bodies engine on a frame of opencv-doc's pedestrian video (`vtest.avi` at 4 s, extracted by

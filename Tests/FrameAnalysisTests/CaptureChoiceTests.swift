@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FrameAnalysis
 
 @Suite("CaptureChoice")
@@ -19,7 +20,9 @@ struct CaptureChoiceTests {
     }
 
     @Test func withoutScoresSharpnessAndSteadinessDecide() {
-        let ring = [C(score: nil, sharpness: 100, motion: 3), C(score: nil, sharpness: 90, motion: 0), C(score: nil, sharpness: 10, motion: 0)]
+        let ring = [
+            C(score: nil, sharpness: 100, motion: 3), C(score: nil, sharpness: 90, motion: 0), C(score: nil, sharpness: 10, motion: 0),
+        ]
         // 0.3 + 0.05 = 0.35 vs 0.27 + 0.2 = 0.47 vs 0.03 + 0.2 = 0.23
         #expect(CaptureChoice.best(ring) == 1)
     }
@@ -33,16 +36,17 @@ struct CaptureChoiceTests {
 
     @Test func portraitCropOfALandscapeFramePutsTheSubjectOnAThirdsLine() {
         // 1280x720 at 3:4 -> 540x720; subject centred at x=700: the window puts it at 1/3 or 2/3 of 540.
-        let subject = Box(x: 680, y: 220, width: 40, height: 40)   // centre (700, 240) = 1/3 of 720 high
+        let subject = Box(x: 680, y: 220, width: 40, height: 40)  // centre (700, 240) = 1/3 of 720 high
         let c = CaptureChoice.crop(width: 1280, height: 720, aspect: .init(w: 3, h: 4), subject: subject, rule: "thirds")
         #expect(c.width == 540 && c.height == 720 && c.y == 0)
-        #expect(c.x == 520)     // 700 - 540/3 = 520: subject on the left third line
+        #expect(c.x == 520)  // 700 - 540/3 = 520: subject on the left third line
         let centre = CaptureChoice.crop(width: 1280, height: 720, aspect: .init(w: 3, h: 4), subject: subject, rule: "center")
         #expect(centre.x == 430)  // 700 - 270
     }
 
     @Test func cropStaysInsideTheFrameAndCentresWithoutASubject() {
-        let edge = CaptureChoice.crop(width: 1280, height: 720, aspect: .init(w: 1, h: 1), subject: Box(x: 0, y: 300, width: 20, height: 20), rule: "thirds")
+        let edge = CaptureChoice.crop(
+            width: 1280, height: 720, aspect: .init(w: 1, h: 1), subject: Box(x: 0, y: 300, width: 20, height: 20), rule: "thirds")
         #expect(edge.x == 0 && edge.width == 720 && edge.height == 720)
         let none = CaptureChoice.crop(width: 1280, height: 720, aspect: .init(w: 1, h: 1), subject: nil, rule: "thirds")
         #expect(none.x == 280 && none.y == 0)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FrameAnalysis
 
 @Suite("CaptureStateMachine")
@@ -81,15 +82,15 @@ struct CaptureStateMachineTests {
     }
 
     @Test func readyToCaptureFiresAutoAfterTheDelayOnly() {
-        var m = Self.machine(at: .readyToCapture)   // entered at 0.3 s
+        var m = Self.machine(at: .readyToCapture)  // entered at 0.3 s
         #expect(m.phase == .readyToCapture)
-        #expect(m.handle(Self.obs(1.2)) == .none)    // 0.9 s held
+        #expect(m.handle(Self.obs(1.2)) == .none)  // 0.9 s held
         do { let d = m.handle(Self.obs(1.3)); #expect(d == .capture(.auto)) }
         #expect(m.phase == .capturingPhoto && m.readiness == .capturing)
         m = Self.machine(at: .readyToCapture)
         _ = m.handle(Self.obs(0.8, composed: false)); #expect(m.phase == .templateReady)
         _ = m.handle(Self.obs(0.9)); #expect(m.phase == .readyToCapture)
-        #expect(m.handle(Self.obs(1.3)) == .none)    // the hold restarted at 0.9 s
+        #expect(m.handle(Self.obs(1.3)) == .none)  // the hold restarted at 0.9 s
         do { let d = m.handle(Self.obs(1.9)); #expect(d == .capture(.auto)) }
     }
 
@@ -137,7 +138,7 @@ struct CaptureStateMachineTests {
         var m = Self.machine(at: .waitingForStability)
         m.maxPending = 2
         _ = m.handle(.trigger(.event, time: 0)); _ = m.handle(.captured(time: 0))
-        #expect(m.handle(.trigger(.interval, time: 1)) == .capture(.interval))   // overlapping while saving
+        #expect(m.handle(.trigger(.interval, time: 1)) == .capture(.interval))  // overlapping while saving
         _ = m.handle(.captured(time: 1))
         #expect(m.readiness == .busy)
         do { let d = m.handle(.trigger(.manual, time: 2)); #expect(d == .refused("busy: 2 photos still saving")) }

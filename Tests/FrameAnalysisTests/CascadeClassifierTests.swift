@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FrameAnalysis
 
 /// The Swift Viola-Jones evaluator against OpenCV 4.6 itself: the fixture was recorded with Debian's
@@ -19,8 +20,12 @@ import Testing
         #expect(c.model.leaves[0] == Float(2.0875380039215088) && c.model.leaves[1] == Float(-2.2172100543975830))
         #expect(c.model.stages[0].treeCount == 9)
         #expect(c.model.stages[0].threshold == Float(-5.0425500869750977) - CascadeModel.thresholdEpsilon)
-        #expect(c.model.haarFeatures[0] == CascadeModel.HaarFeature(rects: [
-            .init(x: 6, y: 4, width: 12, height: 9, weight: -1), .init(x: 6, y: 7, width: 12, height: 3, weight: 3)], tilted: false))
+        #expect(
+            c.model.haarFeatures[0]
+                == CascadeModel.HaarFeature(
+                    rects: [
+                        .init(x: 6, y: 4, width: 12, height: 9, weight: -1), .init(x: 6, y: 7, width: 12, height: 3, weight: 3),
+                    ], tilted: false))
     }
 
     @Test func loadsTreesTiltedFeaturesLBPAndTheOldLayout() throws {
@@ -65,8 +70,10 @@ import Testing
             for (name, expected) in run.boxes.sorted(by: { $0.key < $1.key }) {
                 let gray = CascadeTestSupport.opencvGray(try TestImages.rgb(name))
                 #expect(gray.pixels.reduce(0) { $0 + Int($1) } == fixture.images[name]?.graySum, "luma of \(name) differs from OpenCV's")
-                let got = CascadeTestSupport.rows(classifier.detections(in: gray, scaleFactor: run.scaleFactor,
-                                                                        minNeighbors: run.minNeighbors, minSize: run.minSize))
+                let got = CascadeTestSupport.rows(
+                    classifier.detections(
+                        in: gray, scaleFactor: run.scaleFactor,
+                        minNeighbors: run.minNeighbors, minSize: run.minSize))
                 #expect(got == expected, "\(run.cascade) on \(name)")
                 #expect(got.count == expected.count)
                 for (g, e) in zip(got, expected) {
@@ -90,7 +97,7 @@ import Testing
     @Test func lbpFrontalCascadeFindsTheBasketballFace() throws {
         let lbp = try CascadeClassifier(contentsOf: CascadeTestSupport.cascade("lbpcascades/lbpcascade_frontalface.xml"))
         let faces = lbp.detections(in: CascadeTestSupport.opencvGray(try TestImages.rgb("basketball1")), scaleFactor: 1.05, minNeighbors: 3)
-        let face = Box(x: 72, y: 91, width: 39, height: 39)   // the Haar cascade's (and OpenCV's) box
+        let face = Box(x: 72, y: 91, width: 39, height: 39)  // the Haar cascade's (and OpenCV's) box
         let best = try #require(faces.max { $0.box.iou(face) < $1.box.iou(face) })
         #expect(best.box == Box(x: 74, y: 92, width: 39, height: 39))
         #expect(best.neighbors == 5)
@@ -151,23 +158,29 @@ import Testing
             ("<root/>", "expected <opencv_storage>"),
             ("<opencv_storage><cascade><stageType>BOOST</stageType><featureType>HOG</featureType></cascade></opencv_storage>", "HOG"),
             ("<opencv_storage><x><y>1</y></x></opencv_storage>", "expected <x> to be a new-layout cascade"),
-            ("""
-             <opencv_storage><cascade><stageType>BOOST</stageType><featureType>HAAR</featureType><height>24</height><width>24</width>
-             <featureParams><maxCatCount>0</maxCatCount></featureParams><stages><_><stageThreshold>-1</stageThreshold><weakClassifiers>
-             <_><internalNodes>0 -1 7 0.5</internalNodes><leafValues>1 -1</leafValues></_></weakClassifiers></_></stages>
-             <features><_><rects><_>0 0 4 4 -1.</_><_>0 0 2 4 2.</_></rects></_></features></cascade></opencv_storage>
-             """, "feature index 7 outside 0..<1"),
-            ("""
-             <opencv_storage><cascade><stageType>BOOST</stageType><featureType>HAAR</featureType><height>24</height><width>24</width>
-             <featureParams><maxCatCount>0</maxCatCount></featureParams><stages><_><stageThreshold>-1</stageThreshold><weakClassifiers>
-             <_><internalNodes>0 -1 0 0.5</internalNodes><leafValues>1 -1</leafValues></_></weakClassifiers></_></stages>
-             <features><_><rects><_>20 0 8 4 -1.</_><_>20 0 2 4 2.</_></rects></_></features></cascade></opencv_storage>
-             """, "does not fit the 24x24 window"),
-            ("""
-             <opencv_storage><c type_id="opencv-haar-classifier"><size>20 20</size><stages><_><trees><_><_><feature><rects><_>0 0 4 4 -1.</_></rects>
-             <tilted>0</tilted></feature><threshold>0</threshold><left_val>1</left_val><right_val>-1</right_val></_></_></trees>
-             <stage_threshold>0</stage_threshold><parent>-1</parent><next>3</next></_></stages></c></opencv_storage>
-             """, "tree-structured cascades are not supported"),
+            (
+                """
+                <opencv_storage><cascade><stageType>BOOST</stageType><featureType>HAAR</featureType><height>24</height><width>24</width>
+                <featureParams><maxCatCount>0</maxCatCount></featureParams><stages><_><stageThreshold>-1</stageThreshold><weakClassifiers>
+                <_><internalNodes>0 -1 7 0.5</internalNodes><leafValues>1 -1</leafValues></_></weakClassifiers></_></stages>
+                <features><_><rects><_>0 0 4 4 -1.</_><_>0 0 2 4 2.</_></rects></_></features></cascade></opencv_storage>
+                """, "feature index 7 outside 0..<1"
+            ),
+            (
+                """
+                <opencv_storage><cascade><stageType>BOOST</stageType><featureType>HAAR</featureType><height>24</height><width>24</width>
+                <featureParams><maxCatCount>0</maxCatCount></featureParams><stages><_><stageThreshold>-1</stageThreshold><weakClassifiers>
+                <_><internalNodes>0 -1 0 0.5</internalNodes><leafValues>1 -1</leafValues></_></weakClassifiers></_></stages>
+                <features><_><rects><_>20 0 8 4 -1.</_><_>20 0 2 4 2.</_></rects></_></features></cascade></opencv_storage>
+                """, "does not fit the 24x24 window"
+            ),
+            (
+                """
+                <opencv_storage><c type_id="opencv-haar-classifier"><size>20 20</size><stages><_><trees><_><_><feature><rects><_>0 0 4 4 -1.</_></rects>
+                <tilted>0</tilted></feature><threshold>0</threshold><left_val>1</left_val><right_val>-1</right_val></_></_></trees>
+                <stage_threshold>0</stage_threshold><parent>-1</parent><next>3</next></_></stages></c></opencv_storage>
+                """, "tree-structured cascades are not supported"
+            ),
         ]
         for (xml, reason) in cases {
             let url = try write(xml)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FrameAnalysis
 
 /// `groupRectangles` as OpenCV does it: clustering, the neighbour threshold, averaging, nesting.
@@ -16,8 +17,10 @@ import Testing
     }
 
     @Test func clustersNeedMoreThanThresholdMembersAndAreAveraged() {
-        let cluster = [R(x: 100, y: 100, width: 40, height: 40), R(x: 102, y: 101, width: 40, height: 40),
-                       R(x: 101, y: 103, width: 41, height: 41), R(x: 103, y: 102, width: 40, height: 40)]
+        let cluster = [
+            R(x: 100, y: 100, width: 40, height: 40), R(x: 102, y: 101, width: 40, height: 40),
+            R(x: 101, y: 103, width: 41, height: 41), R(x: 103, y: 102, width: 40, height: 40),
+        ]
         let lonely = [R(x: 300, y: 300, width: 40, height: 40), R(x: 302, y: 300, width: 40, height: 40)]
         let out = CascadeGrouping.group(cluster + lonely, threshold: 3, eps: 0.2)
         // x: 406/4 = 101.5 -> 102 (half to even), y: 406/4 -> 102, w: 161/4 = 40.25 -> 40.
@@ -53,8 +56,11 @@ import Testing
     }
 
     @Test func clippingCutsToTheImage() {
-        let out = CascadeGrouping.clip([(R(x: -5, y: 10, width: 20, height: 20), 3), (R(x: 90, y: 90, width: 5, height: 5), 1),
-                                        (R(x: 200, y: 0, width: 5, height: 5), 1)], width: 100, height: 92)
+        let out = CascadeGrouping.clip(
+            [
+                (R(x: -5, y: 10, width: 20, height: 20), 3), (R(x: 90, y: 90, width: 5, height: 5), 1),
+                (R(x: 200, y: 0, width: 5, height: 5), 1),
+            ], width: 100, height: 92)
         #expect(out.map(\.rect) == [R(x: 0, y: 10, width: 15, height: 20), R(x: 90, y: 90, width: 5, height: 2)])
         #expect(out.map(\.count) == [3, 1])
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FrameAnalysis
 
 /// The pyramid resize against OpenCV's `resize(INTER_LINEAR_EXACT)` (hashes recorded by the fixture

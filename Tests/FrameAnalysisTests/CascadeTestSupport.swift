@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import FrameAnalysis
 
 /// OpenCV's own results on the test photos, recorded by `Fixtures/make_opencv_boxes.py` (Debian's

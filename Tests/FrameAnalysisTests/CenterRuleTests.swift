@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FrameAnalysis
 
 @Suite struct CenterRuleTests {
@@ -21,7 +22,8 @@ import Testing
     }
 
     @Test func centredSubjectOnSymmetricFrameScoresFull() {
-        let r = CenterRule().evaluate(RuleInput(subject: subject(at: 0.5, 0.5), frameWidth: 320, frameHeight: 180, luma: Self.symmetricLuma()))
+        let r = CenterRule().evaluate(
+            RuleInput(subject: subject(at: 0.5, 0.5), frameWidth: 320, frameHeight: 180, luma: Self.symmetricLuma()))
         #expect(r.score > 0.99 && r.wellComposed)
         #expect(r.adviceKey == "center.hold")
         #expect(r.details["symmetry"]! > 0.99)
@@ -32,8 +34,9 @@ import Testing
         let r = CenterRule().evaluate(RuleInput(subject: subject(at: 0.5, 0.5), frameWidth: 320, frameHeight: 180, luma: asym))
         // score = 0.7 · 1 + 0.3 · symmetry, symmetry ≈ 0.
         #expect(r.score >= 0.7 && r.score < 0.73)
-        #expect(r.wellComposed)   // placement decides wellComposed; symmetry only scores
-        let sym = CenterRule().evaluate(RuleInput(subject: subject(at: 0.5, 0.5), frameWidth: 320, frameHeight: 180, luma: Self.symmetricLuma()))
+        #expect(r.wellComposed)  // placement decides wellComposed; symmetry only scores
+        let sym = CenterRule().evaluate(
+            RuleInput(subject: subject(at: 0.5, 0.5), frameWidth: 320, frameHeight: 180, luma: Self.symmetricLuma()))
         #expect(sym.score - r.score > 0.25)
     }
 

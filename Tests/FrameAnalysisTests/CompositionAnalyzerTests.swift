@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FrameAnalysis
 
 @Suite struct CompositionAnalyzerTests {
@@ -32,8 +33,11 @@ import Testing
     }
 
     @Test func namedEngineRunsAlone() {
-        let a = CompositionAnalyzer(engines: [StubEngine(name: "faces", detections: [Self.face]),
-                                              StubEngine(name: "bodies", detections: [Self.body])], engine: "bodies")
+        let a = CompositionAnalyzer(
+            engines: [
+                StubEngine(name: "faces", detections: [Self.face]),
+                StubEngine(name: "bodies", detections: [Self.body]),
+            ], engine: "bodies")
         #expect(a.analyze(Self.frame).engine == "bodies")
         #expect(CompositionAnalyzer(engines: [], engine: "faces").analyze(Self.frame).subject == nil)
     }

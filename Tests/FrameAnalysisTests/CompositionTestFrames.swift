@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import FrameAnalysis
 
 /// Synthetic frames for the composition and saliency tests (deterministic: a fixed-seed generator).
@@ -6,7 +7,7 @@ enum CompositionTestFrames {
     /// A small deterministic pseudo-random generator (64-bit LCG, Knuth's constants).
     struct LCG {
         var state: UInt64
-        mutating func next() -> UInt64 { state = state &* 6364136223846793005 &+ 1442695040888963407; return state >> 33 }
+        mutating func next() -> UInt64 { state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407; return state >> 33 }
         /// Uniform in 0..<n.
         mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
     }
@@ -26,10 +27,12 @@ enum CompositionTestFrames {
 
     /// Paints a filled disc.
     static func disc(_ g: inout GrayImage, cx: Double, cy: Double, r: Double, value: UInt8) {
-        for y in 0..<g.height { for x in 0..<g.width {
-            let dx = Double(x) + 0.5 - cx, dy = Double(y) + 0.5 - cy
-            if dx * dx + dy * dy <= r * r { g[x, y] = value }
-        } }
+        for y in 0..<g.height {
+            for x in 0..<g.width {
+                let dx = Double(x) + 0.5 - cx, dy = Double(y) + 0.5 - cy
+                if dx * dx + dy * dy <= r * r { g[x, y] = value }
+            }
+        }
     }
 
     /// Grey to RGB (R = G = B).
@@ -43,10 +46,11 @@ enum CompositionTestFrames {
     static func landscape(width: Int, height: Int, horizonY: Int, seed: UInt64 = 11) -> GrayImage {
         var rng = LCG(state: seed)
         var g = GrayImage(width: width, height: height)
-        for y in 0..<height { for x in 0..<width {
-            if y < horizonY { g[x, y] = UInt8(200 - 30 * y / max(1, horizonY)) }
-            else { g[x, y] = UInt8(60 + rng.int(30)) }
-        } }
+        for y in 0..<height {
+            for x in 0..<width {
+                if y < horizonY { g[x, y] = UInt8(200 - 30 * y / max(1, horizonY)) } else { g[x, y] = UInt8(60 + rng.int(30)) }
+            }
+        }
         return g
     }
 
@@ -59,14 +63,16 @@ enum CompositionTestFrames {
         let scx = Double(src.width - 1) / 2, scy = Double(src.height - 1) / 2
         let ocx = Double(width - 1) / 2, ocy = Double(height - 1) / 2
         var out = GrayImage(width: width, height: height)
-        for v in 0..<height { for u in 0..<width {
-            let du = Double(u) - ocx, dv = Double(v) - ocy
-            let x = scx + du * c - dv * s, y = scy + du * s + dv * c
-            let x0 = max(0, min(src.width - 2, Int(x.rounded(.down)))), y0 = max(0, min(src.height - 2, Int(y.rounded(.down))))
-            let fx = max(0, min(1, x - Double(x0))), fy = max(0, min(1, y - Double(y0)))
-            let a = Double(src[x0, y0]), b = Double(src[x0 + 1, y0]), cc = Double(src[x0, y0 + 1]), d = Double(src[x0 + 1, y0 + 1])
-            out[u, v] = UInt8(((a * (1 - fx) + b * fx) * (1 - fy) + (cc * (1 - fx) + d * fx) * fy).rounded())
-        } }
+        for v in 0..<height {
+            for u in 0..<width {
+                let du = Double(u) - ocx, dv = Double(v) - ocy
+                let x = scx + du * c - dv * s, y = scy + du * s + dv * c
+                let x0 = max(0, min(src.width - 2, Int(x.rounded(.down)))), y0 = max(0, min(src.height - 2, Int(y.rounded(.down))))
+                let fx = max(0, min(1, x - Double(x0))), fy = max(0, min(1, y - Double(y0)))
+                let a = Double(src[x0, y0]), b = Double(src[x0 + 1, y0]), cc = Double(src[x0, y0 + 1]), d = Double(src[x0 + 1, y0 + 1])
+                out[u, v] = UInt8(((a * (1 - fx) + b * fx) * (1 - fy) + (cc * (1 - fx) + d * fx) * fy).rounded())
+            }
+        }
         return out
     }
 }

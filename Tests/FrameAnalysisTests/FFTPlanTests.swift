@@ -1,16 +1,19 @@
 import Foundation
 import Testing
+
 @testable import FrameAnalysis
 
 /// Direct O(n²) DFT, the reference: X[k] = Σ x[j]·exp(-2πi jk/n).
 private func directDFT(_ re: [Double], _ im: [Double]) -> ([Double], [Double]) {
     let n = re.count
     var outR = [Double](repeating: 0, count: n), outI = [Double](repeating: 0, count: n)
-    for k in 0..<n { for j in 0..<n {
-        let a = -2 * Double.pi * Double(j * k % n) / Double(n)
-        outR[k] += re[j] * cos(a) - im[j] * sin(a)
-        outI[k] += re[j] * sin(a) + im[j] * cos(a)
-    } }
+    for k in 0..<n {
+        for j in 0..<n {
+            let a = -2 * Double.pi * Double(j * k % n) / Double(n)
+            outR[k] += re[j] * cos(a) - im[j] * sin(a)
+            outI[k] += re[j] * sin(a) + im[j] * cos(a)
+        }
+    }
     return (outR, outI)
 }
 
@@ -52,7 +55,7 @@ private func directDFT(_ re: [Double], _ im: [Double]) -> ([Double], [Double]) {
     @Test func stridedSamplesTransformInPlaceAndLeaveOthersAlone() {
         // Every third sample, starting at 1.
         var r = (0..<20).map(Double.init), i = [Double](repeating: 0, count: 20)
-        let picked = stride(from: 1, to: 19, by: 3).map { r[$0] }   // 6 samples
+        let picked = stride(from: 1, to: 19, by: 3).map { r[$0] }  // 6 samples
         FFTPlan(count: 6).forward(re: &r, im: &i, offset: 1, stride: 3)
         let (er, _) = directDFT(picked, [Double](repeating: 0, count: 6))
         #expect(abs(r[1] - er[0]) < 1e-9 && abs(r[4] - er[1]) < 1e-9)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FrameAnalysis
 
 /// The faces engine on real photos (issue 3, Proof (a) and (b), tilted faces).
@@ -49,7 +50,7 @@ import Testing
     /// real profile at the monitor; a detection there is a true face, nothing else may be reported.)
     @Test func noFalseFaceOnTheChessboardPhotos() throws {
         let engine = try Self.verified.get()
-        let profileInLeft06 = Box(x: 218, y: 113, width: 124, height: 124)   // OpenCV's profile cascade box
+        let profileInLeft06 = Box(x: 218, y: 113, width: 124, height: 124)  // OpenCV's profile cascade box
         let monitor = Box(x: 136, y: 215, width: 56, height: 56)
         #expect(Self.lefts.count == 13)
         for name in Self.lefts {
@@ -95,8 +96,11 @@ import Testing
 
     @Test func missingCascadesAreNamed() {
         let dir = URL(fileURLWithPath: "/nonexistent/opencv4")
-        #expect(throws: CascadeError(file: "/nonexistent/opencv4/haarcascades/haarcascade_frontalface_default.xml",
-                                     reason: "expected the trained cascade here (Debian package opencv-data), found no file")) {
+        #expect(
+            throws: CascadeError(
+                file: "/nonexistent/opencv4/haarcascades/haarcascade_frontalface_default.xml",
+                reason: "expected the trained cascade here (Debian package opencv-data), found no file")
+        ) {
             try FaceEngine(cascadeDirectory: dir)
         }
     }

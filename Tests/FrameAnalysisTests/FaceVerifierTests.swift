@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FrameAnalysis
 
 /// The faces engine's second stage: rule, confidence and colour cue.
@@ -51,9 +52,10 @@ import Testing
 
     @Test func evidenceOnARealFaceAndOnTheMonitor() throws {
         let dir = FaceEngine.defaultCascadeDirectory
-        let v = FaceVerifier(frontal: try CascadeClassifier(named: "haarcascade_frontalface_alt2.xml", in: dir),
-                             profile: try CascadeClassifier(named: "lbpcascade_profileface.xml", in: dir),
-                             eye: try CascadeClassifier(named: "haarcascade_eye.xml", in: dir))
+        let v = FaceVerifier(
+            frontal: try CascadeClassifier(named: "haarcascade_frontalface_alt2.xml", in: dir),
+            profile: try CascadeClassifier(named: "lbpcascade_profileface.xml", in: dir),
+            eye: try CascadeClassifier(named: "haarcascade_eye.xml", in: dir))
         let face = v.evidence(frame: try TestImages.rgb("astronaut").gray, box: Box(x: 177, y: 66, width: 95, height: 95))
         #expect(face.eyes >= 1 && face.frontalVotes >= 45)
         #expect(FaceVerifier.accepts(face, neighbors: 40, profileHit: false))

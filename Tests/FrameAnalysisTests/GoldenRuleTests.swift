@@ -1,8 +1,11 @@
 import Testing
+
 @testable import FrameAnalysis
 
 @Suite struct GoldenRuleTests {
-    func eval(_ x: Double, _ y: Double) -> RuleResult { GoldenRule().evaluate(RuleInput(subject: subject(at: x, y), frameWidth: 320, frameHeight: 180)) }
+    func eval(_ x: Double, _ y: Double) -> RuleResult {
+        GoldenRule().evaluate(RuleInput(subject: subject(at: x, y), frameWidth: 320, frameHeight: 180))
+    }
 
     @Test func targetsArePhiGridAndSpiralEyes() {
         #expect(GoldenRule.phiPoints.contains { abs($0.x - 0.381966) < 1e-6 && abs($0.y - 0.618034) < 1e-6 })

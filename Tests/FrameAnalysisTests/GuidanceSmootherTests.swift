@@ -1,22 +1,26 @@
 import Testing
+
 @testable import FrameAnalysis
 
 @Suite struct GuidanceSmootherTests {
     static let ms: UInt64 = 1_000_000
 
     /// A raw analysis of a 320x180 frame at `t` ms.
-    func raw(_ t: UInt64, box: Box? = Box(x: 100, y: 50, width: 40, height: 40), key: String = "thirds.move.left",
-             advice: String? = nil, score: Double = 0.5, well: Bool = false, target: Point2D? = Point2D(x: 1.0 / 3, y: 1.0 / 3)) -> Guidance {
-        Guidance(pts: t * Self.ms, frameWidth: 320, frameHeight: 180,
-                 subject: box.map { Detection(box: $0, confidence: 1, kind: .face) }, rule: "thirds", score: score,
-                 wellComposed: well, target: target, advice: advice ?? key, adviceKey: key)
+    func raw(
+        _ t: UInt64, box: Box? = Box(x: 100, y: 50, width: 40, height: 40), key: String = "thirds.move.left",
+        advice: String? = nil, score: Double = 0.5, well: Bool = false, target: Point2D? = Point2D(x: 1.0 / 3, y: 1.0 / 3)
+    ) -> Guidance {
+        Guidance(
+            pts: t * Self.ms, frameWidth: 320, frameHeight: 180,
+            subject: box.map { Detection(box: $0, confidence: 1, kind: .face) }, rule: "thirds", score: score,
+            wellComposed: well, target: target, advice: advice ?? key, adviceKey: key)
     }
 
     @Test func ewmaWithAlpha04() {
         var s = GuidanceSmoother()
         _ = s.update(raw(0, box: Box(x: 100, y: 50, width: 40, height: 40)))
         let g = s.update(raw(100, box: Box(x: 110, y: 50, width: 40, height: 40)))
-        #expect(g.subject?.box == Box(x: 104, y: 50, width: 40, height: 40))   // 0.4·110 + 0.6·100
+        #expect(g.subject?.box == Box(x: 104, y: 50, width: 40, height: 40))  // 0.4·110 + 0.6·100
         var last = g
         for t in 2...4 { last = s.update(raw(UInt64(t) * 100, box: Box(x: 110, y: 50, width: 40, height: 40))) }
         // After 4 steps: 1 - 0.6⁴ = 87 % of the step.
@@ -52,8 +56,8 @@ import Testing
     @Test func aScoreJumpSwitchesAtOnce() {
         var s = GuidanceSmoother()
         _ = s.update(raw(0, key: "a", score: 0.4))
-        #expect(s.update(raw(100, key: "b", score: 0.55)).adviceKey == "a")   // 0.15: held
-        #expect(s.update(raw(200, key: "c", score: 0.65)).adviceKey == "c")   // 0.25 > 0.2: through
+        #expect(s.update(raw(100, key: "b", score: 0.55)).adviceKey == "a")  // 0.15: held
+        #expect(s.update(raw(200, key: "c", score: 0.65)).adviceKey == "c")  // 0.25 > 0.2: through
     }
 
     @Test func sameKeyRefreshesTheText() {
@@ -92,7 +96,7 @@ import Testing
         s.reset()
         _ = s.update(raw(5000, well: true))
         #expect(s.update(raw(6000, well: true)).locked)
-        #expect(s.update(raw(100, well: true)).locked == false)   // stream restarted
+        #expect(s.update(raw(100, well: true)).locked == false)  // stream restarted
     }
 
     /// rule=auto switched from golden to thirds: the held advice was golden's, so it goes at once; the

@@ -1,12 +1,14 @@
 import Testing
+
 @testable import FrameAnalysis
 
 @Suite struct GuidanceTests {
     func sample() -> Guidance {
-        Guidance(pts: 40_000_000, frameWidth: 320, frameHeight: 180,
-                 subject: Detection(box: Box(x: 80, y: 45, width: 32, height: 36), confidence: 0.8, kind: .face),
-                 engine: "faces", rule: "thirds",
-                 timings: [.init(step: "luma", ms: 0.1), .init(step: "detect", ms: 1.5), .init(step: "rule", ms: 0.25)])
+        Guidance(
+            pts: 40_000_000, frameWidth: 320, frameHeight: 180,
+            subject: Detection(box: Box(x: 80, y: 45, width: 32, height: 36), confidence: 0.8, kind: .face),
+            engine: "faces", rule: "thirds",
+            timings: [.init(step: "luma", ms: 0.1), .init(step: "detect", ms: 1.5), .init(step: "rule", ms: 0.25)])
     }
 
     @Test func boxesInPixelsNormalisedAndInputFrame() {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FrameAnalysis
 
 @Suite struct HorizonRuleTests {
@@ -16,8 +17,8 @@ import Testing
         // Independent check of the test's rotation: at +5° the line is 120·tan 5° ≈ 10.5 px higher at
         // x = +120 than at the centre, and as much lower at x = -120.
         let g = Self.tilted(5)
-        #expect(g[160 + 120, 90 - 5] < 100)   // ground already, above centre height on the right
-        #expect(g[160 - 120, 90 + 5] > 150)   // still sky below centre height on the left
+        #expect(g[160 + 120, 90 - 5] < 100)  // ground already, above centre height on the right
+        #expect(g[160 - 120, 90 + 5] > 150)  // still sky below centre height on the left
     }
 
     @Test func fiveDegreesCounterClockwise() {
@@ -68,7 +69,8 @@ import Testing
         let r = HorizonRule().evaluate(RuleInput(subject: subject, frameWidth: 320, frameHeight: 180, luma: g))
         #expect(r.adviceKey == "horizon.none" && r.wellComposed)
         // A small subject leaves the horizon visible.
-        let small = HorizonRule().evaluate(RuleInput(subject: Box(x: 0.45, y: 0.4, width: 0.1, height: 0.2), frameWidth: 320, frameHeight: 180, luma: g))
+        let small = HorizonRule().evaluate(
+            RuleInput(subject: Box(x: 0.45, y: 0.4, width: 0.1, height: 0.2), frameWidth: 320, frameHeight: 180, luma: g))
         #expect(small.adviceKey == "horizon.rotate.ccw")
     }
 

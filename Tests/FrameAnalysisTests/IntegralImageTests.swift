@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FrameAnalysis
 
 /// Summed-area tables against brute-force sums (upright, squared and 45-degree tilted).
@@ -7,7 +8,7 @@ import Testing
     static func noise(width: Int, height: Int, seed: UInt64 = 7) -> GrayImage {
         var s = seed
         let px = (0..<(width * height)).map { _ -> UInt8 in
-            s = s &* 6364136223846793005 &+ 1442695040888963407
+            s = s &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return UInt8(truncatingIfNeeded: s >> 56)
         }
         return GrayImage(width: width, height: height, pixels: px)

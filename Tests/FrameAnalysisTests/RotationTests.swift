@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FrameAnalysis
 
 /// In-plane rotation of images and the mapping of points and boxes between the two frames.
@@ -19,7 +20,7 @@ import Testing
         #expect(rotated[4, 0] == 200)
         #expect(rotated.pixels.filter { $0 > 0 }.count == 1)
         let rgb = RGBImage(width: 9, height: 9, pixels: (0..<243).map { $0 % 3 == 0 ? (($0 / 3) == 40 ? 250 : 0) : 0 })
-        #expect(rgb.rotated(degrees: 90).rgb(x: 4, y: 4).r == 250)   // the centre stays put
+        #expect(rgb.rotated(degrees: 90).rgb(x: 4, y: 4).r == 250)  // the centre stays put
         #expect(g.rotated(degrees: 0) == g)
     }
 

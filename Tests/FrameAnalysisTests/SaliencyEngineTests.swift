@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FrameAnalysis
 
 @Suite struct SaliencyEngineTests {
@@ -61,13 +62,15 @@ import Testing
         let image = try TestImages.rgb("astronaut")
         let r = try #require(SaliencyEngine().detect(in: image).first)
         let person = Box(x: 0, y: 0, width: 341, height: 512)
-        let inter = Box(x: max(r.box.x, 0), y: max(r.box.y, 0),
-                        width: min(r.box.x + r.box.width, person.width) - max(r.box.x, 0),
-                        height: min(r.box.y + r.box.height, person.height) - max(r.box.y, 0)).area
-        #expect(person.x...(person.x + person.width) ~= r.box.center.x)   // centre on the person
-        #expect(inter / r.box.area >= 0.6)                                 // mostly the person
+        let inter = Box(
+            x: max(r.box.x, 0), y: max(r.box.y, 0),
+            width: min(r.box.x + r.box.width, person.width) - max(r.box.x, 0),
+            height: min(r.box.y + r.box.height, person.height) - max(r.box.y, 0)
+        ).area
+        #expect(person.x...(person.x + person.width) ~= r.box.center.x)  // centre on the person
+        #expect(inter / r.box.area >= 0.6)  // mostly the person
         #expect(r.box.iou(person) >= 0.3)
-        #expect(r.box.area < 0.6 * 512 * 512)                             // not the whole frame
+        #expect(r.box.area < 0.6 * 512 * 512)  // not the whole frame
     }
 
     @Test func lumaOnlyVariantFollowsThePaper() throws {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FrameAnalysis
 
 @Suite("SelfTimer")
@@ -12,7 +13,7 @@ struct SelfTimerTests {
         #expect(t.remaining(at: 2_000_000_001) == 2)
         #expect(t.remaining(at: 3_500_000_000) == 1)
         do { let f = t.fires(at: 3_998_999_999); #expect(!f) }
-        do { let f = t.fires(at: 3_999_999_960); #expect(f) }   // frame 120 at 30 fps
+        do { let f = t.fires(at: 3_999_999_960); #expect(f) }  // frame 120 at 30 fps
         do { let f = t.fires(at: 4_066_666_666); #expect(!f) }
         #expect(t.remaining(at: 5_000_000_000) == nil)
     }

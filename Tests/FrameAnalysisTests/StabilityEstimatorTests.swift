@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FrameAnalysis
 
 /// Generated sequences with known camera motion: static, panning, shaking, and a static camera with a
@@ -9,22 +10,24 @@ import Testing
     static let scene: GrayImage = {
         var p = [UInt8](repeating: 0, count: 200 * 160)
         var s: UInt32 = 12345
-        for i in p.indices { s = s &* 1103515245 &+ 12345; p[i] = UInt8((s >> 16) & 0xff) }
+        for i in p.indices { s = s &* 1_103_515_245 &+ 12345; p[i] = UInt8((s >> 16) & 0xff) }
         // Smooth a little so blocks have structure rather than pure noise.
         var q = p
-        for y in 1..<159 { for x in 1..<199 {
-            let i = y * 200 + x
-            let centre = Int(p[i]) * 4
-            let sides = Int(p[i - 1]) + Int(p[i + 1]) + Int(p[i - 200]) + Int(p[i + 200])
-            q[i] = UInt8((centre + sides) / 8)
-        } }
+        for y in 1..<159 {
+            for x in 1..<199 {
+                let i = y * 200 + x
+                let centre = Int(p[i]) * 4
+                let sides = Int(p[i - 1]) + Int(p[i + 1]) + Int(p[i - 200]) + Int(p[i + 200])
+                q[i] = UInt8((centre + sides) / 8)
+            }
+        }
         return GrayImage(width: 200, height: 160, pixels: q)
     }()
 
     static func view(_ ox: Int, _ oy: Int, object: (x: Int, y: Int)? = nil) -> GrayImage {
         var out = [UInt8](repeating: 0, count: 96 * 72)
         for y in 0..<72 { for x in 0..<96 { out[y * 96 + x] = scene.pixels[(y + oy) * 200 + x + ox] } }
-        if let o = object {   // a bright 14x14 square walking through the frame
+        if let o = object {  // a bright 14x14 square walking through the frame
             for y in max(0, o.y)..<min(72, o.y + 14) { for x in max(0, o.x)..<min(96, o.x + 14) { out[y * 96 + x] = 250 } }
         }
         return GrayImage(width: 96, height: 72, pixels: out)
@@ -61,7 +64,7 @@ import Testing
         var e = StabilityEstimator()
         for _ in 0..<12 { _ = e.update(Self.view(50, 40)) }
         #expect(e.stable)
-        #expect(e.update(Self.view(50 + 6, 40)).stable == false)   // 6 px > resetPixels 5
+        #expect(e.update(Self.view(50 + 6, 40)).stable == false)  // 6 px > resetPixels 5
     }
 
     @Test func aPersonWalkingInFrontOfAFixedCameraIsNotCameraMotion() {
@@ -75,12 +78,14 @@ import Testing
     @Test func sharpnessDropsWhenBlurred() {
         let sharp = Self.view(50, 40)
         var blurred = sharp.pixels
-        for y in 1..<71 { for x in 1..<95 {
-            let i = y * 96 + x
-            let lr = Int(sharp.pixels[i - 1]) + Int(sharp.pixels[i + 1])
-            let ud = Int(sharp.pixels[i - 96]) + Int(sharp.pixels[i + 96])
-            blurred[i] = UInt8((lr + ud + Int(sharp.pixels[i])) / 5)
-        } }
+        for y in 1..<71 {
+            for x in 1..<95 {
+                let i = y * 96 + x
+                let lr = Int(sharp.pixels[i - 1]) + Int(sharp.pixels[i + 1])
+                let ud = Int(sharp.pixels[i - 96]) + Int(sharp.pixels[i + 96])
+                blurred[i] = UInt8((lr + ud + Int(sharp.pixels[i])) / 5)
+            }
+        }
         let a = StabilityEstimator.laplacianVariance(sharp)
         let b = StabilityEstimator.laplacianVariance(GrayImage(width: 96, height: 72, pixels: blurred))
         #expect(a > 2 * b)
@@ -92,11 +97,13 @@ import Testing
     static func rolled(_ degrees: Double) -> GrayImage {
         let t = degrees * .pi / 180, c = cos(t), s = sin(t)
         var out = [UInt8](repeating: 0, count: 96 * 72)
-        for y in 0..<72 { for x in 0..<96 {
-            let u = Double(x) - 48, v = Double(y) - 36
-            let sx = Int((c * u + s * v + 48 + 50).rounded()), sy = Int((-s * u + c * v + 36 + 40).rounded())
-            out[y * 96 + x] = scene.pixels[sy * 200 + sx]
-        } }
+        for y in 0..<72 {
+            for x in 0..<96 {
+                let u = Double(x) - 48, v = Double(y) - 36
+                let sx = Int((c * u + s * v + 48 + 50).rounded()), sy = Int((-s * u + c * v + 36 + 40).rounded())
+                out[y * 96 + x] = scene.pixels[sy * 200 + sx]
+            }
+        }
         return GrayImage(width: 96, height: 72, pixels: out)
     }
 

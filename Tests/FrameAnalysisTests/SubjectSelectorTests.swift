@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FrameAnalysis
 
 @Suite struct SubjectSelectorTests {
@@ -20,9 +21,9 @@ import Testing
             let side = a.squareRoot()
             return selector.score(det(0.5 - side / 2, 0.5 - side / 2, side, side, conf: 1), frameWidth: 320, frameHeight: 180).coverage
         }
-        #expect(abs(coverage(0.015) - 0.5) < 1e-9)   // half the low end
+        #expect(abs(coverage(0.015) - 0.5) < 1e-9)  // half the low end
         #expect(coverage(0.03) > 0.999 && coverage(0.1) == 1 && coverage(0.2) > 0.999)
-        #expect(abs(coverage(0.6) - 0.5) < 1e-9)     // (1 - 0.6) / (1 - 0.2)
+        #expect(abs(coverage(0.6) - 0.5) < 1e-9)  // (1 - 0.6) / (1 - 0.2)
         #expect(coverage(1) == 0)
     }
 
@@ -37,8 +38,8 @@ import Testing
     }
 
     @Test func wellSizedPlacedFaceBeatsATinyConfidentOne() {
-        let tiny = det(0.85, 0.1, 0.03, 0.05, conf: 1)          // 0.15 % of the frame, near the edge
-        let good = det(0.28, 0.25, 0.12, 0.2, conf: 0.7)        // 2.4 % share, near a thirds point
+        let tiny = det(0.85, 0.1, 0.03, 0.05, conf: 1)  // 0.15 % of the frame, near the edge
+        let good = det(0.28, 0.25, 0.12, 0.2, conf: 0.7)  // 2.4 % share, near a thirds point
         let pick = try! #require(selector.select([tiny, good], frameWidth: 320, frameHeight: 180))
         #expect(pick.detection == good)
         #expect(pick.score.total > selector.score(tiny, frameWidth: 320, frameHeight: 180).total)

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import FrameAnalysis
 
 /// Real photos for the tests, prepared by `launch/testdata` (opencv-doc, scikit-image) as PPM.

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FrameAnalysis
 
 /// A 0.1 x 0.1 subject box centred on (x, y), normalised.
@@ -8,7 +9,9 @@ func subject(at x: Double, _ y: Double, size: Double = 0.1) -> Box {
 
 @Suite struct ThirdsRuleTests {
     let rule = ThirdsRule()
-    func eval(_ x: Double, _ y: Double) -> RuleResult { rule.evaluate(RuleInput(subject: subject(at: x, y), frameWidth: 320, frameHeight: 180)) }
+    func eval(_ x: Double, _ y: Double) -> RuleResult {
+        rule.evaluate(RuleInput(subject: subject(at: x, y), frameWidth: 320, frameHeight: 180))
+    }
 
     @Test func subjectOnAThirdsPointScoresHighAndIsWellComposed() {
         let points: [(Double, Double)] = [(1.0 / 3, 1.0 / 3), (2.0 / 3, 1.0 / 3), (1.0 / 3, 2.0 / 3), (2.0 / 3, 2.0 / 3)]
@@ -29,7 +32,7 @@ func subject(at x: Double, _ y: Double, size: Double = 0.1) -> Box {
             let r = eval(x, y)
             #expect(r.score <= 0.3 && !r.wellComposed, "corner \(x),\(y): \(r.score)")
         }
-        #expect(eval(0.0, 0.0).score < 1e-9)   // the farthest place: score 0
+        #expect(eval(0.0, 0.0).score < 1e-9)  // the farthest place: score 0
     }
 
     @Test func scoreFormulaAtTheCentre() {

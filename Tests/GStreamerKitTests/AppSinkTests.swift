@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GStreamerKit
 
 /// AppSink's pull results: a sink that is not started is not at end-of-stream.
@@ -66,7 +67,8 @@ import Testing
     }
 
     @Test func framesKeepTheirCapsSegmentAndOrder() throws {
-        let p = try Pipeline.parse("videotestsrc num-buffers=4 ! video/x-raw,format=RGBA,width=32,height=16,framerate=10/1 ! appsink name=s")
+        let p = try Pipeline.parse(
+            "videotestsrc num-buffers=4 ! video/x-raw,format=RGBA,width=32,height=16,framerate=10/1 ! appsink name=s")
         let sink = try #require(p.appSink(named: "s"))
         sink.configure(maxBuffers: 1, drop: false)
         p.setState(.playing)

@@ -1,5 +1,5 @@
-import Testing
 import GStreamerKit
+import Testing
 
 @Suite struct BufferTests {
     @Test func bytesRoundTrip() {
@@ -67,7 +67,7 @@ import GStreamerKit
         let original = try #require(originals.last), copy = try #require(copies.last)
         #expect(copy.identity != original.identity)
         #expect(copy.isWritable)
-        #expect(original.isWritable)       // the sole holder again
+        #expect(original.isWritable)  // the sole holder again
         #expect(copy.bytes() == original.bytes())
         #expect(copy.pts == 100)
 

@@ -1,6 +1,6 @@
-import Testing
 import GStreamerKit
 import GStreamerTrace
+import Testing
 
 /// `traceBuffers` (GStreamerTrace, over the binding's `watchBuffers` hook): counts buffers and proves
 /// which ones carry the very memory an upstream trace saw.
@@ -13,7 +13,10 @@ import GStreamerTrace
         var ended = false
         for _ in 0..<1200 where !ended {
             guard let m = pipeline.bus.pop(timeout: 5_000_000) else { continue }
-            switch m.kind { case .eos, .error: ended = true; default: break }
+            switch m.kind {
+            case .eos, .error: ended = true;
+            default: break
+            }
         }
         pipeline.setState(.null)
         #expect(ended)
@@ -21,13 +24,17 @@ import GStreamerTrace
     }
 
     @Test func identityPassesTheSameMemory() throws {
-        let t = try run("videotestsrc num-buffers=6 ! video/x-raw,format=I420,width=64,height=48 ! identity name=a ! fakesink name=s", up: "a", down: "s")
+        let t = try run(
+            "videotestsrc num-buffers=6 ! video/x-raw,format=I420,width=64,height=48 ! identity name=a ! fakesink name=s", up: "a",
+            down: "s")
         #expect(t.up.seen == 6 && t.down.seen == 6)
         #expect(t.down.matched == 6)
     }
 
     @Test func aConversionMakesNewMemory() throws {
-        let t = try run("videotestsrc num-buffers=6 ! video/x-raw,format=I420,width=64,height=48 ! identity name=a ! videoconvert ! video/x-raw,format=RGBA ! fakesink name=s", up: "a", down: "s")
+        let t = try run(
+            "videotestsrc num-buffers=6 ! video/x-raw,format=I420,width=64,height=48 ! identity name=a ! videoconvert ! video/x-raw,format=RGBA ! fakesink name=s",
+            up: "a", down: "s")
         #expect(t.up.seen == 6 && t.down.seen == 6)
         #expect(t.down.matched == 0)
     }

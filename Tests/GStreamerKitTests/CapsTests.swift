@@ -1,5 +1,5 @@
-import Testing
 import GStreamerKit
+import Testing
 
 @Suite struct CapsTests {
     static let i420 = "video/x-raw,format=I420,width=320,height=240,framerate=30/1"

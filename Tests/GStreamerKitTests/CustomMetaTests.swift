@@ -1,4 +1,5 @@
 import Testing
+
 @testable import GStreamerKit
 
 @Suite struct CustomMetaTests {

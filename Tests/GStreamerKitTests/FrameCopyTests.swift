@@ -48,9 +48,9 @@ import Testing
         let spare = try Self.ramp(width: 64, height: 32).copied().buffer
         let identity = spare.identity
         let c = f.buffer.copyPixels(reusing: spare)
-        #expect(c.identity == identity)                 // written in place
+        #expect(c.identity == identity)  // written in place
         #expect(c.bytes() == f.buffer.bytes() && c.pts == 123)
-        let held = c.shared()                           // someone else holds it now
+        let held = c.shared()  // someone else holds it now
         let d = f.buffer.copyPixels(reusing: c)
         #expect(d.identity != identity && held.identity == identity)
         let other = try Self.ramp(width: 32, height: 32).buffer

@@ -8,7 +8,8 @@ import Testing
         let path = NSTemporaryDirectory() + "vf-jpeg-\(UUID().uuidString).jpg"
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/gst-launch-1.0")
-        p.arguments = ["-q", "videotestsrc", "num-buffers=1", "!", "video/x-raw,width=\(width),height=\(height)", "!", "jpegenc", "!"]
+        p.arguments =
+            ["-q", "videotestsrc", "num-buffers=1", "!", "video/x-raw,width=\(width),height=\(height)", "!", "jpegenc", "!"]
             + (tags.map { ["taginject", "tags=\($0)", "!"] } ?? []) + ["jifmux", "!", "filesink", "location=\(path)"]
         try p.run(); p.waitUntilExit()
         #expect(p.terminationStatus == 0)
@@ -16,7 +17,8 @@ import Testing
     }
 
     @Test func readsSizeAndTheExifJifmuxWrote() throws {
-        let path = try Self.write("description=hello-world,datetime=(datetime)2026-11-22T10:11:12Z,application-name=Viewfinder,image-orientation=rotate-180")
+        let path = try Self.write(
+            "description=hello-world,datetime=(datetime)2026-11-22T10:11:12Z,application-name=Viewfinder,image-orientation=rotate-180")
         let j = try #require(JPEGFile.read(path))
         #expect(j.complete)
         #expect(j.width == 320 && j.height == 200)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import GStreamerKit
+import Testing
 
 /// Paths by GLib, and which elements read or write local files, decided from the element.
 @Suite struct LocalFilesTests {
@@ -37,10 +37,12 @@ import GStreamerKit
         #expect(filesrc.localFiles == [LocalFile(property: "location", path: "a", role: .reads, isPattern: false)])
         // filesrc takes file names literally: "file:///x" is a file of that name.
         #expect(try element("filesrc name=e location=file:///x ! fakesink", "e").localFiles.map(\.path) == ["file:///x"])
-        #expect(try element("videotestsrc ! filesink name=e location=5", "e").localFiles
+        #expect(
+            try element("videotestsrc ! filesink name=e location=5", "e").localFiles
                 == [LocalFile(property: "location", path: "5", role: .writes, isPattern: false)])
         #expect(try element("multifilesrc name=e location=%05d.jpg ! fakesink", "e").localFiles.map(\.isPattern) == [true])
-        #expect(try element("videotestsrc ! multifilesink name=e location=s/%05d.jpg", "e").localFiles
+        #expect(
+            try element("videotestsrc ! multifilesink name=e location=s/%05d.jpg", "e").localFiles
                 == [LocalFile(property: "location", path: "s/%05d.jpg", role: .writes, isPattern: true)])
         #expect(try element("videotestsrc ! x264enc ! splitmuxsink name=e location=v%02d.mp4", "e").localFiles.map(\.role) == [.writes])
         // giosrc handles remote schemes too: its location is a URI; a file:// one is a local file.
@@ -91,7 +93,7 @@ import GStreamerKit
         f.close()
         for _ in 0..<200 where received.get() == nil { usleep(10_000) }
         #expect(received.get() == "{\"a\":1}\n{\"a\":2}\n")
-        _ = waited   // either order is fine: the reader may or may not be there first
+        _ = waited  // either order is fine: the reader may or may not be there first
     }
 }
 

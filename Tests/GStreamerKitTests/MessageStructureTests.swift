@@ -1,5 +1,5 @@
-import Testing
 import GStreamerKit
+import Testing
 
 @Suite struct MessageStructureTests {
     /// Posts `structure` from the element `src` of a fresh pipeline and pops the element message.
@@ -16,10 +16,13 @@ import GStreamerKit
     }
 
     @Test func typedFieldsAppearInTheMessage() throws {
-        let m = try postAndPop(MessageStructure("viewfinder/snapshot", [
-            ("stage", .string("snap")), ("shot", .int(3)), ("frame", .uint64(42)),
-            ("ratio", .double(0.5)), ("pushed", .bool(true)),
-        ]))
+        let m = try postAndPop(
+            MessageStructure(
+                "viewfinder/snapshot",
+                [
+                    ("stage", .string("snap")), ("shot", .int(3)), ("frame", .uint64(42)),
+                    ("ratio", .double(0.5)), ("pushed", .bool(true)),
+                ]))
         #expect(m.source == "src")
         #expect(m.sourceFactory == "fakesrc")
         guard case .element(let structure) = m.kind else { Issue.record("not an element message: \(m)"); return }
@@ -27,13 +30,17 @@ import GStreamerKit
         #expect(structure.name == "viewfinder/snapshot")
         #expect(structure.fields.map(\.0) == ["stage", "shot", "frame", "ratio", "pushed"])
         #expect(structure.integer("shot") == 3 && structure.string("stage") == "snap" && structure.bool("pushed") == true)
-        #expect(fields == "viewfinder/snapshot, stage=(string)snap, shot=(int)3, frame=(guint64)42, ratio=(double)0.5, pushed=(boolean)true;")
+        #expect(
+            fields == "viewfinder/snapshot, stage=(string)snap, shot=(int)3, frame=(guint64)42, ratio=(double)0.5, pushed=(boolean)true;")
     }
 
     @Test func negativeAndLargeNumbersKeepTheirTypes() throws {
-        let m = try postAndPop(MessageStructure("viewfinder/test", [
-            ("n", .int(-7)), ("pts", .uint64(UInt64.max)), ("off", .bool(false)),
-        ]))
+        let m = try postAndPop(
+            MessageStructure(
+                "viewfinder/test",
+                [
+                    ("n", .int(-7)), ("pts", .uint64(UInt64.max)), ("off", .bool(false)),
+                ]))
         guard case .element(let structure) = m.kind else { Issue.record("not an element message"); return }
         let fields = structure.text
         #expect(fields.contains("n=(int)-7"))
@@ -63,7 +70,8 @@ import GStreamerKit
     }
 
     @Test func parsingGStreamersTextKeepsTypesAndRoundTrips() throws {
-        let text = "GstMultiFileSink, filename=(string)\"/tmp/a\\ b/IMG_00001.jpg\", index=(int)1, timestamp=(guint64)4733333333, offset=(guint64)18446744073709551615, ok=(boolean)true, ratio=(double)0.5, size=(uint)7, when=(datetime)2026-11-22T10:00:00Z;"
+        let text =
+            "GstMultiFileSink, filename=(string)\"/tmp/a\\ b/IMG_00001.jpg\", index=(int)1, timestamp=(guint64)4733333333, offset=(guint64)18446744073709551615, ok=(boolean)true, ratio=(double)0.5, size=(uint)7, when=(datetime)2026-11-22T10:00:00Z;"
         let m = try #require(MessageStructure(parsing: text))
         #expect(m.name == "GstMultiFileSink")
         #expect(m.string("filename") == "/tmp/a b/IMG_00001.jpg")

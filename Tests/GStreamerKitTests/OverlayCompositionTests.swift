@@ -1,4 +1,5 @@
 import Testing
+
 @testable import GStreamerKit
 
 @Suite struct OverlayCompositionTests {
@@ -86,7 +87,7 @@ import Testing
         let (w, h) = (64, 48)
         let frame = try TestFrames.black(format, width: w, height: h)
         let comp = OverlayComposition(bgra: TestFrames.whiteColumns([21], width: w, height: h), width: w, height: h, stride: w * 4)
-        #expect(comp.rectangleCount == 1)      // six bands of 8 rows joined into one
+        #expect(comp.rectangleCount == 1)  // six bands of 8 rows joined into one
         #expect(comp.coveredPixels == h)
         try frame.blend(comp)
 
@@ -121,7 +122,7 @@ import Testing
         frame.addOverlay(comp)
         #expect(frame.overlays.count == 1)
         #expect(frame.overlays[0] === comp)
-        #expect(frame.buffer.bytes() == TestFrames.blackBytes(frame.info))   // nothing blended yet
+        #expect(frame.buffer.bytes() == TestFrames.blackBytes(frame.info))  // nothing blended yet
         try frame.blendOverlays()
         #expect(frame.overlays.isEmpty)
         let plane = try frame.planeBytes(plane: 0)
@@ -131,7 +132,8 @@ import Testing
     @Test func placementOffsetMovesTheOverlay() throws {
         let frame = try TestFrames.black("RGBA", width: 64, height: 48)
         // A 4x48 overlay with its column 1 opaque, placed at x=30: lands on frame column 31.
-        let comp = OverlayComposition(bgra: TestFrames.whiteColumns([1], width: 4, height: 48), width: 4, height: 48, stride: 16, x: 30, y: 0)
+        let comp = OverlayComposition(
+            bgra: TestFrames.whiteColumns([1], width: 4, height: 48), width: 4, height: 48, stride: 16, x: 30, y: 0)
         try frame.blend(comp)
         let plane = try frame.planeBytes(plane: 0)
         #expect(TestFrames.column(plane, x: 31, bytesPerPixel: 4).allSatisfy { $0 == 255 })

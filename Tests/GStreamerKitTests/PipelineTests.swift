@@ -1,6 +1,6 @@
-import Testing
 import GStreamerKit
 import GStreamerTrace
+import Testing
 
 @Suite struct PipelineTests {
     /// Pops messages until end-of-stream or an error; a bounded number of polls, not a timed assertion.

@@ -27,8 +27,9 @@ enum TestFrames {
     /// Wraps `bytes` (exactly `info.size` of them) as a frame with caps made from `info`.
     static func frame(info: VideoInfo, bytes: [UInt8], index: Int = 0) throws -> VideoFrame {
         precondition(bytes.count == info.size)
-        return VideoFrame(buffer: Buffer(bytes: bytes), info: info, caps: try Caps(info.capsString),
-                          segment: Segment(), index: index)
+        return VideoFrame(
+            buffer: Buffer(bytes: bytes), info: info, caps: try Caps(info.capsString),
+            segment: Segment(), index: index)
     }
 
     /// A transparent premultiplied BGRA image with opaque white in the listed columns (all rows).

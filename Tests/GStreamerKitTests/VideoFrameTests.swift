@@ -1,4 +1,5 @@
 import Testing
+
 @testable import GStreamerKit
 
 /// VideoFrame's text layout: rows stack within a group and carry on, through the buffer's meta, to the

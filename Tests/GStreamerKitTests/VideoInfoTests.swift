@@ -1,5 +1,5 @@
-import Testing
 import GStreamerKit
+import Testing
 
 @Suite struct VideoInfoTests {
     @Test func i420LayoutHasThreePlanes() throws {

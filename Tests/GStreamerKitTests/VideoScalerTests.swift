@@ -1,4 +1,5 @@
 import Testing
+
 @testable import GStreamerKit
 
 @Suite struct VideoScalerTests {
@@ -8,12 +9,13 @@ import Testing
         let scaler = try VideoScaler(input: frame.info, width: 16, height: 12)
         let rgb = try scaler.rgb(of: frame)
         #expect(rgb.count == 16 * 12 * 3)
-        #expect(rgb.allSatisfy { $0 < 3 })   // black stays black
+        #expect(rgb.allSatisfy { $0 < 3 })  // black stays black
     }
 
     @Test func keepsAWhiteColumnWhereItWas() throws {
         let frame = try TestFrames.black("RGBA", width: 64, height: 48)
-        let white = OverlayComposition(bgra: TestFrames.whiteColumns(Array(32..<40), width: 64, height: 48), width: 64, height: 48, stride: 256)
+        let white = OverlayComposition(
+            bgra: TestFrames.whiteColumns(Array(32..<40), width: 64, height: 48), width: 64, height: 48, stride: 256)
         try frame.blend(white)
         let rgb = try VideoScaler(input: frame.info, width: 16, height: 12).rgb(of: frame)
         // Columns 32..39 at full size are columns 8..9 at a quarter.
@@ -24,12 +26,13 @@ import Testing
     @Test(arguments: ["I420", "NV12", "RGBA"])
     func grayOutputIsOneByteOfLumaPerPixel(format: String) throws {
         let frame = try TestFrames.black(format, width: 64, height: 48)
-        let white = OverlayComposition(bgra: TestFrames.whiteColumns(Array(32..<40), width: 64, height: 48), width: 64, height: 48, stride: 256)
+        let white = OverlayComposition(
+            bgra: TestFrames.whiteColumns(Array(32..<40), width: 64, height: 48), width: 64, height: 48, stride: 256)
         try frame.blend(white)
         let scaler = try VideoScaler(input: frame.info, width: 16, height: 12, gray: true)
         let luma = try scaler.rgb(of: frame)
         #expect(scaler.channels == 1 && luma.count == 16 * 12)
-        #expect(luma[6 * 16 + 8] > 200)   // the white columns
-        #expect(luma[6 * 16 + 3] <= 16)   // black (YUV keeps its video-range 16)
+        #expect(luma[6 * 16 + 8] > 200)  // the white columns
+        #expect(luma[6 * 16 + 3] <= 16)  // black (YUV keeps its video-range 16)
     }
 }

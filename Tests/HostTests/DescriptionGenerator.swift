@@ -1,5 +1,6 @@
 import Foundation
 import Stages
+
 @testable import Host
 
 // A seeded, deterministic generator of pipeline descriptions "as users really write them": it starts
@@ -121,17 +122,23 @@ struct DescriptionGenerator {
         case .bool:
             return ["yes", "On", "2", "tru", "TRUE", "0", "-1"]
         case .int(let r):
-            return [String(r.lowerBound - 1), String(r.upperBound + 1), String(r.lowerBound), String(r.upperBound),
-                    String(Int.max), String(Int.min), "1.0", "+1", "01", "1_000"]
+            return [
+                String(r.lowerBound - 1), String(r.upperBound + 1), String(r.lowerBound), String(r.upperBound),
+                String(Int.max), String(Int.min), "1.0", "+1", "01", "1_000",
+            ]
         case .double(let r):
-            return [String(r.lowerBound - 0.001), String(r.upperBound * 10 + 1), String(r.lowerBound), String(r.upperBound),
-                    "-0.0", "0x1p3", ".5", "5.", "1e400", "-nan", "4.9e-324"]
+            return [
+                String(r.lowerBound - 0.001), String(r.upperBound * 10 + 1), String(r.lowerBound), String(r.upperBound),
+                "-0.0", "0x1p3", ".5", "5.", "1e400", "-nan", "4.9e-324",
+            ]
         case .string:
             return ["", "%", "%05d", "a", ".", "a/", "/etc/passwd/x", "http://example.invalid/x", longValue, "é漢字🎥"]
         case .choice(let c):
             return c.flatMap { [$0.uppercased(), $0 + "x", " " + $0] } + [c.joined(separator: "+"), ""]
         case .set(let c):
-            return ["+", "++", c.joined(separator: "+"), c.joined(separator: ","), (c.first ?? "") + "+", "+" + (c.last ?? ""), "none+bogus"]
+            return [
+                "+", "++", c.joined(separator: "+"), c.joined(separator: ","), (c.first ?? "") + "+", "+" + (c.last ?? ""), "none+bogus",
+            ]
         case .color:
             return ["#", "#12", "#1234567", "#gggggg", "red", "RED", "#ffffffff00", "transparent", "0xff00ff00", "#-10000"]
         case .intList:
@@ -224,8 +231,10 @@ struct DescriptionGenerator {
             tokens.insert(pick(["(", "bin.(", "( name=b"]), at: i)
         default:  // another chain appended or a link removed/added
             if chance(0.5) {
-                tokens += pick([["videotestsrc", "num-buffers=5", "!", "fakesink"], ["audiotestsrc", "num-buffers=5", "!", "fakesink"],
-                                ["videotestsrc", "num-buffers=5", "!", "grid", "!", "fakesink"]])
+                tokens += pick([
+                    ["videotestsrc", "num-buffers=5", "!", "fakesink"], ["audiotestsrc", "num-buffers=5", "!", "fakesink"],
+                    ["videotestsrc", "num-buffers=5", "!", "grid", "!", "fakesink"],
+                ])
             } else if let bang = tokens.indices.filter({ tokens[$0] == "!" }).randomElement(using: &rng) {
                 tokens.remove(at: bang)
             } else {
@@ -256,7 +265,8 @@ struct DescriptionGenerator {
         }
         // No assignment: give a stage one of its properties with an odd value.
         guard let s = tokens.indices.first(where: { StageRegistry.type(of: tokens[$0]) != nil }),
-              let stage = StageRegistry.type(of: tokens[s]), !stage.descriptor.properties.isEmpty else { return }
+            let stage = StageRegistry.type(of: tokens[s]), !stage.descriptor.properties.isEmpty
+        else { return }
         let spec = pick(stage.descriptor.properties)
         tokens.insert(spec.name + "=" + written(pick(Self.odd(for: spec.type)), key: spec.name), at: s + 1)
     }

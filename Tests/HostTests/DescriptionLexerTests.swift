@@ -30,9 +30,10 @@ private func lexError(_ text: String) -> DescriptionError? {
 
     @Test func capsWithoutSpacesRunToTheNextBang() throws {
         let tokens = try DescriptionLexer.tokenize("a ! video/x-raw,width=1280,height=720 ! b")
-        #expect(tokens.map(\.kind) == [
-            .element("a"), .link(caps: "video/x-raw,width=1280,height=720"), .element("b"),
-        ])
+        #expect(
+            tokens.map(\.kind) == [
+                .element("a"), .link(caps: "video/x-raw,width=1280,height=720"), .element("b"),
+            ])
         #expect(tokens[1].text == "! video/x-raw,width=1280,height=720 !")
         #expect(tokens[1].capsOffset == 4)
     }
@@ -40,8 +41,9 @@ private func lexError(_ text: String) -> DescriptionError? {
     @Test func capsWithSpacesBracesParensAndAlternatives() throws {
         #expect(try kinds("a ! video/x-raw, format=I420 ! b")[1] == .link(caps: "video/x-raw, format=I420"))
         #expect(try kinds("a ! video/x-raw,format={ I420, NV12 } ! b")[1] == .link(caps: "video/x-raw,format={ I420, NV12 }"))
-        #expect(try kinds("a ! video/x-raw(memory:GLMemory),format=RGBA ! b")[1]
-            == .link(caps: "video/x-raw(memory:GLMemory),format=RGBA"))
+        #expect(
+            try kinds("a ! video/x-raw(memory:GLMemory),format=RGBA ! b")[1]
+                == .link(caps: "video/x-raw(memory:GLMemory),format=RGBA"))
         #expect(try kinds("a ! video/x-raw;image/jpeg ! b")[1] == .link(caps: "video/x-raw;image/jpeg"))
     }
 
@@ -49,8 +51,9 @@ private func lexError(_ text: String) -> DescriptionError? {
         let error = lexError("a ! video/x-raw,width=640")
         #expect(error?.token == "video/x-raw,width=640")
         #expect(error?.offset == 4)
-        #expect(error?.message == "caps 'video/x-raw,width=640' are not followed by '!': a caps filter goes between "
-            + "two elements, as in 'videotestsrc ! video/x-raw,width=640 ! autovideosink'")
+        #expect(
+            error?.message == "caps 'video/x-raw,width=640' are not followed by '!': a caps filter goes between "
+                + "two elements, as in 'videotestsrc ! video/x-raw,width=640 ! autovideosink'")
     }
 
     @Test func assignmentWithSpacesAroundEquals() throws {
@@ -61,33 +64,38 @@ private func lexError(_ text: String) -> DescriptionError? {
     }
 
     @Test func doubleQuotedValue() throws {
-        #expect(try kinds(#"filesrc location="a b.mp4""#)[1]
-            == .assignment(PropertyAssignment(key: "location", value: "a b.mp4", text: #"location="a b.mp4""#)))
-        #expect(try kinds(#"x name="a\" b""#)[1]
-            == .assignment(PropertyAssignment(key: "name", value: #"a" b"#, text: #"name="a\" b""#)))
+        #expect(
+            try kinds(#"filesrc location="a b.mp4""#)[1]
+                == .assignment(PropertyAssignment(key: "location", value: "a b.mp4", text: #"location="a b.mp4""#)))
+        #expect(
+            try kinds(#"x name="a\" b""#)[1]
+                == .assignment(PropertyAssignment(key: "name", value: #"a" b"#, text: #"name="a\" b""#)))
         #expect(try kinds(#"x name="""#)[1] == .assignment(PropertyAssignment(key: "name", value: "", text: #"name="""#)))
     }
 
     @Test func singleQuotedValue() throws {
         #expect(try kinds("x name='a b'")[1] == .assignment(PropertyAssignment(key: "name", value: "a b", text: "name='a b'")))
-        #expect(try kinds(#"x name='a\' b'"#)[1]
-            == .assignment(PropertyAssignment(key: "name", value: "a' b", text: #"name='a\' b'"#)))
+        #expect(
+            try kinds(#"x name='a\' b'"#)[1]
+                == .assignment(PropertyAssignment(key: "name", value: "a' b", text: #"name='a\' b'"#)))
     }
 
     @Test func backslashEscapesInBareValues() throws {
-        #expect(try kinds(#"x location=a\ b.mp4 ! y"#) == [
-            .element("x"),
-            .assignment(PropertyAssignment(key: "location", value: "a b.mp4", text: #"location=a\ b.mp4"#)),
-            .link(caps: nil), .element("y"),
-        ])
+        #expect(
+            try kinds(#"x location=a\ b.mp4 ! y"#) == [
+                .element("x"),
+                .assignment(PropertyAssignment(key: "location", value: "a b.mp4", text: #"location=a\ b.mp4"#)),
+                .link(caps: nil), .element("y"),
+            ])
         #expect(try kinds(#"x name=a\"b\"c"#)[1] == .assignment(PropertyAssignment(key: "name", value: #"a"b"c"#, text: #"name=a\"b\"c"#)))
     }
 
     @Test func quotedStringEndsTheValueWhenLonger() throws {
         // As in GStreamer: the longer of `"a` (a run) and `"a b"` (a quoted string) wins.
-        #expect(try kinds(#"x name="a b"c"#) == [
-            .element("x"), .assignment(PropertyAssignment(key: "name", value: "a b", text: #"name="a b""#)), .element("c"),
-        ])
+        #expect(
+            try kinds(#"x name="a b"c"#) == [
+                .element("x"), .assignment(PropertyAssignment(key: "name", value: "a b", text: #"name="a b""#)), .element("c"),
+            ])
     }
 
     @Test func bareValueTakesEverythingUpToWhitespace() throws {
@@ -95,11 +103,15 @@ private func lexError(_ text: String) -> DescriptionError? {
     }
 
     @Test func typedValuesStayVerbatim() throws {
-        #expect(try kinds("videotestsrc pattern=(int)1")[1]
-            == .assignment(PropertyAssignment(key: "pattern", value: "(int)1", text: "pattern=(int)1")))
-        #expect(try kinds(#"x caps="video/x-raw, format=(string)I420""#)[1]
-            == .assignment(PropertyAssignment(key: "caps", value: "video/x-raw, format=(string)I420",
-                                              text: #"caps="video/x-raw, format=(string)I420""#)))
+        #expect(
+            try kinds("videotestsrc pattern=(int)1")[1]
+                == .assignment(PropertyAssignment(key: "pattern", value: "(int)1", text: "pattern=(int)1")))
+        #expect(
+            try kinds(#"x caps="video/x-raw, format=(string)I420""#)[1]
+                == .assignment(
+                    PropertyAssignment(
+                        key: "caps", value: "video/x-raw, format=(string)I420",
+                        text: #"caps="video/x-raw, format=(string)I420""#)))
     }
 
     @Test func childProxyKeys() throws {
@@ -108,8 +120,10 @@ private func lexError(_ text: String) -> DescriptionError? {
 
     @Test func missingValueAtEnd() {
         let error = lexError("videotestsrc pattern=")
-        #expect(error == DescriptionError(
-            message: "property 'pattern' has no value: expected a value after 'pattern='", token: "pattern=", offset: 13))
+        #expect(
+            error
+                == DescriptionError(
+                    message: "property 'pattern' has no value: expected a value after 'pattern='", token: "pattern=", offset: 13))
     }
 
     @Test func missingValueBeforeBang() {
@@ -120,9 +134,11 @@ private func lexError(_ text: String) -> DescriptionError? {
 
     @Test func unterminatedQuote() {
         let error = lexError(#"filesrc location="a b.mp4 ! fakesink"#)
-        #expect(error == DescriptionError(
-            message: #"unterminated quote in 'location="a': expected a closing " in the value of 'location'"#,
-            token: #"location="a"#, offset: 8))
+        #expect(
+            error
+                == DescriptionError(
+                    message: #"unterminated quote in 'location="a': expected a closing " in the value of 'location'"#,
+                    token: #"location="a"#, offset: 8))
         #expect(lexError("x name='abc")?.token == "name='abc")
     }
 
@@ -135,10 +151,11 @@ private func lexError(_ text: String) -> DescriptionError? {
 
     @Test func bins() throws {
         #expect(try kinds("( queue )") == [.binOpen(factory: nil), .element("queue"), .binClose])
-        #expect(try kinds("bin.( name=b queue )") == [
-            .binOpen(factory: "bin"), .assignment(PropertyAssignment(key: "name", value: "b", text: "name=b")),
-            .element("queue"), .binClose,
-        ])
+        #expect(
+            try kinds("bin.( name=b queue )") == [
+                .binOpen(factory: "bin"), .assignment(PropertyAssignment(key: "name", value: "b", text: "name=b")),
+                .element("queue"), .binClose,
+            ])
         #expect(try kinds("bin . ( queue )")[0] == .binOpen(factory: "bin"))
     }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Host
 
 /// Display sinks are refused before anything runs when there is no display to show them on.
@@ -7,13 +8,20 @@ struct DisplayCheckTests {
         DisplayCheck.Environment(display: display, waylandSocket: wayland, hasDRM: drm, xOpens: { _ in xOpens })
     }
 
-    static func error(_ elements: [(name: String, factory: String)], _ env: DisplayCheck.Environment, withVideoSink: Set<String> = []) -> String? {
-        do { try DisplayCheck.check(elements: elements, withVideoSink: withVideoSink, environment: env); return nil } catch { return error.message }
+    static func error(_ elements: [(name: String, factory: String)], _ env: DisplayCheck.Environment, withVideoSink: Set<String> = [])
+        -> String?
+    {
+        do { try DisplayCheck.check(elements: elements, withVideoSink: withVideoSink, environment: env); return nil } catch {
+            return error.message
+        }
     }
 
     @Test func autovideosinkWithoutDisplayNamesTheFixes() {
         let m = Self.error([("videotestsrc0", "videotestsrc"), ("autovideosink0", "autovideosink")], Self.env())
-        #expect(m == "autovideosink: no display (DISPLAY is not set): use fakesink, or encode to a file (videoconvert ! x264enc ! mp4mux ! filesink location=out.mp4), or run under Xvfb (xvfb-run -a viewfinder ...)")
+        #expect(
+            m
+                == "autovideosink: no display (DISPLAY is not set): use fakesink, or encode to a file (videoconvert ! x264enc ! mp4mux ! filesink location=out.mp4), or run under Xvfb (xvfb-run -a viewfinder ...)"
+        )
     }
 
     @Test func anUnreachableXDisplayIsNamed() {
@@ -35,12 +43,17 @@ struct DisplayCheckTests {
 
     @Test func xvimagesinkOnAnXServerWithoutXVideo() {
         let env = DisplayCheck.Environment(display: ":93", waylandSocket: nil, hasDRM: false, xOpens: { $0 == "ximagesink" })
-        #expect(Self.error([("xvimagesink0", "xvimagesink")], env)
-            == "xvimagesink: the X display ':93' has no XVideo adaptor (Xvfb has none): use ximagesink or autovideosink instead")
+        #expect(
+            Self.error([("xvimagesink0", "xvimagesink")], env)
+                == "xvimagesink: the X display ':93' has no XVideo adaptor (Xvfb has none): use ximagesink or autovideosink instead")
     }
 
     @Test func waylandsinkNeedsWayland() {
-        #expect(Self.error([("waylandsink0", "waylandsink")], Self.env(display: ":0", xOpens: true))?.hasPrefix("waylandsink: no Wayland display (WAYLAND_DISPLAY is not set)") == true)
-        #expect(Self.error([("waylandsink0", "waylandsink")], Self.env(wayland: "/nonexistent/wayland-0"))?.hasPrefix("waylandsink: cannot reach the Wayland display '/nonexistent/wayland-0'") == true)
+        #expect(
+            Self.error([("waylandsink0", "waylandsink")], Self.env(display: ":0", xOpens: true))?.hasPrefix(
+                "waylandsink: no Wayland display (WAYLAND_DISPLAY is not set)") == true)
+        #expect(
+            Self.error([("waylandsink0", "waylandsink")], Self.env(wayland: "/nonexistent/wayland-0"))?.hasPrefix(
+                "waylandsink: cannot reach the Wayland display '/nonexistent/wayland-0'") == true)
     }
 }

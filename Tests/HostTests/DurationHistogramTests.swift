@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Host
 
 @Suite struct DurationHistogramTests {

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import Stages
+import Testing
+
 @testable import Host
 
 /// Thousands of generated descriptions (DescriptionGenerator: valid ones mutated) through parse, plan
@@ -30,12 +31,12 @@ import Stages
         var inserts: [(Int, String)] = []
         var k = 0
         while k < tokens.count {
-            guard case let .element(factory) = tokens[k].kind, factory == "capture" || factory == "compose" else { k += 1; continue }
+            guard case .element(let factory) = tokens[k].kind, factory == "capture" || factory == "compose" else { k += 1; continue }
             let key = factory == "capture" ? "directory" : "metadata-location"
             var value: String? = nil
             var end = tokens[k].end
             k += 1
-            while k < tokens.count, case let .assignment(a) = tokens[k].kind {
+            while k < tokens.count, case .assignment(let a) = tokens[k].kind {
                 if a.key == key { value = a.value }
                 end = tokens[k].end
                 k += 1
@@ -43,8 +44,11 @@ import Stages
             let safe: Bool
             switch value {
             case nil: safe = factory == "compose"  // compose writes nothing by default; capture writes ./photos
-            case let v?: safe = v.isEmpty ? factory == "compose"
-                : DescriptionGenerator.harmlessWrittenPath(v, tmp: tmp, mode: .inProcess) == v && !v.contains("..")
+            case let v?:
+                safe =
+                    v.isEmpty
+                    ? factory == "compose"
+                    : DescriptionGenerator.harmlessWrittenPath(v, tmp: tmp, mode: .inProcess) == v && !v.contains("..")
             }
             if !safe { inserts.append((end, " \(key)=\(tmp)/w\(index)-\(inserts.count)")) }
         }
@@ -63,8 +67,9 @@ import Stages
             #expect(!error.message.isEmpty, "empty message for \(description.debugDescription)")
             if error.exitCode == 2 {
                 tally.usage += 1
-                #expect(MessageCheck.namesToken(error.message, description: description),
-                        "message names no token: \(error.message.debugDescription) for \(description.debugDescription)")
+                #expect(
+                    MessageCheck.namesToken(error.message, description: description),
+                    "message names no token: \(error.message.debugDescription) for \(description.debugDescription)")
             } else {
                 tally.runtime += 1
             }
@@ -100,7 +105,8 @@ import Stages
         // An escaped space inside a value and a quoted value ending in a backslash stay accepted.
         let parsed = try ParsedDescription.parse("videotestsrc ! grid name=a\\ b ! fakesink name=\"c\\\\\"")
         #expect(parsed.chains[0].nodes.map(\.explicitName) == [nil, "a b", "c\\"])
-        #expect(try ParsedDescription.parse(parsed.render()).chains.map { $0.nodes.map(\.text) } == parsed.chains.map { $0.nodes.map(\.text) })
+        #expect(
+            try ParsedDescription.parse(parsed.render()).chains.map { $0.nodes.map(\.text) } == parsed.chains.map { $0.nodes.map(\.text) })
     }
 
     @Test func handWrittenCorpusBuilds() throws {

@@ -1,17 +1,22 @@
 import Testing
+
 @testable import Host
 
 /// How bus messages are printed: element messages on one readable line, debug text in full.
 struct MessageTextTests {
     @Test func elementMessageIsOneLineOfKeyValues() {
-        let raw = "viewfinder/composition, stage=(string)compose0, rule=(string)thirds, score=(double)0.91, well-composed=(boolean)true, frame=(int)30, pts=(guint64)1000000000, advice=(string)\"move\\ the\\ subject\\ left\";"
-        #expect(MessageText.element(source: "vf_compose0_sink", structure: raw)
-            == "compose0: viewfinder/composition rule=thirds score=0.91 well-composed=true frame=30 pts=1000000000 advice=\"move the subject left\"")
+        let raw =
+            "viewfinder/composition, stage=(string)compose0, rule=(string)thirds, score=(double)0.91, well-composed=(boolean)true, frame=(int)30, pts=(guint64)1000000000, advice=(string)\"move\\ the\\ subject\\ left\";"
+        #expect(
+            MessageText.element(source: "vf_compose0_sink", structure: raw)
+                == "compose0: viewfinder/composition rule=thirds score=0.91 well-composed=true frame=30 pts=1000000000 advice=\"move the subject left\""
+        )
     }
 
     @Test func sourceNamesTheElementWithoutAStageField() {
-        #expect(MessageText.element(source: "multifilesink0", structure: "GstMultiFileSink, filename=(string)/tmp/a/00000.jpg, index=(int)0;")
-            == "multifilesink0: GstMultiFileSink filename=/tmp/a/00000.jpg index=0")
+        #expect(
+            MessageText.element(source: "multifilesink0", structure: "GstMultiFileSink, filename=(string)/tmp/a/00000.jpg, index=(int)0;")
+                == "multifilesink0: GstMultiFileSink filename=/tmp/a/00000.jpg index=0")
     }
 
     @Test func longValuesAreShortenedAndEmptyOnesQuoted() {
@@ -33,11 +38,15 @@ struct MessageTextTests {
     }
 
     @Test func wholeDebugTextIsIndented() {
-        let debug = "../gst/matroska/matroska-demux.c(6117): gst_matroska_demux_loop (): /GstPipeline:pipeline0/GstMatroskaDemux:matroskademux0:\nstreaming stopped, reason not-negotiated (-4)"
-        #expect(MessageText.indentedDebug(debug)
-            == "\n  debug: ../gst/matroska/matroska-demux.c(6117): gst_matroska_demux_loop (): /GstPipeline:pipeline0/GstMatroskaDemux:matroskademux0:\n    streaming stopped, reason not-negotiated (-4)")
+        let debug =
+            "../gst/matroska/matroska-demux.c(6117): gst_matroska_demux_loop (): /GstPipeline:pipeline0/GstMatroskaDemux:matroskademux0:\nstreaming stopped, reason not-negotiated (-4)"
+        #expect(
+            MessageText.indentedDebug(debug)
+                == "\n  debug: ../gst/matroska/matroska-demux.c(6117): gst_matroska_demux_loop (): /GstPipeline:pipeline0/GstMatroskaDemux:matroskademux0:\n    streaming stopped, reason not-negotiated (-4)"
+        )
         #expect(MessageText.indentedDebug(nil) == "")
-        #expect(MessageText.warning(source: "qtdemux0", factory: "qtdemux", text: "short read", debug: "a.c(1): f (): /p:\nmore")
-            == "WARNING from element qtdemux0 (qtdemux): short read\n  debug: a.c(1): f (): /p:\n    more")
+        #expect(
+            MessageText.warning(source: "qtdemux0", factory: "qtdemux", text: "short read", debug: "a.c(1): f (): /p:\nmore")
+                == "WARNING from element qtdemux0 (qtdemux): short read\n  debug: a.c(1): f (): /p:\n    more")
     }
 }

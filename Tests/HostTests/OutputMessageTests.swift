@@ -1,14 +1,16 @@
 import Foundation
-import Testing
 import GStreamerKit
 import Stages
+import Testing
+
 @testable import Host
 
 /// The host's own output messages (a photo branch stopped, started again) and the bounded message list.
 @Suite(.serialized) struct OutputMessageTests {
     @Test func outputErrorRoundTripsThroughGStreamersText() throws {
-        let m = OutputErrorMessage(stage: "cap", output: "snapshot", element: "cap_snapshot_files",
-                                   text: "Could not open file \"/x/IMG_00001.jpg\" for writing.")
+        let m = OutputErrorMessage(
+            stage: "cap", output: "snapshot", element: "cap_snapshot_files",
+            text: "Could not open file \"/x/IMG_00001.jpg\" for writing.")
         #expect(m.structure.name == "viewfinder/output-error")
         #expect(try OutputErrorMessage(structure: m.structure) == m)
         let parsed = try #require(MessageStructure(parsing: m.structure.text))
@@ -19,25 +21,31 @@ import Stages
 
     @Test func outputRestartedRoundTripsThroughGStreamersText() throws {
         let m = OutputRestartedMessage(stage: "cap", output: "snapshot")
-        #expect(m.structure == MessageStructure("viewfinder/output-restarted", [("stage", .string("cap")), ("output", .string("snapshot"))]))
+        #expect(
+            m.structure == MessageStructure("viewfinder/output-restarted", [("stage", .string("cap")), ("output", .string("snapshot"))]))
         let parsed = try #require(MessageStructure(parsing: m.structure.text))
         #expect(try OutputRestartedMessage(structure: parsed) == m)
-        #expect(BusMessage(source: "vf_cap_sink", structure: parsed).description
+        #expect(
+            BusMessage(source: "vf_cap_sink", structure: parsed).description
                 == "vf_cap_sink: viewfinder/output-restarted, stage=(string)cap, output=(string)snapshot;")
     }
 
     @Test func decodingNamesTheMissingField() {
         #expect(throws: MessageDecodingError("viewfinder/output-error: no string field 'element'")) {
-            try OutputErrorMessage(structure: MessageStructure("viewfinder/output-error", [("stage", .string("c")), ("output", .string("snapshot"))]))
+            try OutputErrorMessage(
+                structure: MessageStructure("viewfinder/output-error", [("stage", .string("c")), ("output", .string("snapshot"))]))
         }
         #expect(throws: MessageDecodingError("expected a 'viewfinder/output-restarted' structure, got 'viewfinder/output-error'")) {
-            try OutputRestartedMessage(structure: MessageStructure("viewfinder/output-error", [("stage", .string("c")), ("output", .string("snapshot"))]))
+            try OutputRestartedMessage(
+                structure: MessageStructure("viewfinder/output-error", [("stage", .string("c")), ("output", .string("snapshot"))]))
         }
     }
 
     @Test func theMessageListKeepsTheNewestAndDecodesByKind() {
         let log = MessageLog(limit: 3)
-        for i in 0..<5 { log.append(BusMessage(source: "e\(i)", structure: OutputRestartedMessage(stage: "s\(i)", output: "snapshot").structure)) }
+        for i in 0..<5 {
+            log.append(BusMessage(source: "e\(i)", structure: OutputRestartedMessage(stage: "s\(i)", output: "snapshot").structure))
+        }
         log.append(BusMessage(source: "other", structure: MessageStructure("GstMultiFileSink", [("filename", .string("a.jpg"))])))
         #expect(log.all.map(\.source) == ["e3", "e4", "other"])
         #expect(log.messages(OutputRestartedMessage.self).map(\.stage) == ["s3", "s4"])
@@ -50,7 +58,10 @@ import Stages
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vf-branch-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let s = try Session(description: "videotestsrc is-live=true num-buffers=240 ! video/x-raw,width=160,height=120,framerate=30/1 ! snapshot name=cam manual=false at=30,225 location=\(dir)/shot-%02d.jpg ! fakesink")
+        let s = try Session(
+            description:
+                "videotestsrc is-live=true num-buffers=240 ! video/x-raw,width=160,height=120,framerate=30/1 ! snapshot name=cam manual=false at=30,225 location=\(dir)/shot-%02d.jpg ! fakesink"
+        )
         s.onPlaying = { _ in
             try? FileManager.default.removeItem(atPath: dir)
             Thread.detachNewThread {

@@ -24,13 +24,15 @@ private func prop(_ key: String, _ value: String, _ text: String? = nil) -> Prop
 
     @Test func singleChain() throws {
         let parsed = try ParsedDescription.parse("videotestsrc pattern=ball ! videoconvert ! autovideosink")
-        #expect(parsed == ParsedDescription(chains: [
-            DescriptionChain(nodes: [
-                .element(factory: "videotestsrc", properties: [prop("pattern", "ball")], offset: 0),
-                .element(factory: "videoconvert", properties: [], offset: 28),
-                .element(factory: "autovideosink", properties: [], offset: 43),
-            ]),
-        ]))
+        #expect(
+            parsed
+                == ParsedDescription(chains: [
+                    DescriptionChain(nodes: [
+                        .element(factory: "videotestsrc", properties: [prop("pattern", "ball")], offset: 0),
+                        .element(factory: "videoconvert", properties: [], offset: 28),
+                        .element(factory: "autovideosink", properties: [], offset: 43),
+                    ])
+                ]))
     }
 
     @Test func capsNodes() throws {
@@ -41,11 +43,12 @@ private func prop(_ key: String, _ value: String, _ text: String? = nil) -> Prop
     @Test func whitespaceWithoutBangStartsANewChain() throws {
         let parsed = try ParsedDescription.parse(
             "videotestsrc ! tee name=t t. ! queue ! fakesink t.src_%u ! queue ! autovideosink")
-        #expect(texts(parsed) == [
-            ["videotestsrc", "tee name=t"],
-            ["t.", "queue", "fakesink"],
-            ["t.src_%u", "queue", "autovideosink"],
-        ])
+        #expect(
+            texts(parsed) == [
+                ["videotestsrc", "tee name=t"],
+                ["t.", "queue", "fakesink"],
+                ["t.src_%u", "queue", "autovideosink"],
+            ])
         #expect(parsed.chains[2].nodes[0] == .reference(name: "t", pad: "src_%u", offset: 48))
     }
 
@@ -67,10 +70,11 @@ private func prop(_ key: String, _ value: String, _ text: String? = nil) -> Prop
 
     @Test func propertiesWithSpacesQuotesAndTypes() throws {
         let parsed = try ParsedDescription.parse(#"filesrc location = "my clip.mp4" ! queue max-size-time=(guint64)0"#)
-        #expect(parsed.chains[0].nodes == [
-            .element(factory: "filesrc", properties: [prop("location", "my clip.mp4", #"location="my clip.mp4""#)], offset: 0),
-            .element(factory: "queue", properties: [prop("max-size-time", "(guint64)0")], offset: 35),
-        ])
+        #expect(
+            parsed.chains[0].nodes == [
+                .element(factory: "filesrc", properties: [prop("location", "my clip.mp4", #"location="my clip.mp4""#)], offset: 0),
+                .element(factory: "queue", properties: [prop("max-size-time", "(guint64)0")], offset: 35),
+            ])
     }
 
     @Test func uriElements() throws {
@@ -89,14 +93,18 @@ private func prop(_ key: String, _ value: String, _ text: String? = nil) -> Prop
     }
 
     @Test func bangAtStart() {
-        #expect(parseError("! videotestsrc") == DescriptionError(
-            message: "unexpected '!' at the start of a chain: expected an element before '!'", token: "!", offset: 0))
+        #expect(
+            parseError("! videotestsrc")
+                == DescriptionError(
+                    message: "unexpected '!' at the start of a chain: expected an element before '!'", token: "!", offset: 0))
     }
 
     @Test func bangAtEnd() {
-        #expect(parseError("videotestsrc !") == DescriptionError(
-            message: "unexpected '!' at the end of the description: expected an element after '!'", token: "!",
-            offset: 13))
+        #expect(
+            parseError("videotestsrc !")
+                == DescriptionError(
+                    message: "unexpected '!' at the end of the description: expected an element after '!'", token: "!",
+                    offset: 13))
     }
 
     @Test func doubleBang() {
@@ -105,16 +113,20 @@ private func prop(_ key: String, _ value: String, _ text: String? = nil) -> Prop
     }
 
     @Test func propertyWithoutElement() {
-        #expect(parseError("a ! name=x") == DescriptionError(
-            message: "property 'name=x' does not follow an element: expected an element name before it",
-            token: "name=x", offset: 4))
+        #expect(
+            parseError("a ! name=x")
+                == DescriptionError(
+                    message: "property 'name=x' does not follow an element: expected an element name before it",
+                    token: "name=x", offset: 4))
     }
 
     @Test func referenceInTheMiddleOfAChain() {
-        #expect(parseError("a ! t. ! b") == DescriptionError(
-            message: "reference 't.' in the middle of a chain: a reference can only start a chain ('t. ! queue ...') "
-                + "or end one ('... ! t.')",
-            token: "t.", offset: 4))
+        #expect(
+            parseError("a ! t. ! b")
+                == DescriptionError(
+                    message: "reference 't.' in the middle of a chain: a reference can only start a chain ('t. ! queue ...') "
+                        + "or end one ('... ! t.')",
+                    token: "t.", offset: 4))
     }
 
     @Test func unlinkedReference() {
@@ -166,9 +178,10 @@ private func prop(_ key: String, _ value: String, _ text: String? = nil) -> Prop
         ])
         let rendered = handBuilt.render()
         #expect(rendered == #"videotestsrc ! capsfilter caps="video/x-raw, width=640" fakesrc"#)
-        #expect(texts(try ParsedDescription.parse(rendered)) == [
-            ["videotestsrc", #"capsfilter caps="video/x-raw, width=640""#], ["fakesrc"],
-        ])
+        #expect(
+            texts(try ParsedDescription.parse(rendered)) == [
+                ["videotestsrc", #"capsfilter caps="video/x-raw, width=640""#], ["fakesrc"],
+            ])
     }
 
     @Test func renderKeepsQuotingOfValues() throws {
@@ -179,20 +192,24 @@ private func prop(_ key: String, _ value: String, _ text: String? = nil) -> Prop
     // MARK: joinArguments
 
     @Test func joinArgumentsEscapesSpaces() {
-        #expect(ParsedDescription.joinArguments(["filesrc", "location=a b.mp4", "!", "fakesink"])
-            == #"filesrc location=a\ b.mp4 ! fakesink"#)
+        #expect(
+            ParsedDescription.joinArguments(["filesrc", "location=a b.mp4", "!", "fakesink"])
+                == #"filesrc location=a\ b.mp4 ! fakesink"#)
     }
 
     @Test func joinArgumentsLeavesQuotedSpaces() {
-        #expect(ParsedDescription.joinArguments(["filesrc", #"location="a b.mp4""#, "!", "fakesink"])
-            == #"filesrc location="a b.mp4" ! fakesink"#)
+        #expect(
+            ParsedDescription.joinArguments(["filesrc", #"location="a b.mp4""#, "!", "fakesink"])
+                == #"filesrc location="a b.mp4" ! fakesink"#)
         #expect(ParsedDescription.joinArguments([#"name="a\" b" c"#]) == #"name="a\" b"\ c"#)
     }
 
     @Test func joinArgumentsKeepsDescriptionPieces() throws {
         // `viewfinder launch 'videotestsrc num-buffers=3 ! fakesink'`: one argument, kept as written.
         #expect(ParsedDescription.joinArguments(["videotestsrc num-buffers=3 ! fakesink"]) == "videotestsrc num-buffers=3 ! fakesink")
-        #expect(ParsedDescription.joinArguments(["videotestsrc", "!", "grid lines=thirds", "!", "fakesink"]) == "videotestsrc ! grid lines=thirds ! fakesink")
+        #expect(
+            ParsedDescription.joinArguments(["videotestsrc", "!", "grid lines=thirds", "!", "fakesink"])
+                == "videotestsrc ! grid lines=thirds ! fakesink")
         let parsed = try ParsedDescription.parse(ParsedDescription.joinArguments(["videotestsrc num-buffers=3 ! fakesink"]))
         #expect(parsed.chains.count == 1 && parsed.chains[0].nodes.count == 2)
     }
@@ -200,8 +217,10 @@ private func prop(_ key: String, _ value: String, _ text: String? = nil) -> Prop
     @Test func joinedArgumentsParse() throws {
         let joined = ParsedDescription.joinArguments(["filesrc", "location=a b.mp4", "!", "fakesink"])
         let parsed = try ParsedDescription.parse(joined)
-        #expect(parsed.chains[0].nodes[0] == .element(
-            factory: "filesrc", properties: [prop("location", "a b.mp4", #"location=a\ b.mp4"#)], offset: 0))
+        #expect(
+            parsed.chains[0].nodes[0]
+                == .element(
+                    factory: "filesrc", properties: [prop("location", "a b.mp4", #"location=a\ b.mp4"#)], offset: 0))
     }
 
     // MARK: overrides
@@ -215,10 +234,12 @@ private func prop(_ key: String, _ value: String, _ text: String? = nil) -> Prop
     @Test func overrideByNameQuotesTheValue() throws {
         let parsed = try ParsedDescription.parse("videotestsrc ! x264enc ! filesink name=out location=a.mp4")
         let result = try parsed.applying(overrides: ["out.location=my clip.mp4"])
-        #expect(result.chains[0].nodes[2] == .element(
-            factory: "filesink",
-            properties: [prop("name", "out"), prop("location", "my clip.mp4", #"location="my clip.mp4""#)],
-            offset: 25))
+        #expect(
+            result.chains[0].nodes[2]
+                == .element(
+                    factory: "filesink",
+                    properties: [prop("name", "out"), prop("location", "my clip.mp4", #"location="my clip.mp4""#)],
+                    offset: 25))
         #expect(result.render() == #"videotestsrc ! x264enc ! filesink name=out location="my clip.mp4""#)
     }
 
@@ -230,10 +251,11 @@ private func prop(_ key: String, _ value: String, _ text: String? = nil) -> Prop
 
     @Test func ambiguousOverride() throws {
         let parsed = try ParsedDescription.parse("videotestsrc ! grid ! grid name=g2 ! autovideosink")
-        #expect(throws: DescriptionError(
-            message: "ambiguous override 'grid.lines=thirds': 'grid' appears 2 times; use one of its names instead: "
-                + "grid0, g2",
-            token: "grid", offset: -1)
+        #expect(
+            throws: DescriptionError(
+                message: "ambiguous override 'grid.lines=thirds': 'grid' appears 2 times; use one of its names instead: "
+                    + "grid0, g2",
+                token: "grid", offset: -1)
         ) {
             try parsed.applying(overrides: ["grid.lines=thirds"])
         }
@@ -241,10 +263,11 @@ private func prop(_ key: String, _ value: String, _ text: String? = nil) -> Prop
 
     @Test func overrideWithoutMatch() throws {
         let parsed = try ParsedDescription.parse("videotestsrc ! autovideosink")
-        #expect(throws: DescriptionError(
-            message: "override 'grid.lines=thirds' matches nothing: no element is named 'grid' and no 'grid' element "
-                + "is in the description (names: videotestsrc0, autovideosink0)",
-            token: "grid", offset: -1)
+        #expect(
+            throws: DescriptionError(
+                message: "override 'grid.lines=thirds' matches nothing: no element is named 'grid' and no 'grid' element "
+                    + "is in the description (names: videotestsrc0, autovideosink0)",
+                token: "grid", offset: -1)
         ) {
             try parsed.applying(overrides: ["grid.lines=thirds"])
         }
@@ -253,9 +276,10 @@ private func prop(_ key: String, _ value: String, _ text: String? = nil) -> Prop
     @Test(arguments: ["grid", "grid.lines", ".lines=x", "grid.=x", "lines=thirds"])
     func malformedOverride(override: String) throws {
         let parsed = try ParsedDescription.parse("videotestsrc ! grid ! autovideosink")
-        #expect(throws: DescriptionError(
-            message: "malformed override '\(override)': expected TARGET.PROPERTY=VALUE, e.g. grid.lines=thirds",
-            token: override, offset: -1)
+        #expect(
+            throws: DescriptionError(
+                message: "malformed override '\(override)': expected TARGET.PROPERTY=VALUE, e.g. grid.lines=thirds",
+                token: override, offset: -1)
         ) {
             try parsed.applying(overrides: [override])
         }

@@ -13,8 +13,9 @@ import Testing
             ! autovideosink
 
             """
-        #expect(try PipelineFile.description(fromFileText: text)
-            == "videotestsrc pattern=ball    ! grid lines=thirds ! autovideosink")
+        #expect(
+            try PipelineFile.description(fromFileText: text)
+                == "videotestsrc pattern=ball    ! grid lines=thirds ! autovideosink")
     }
 
     @Test func backslashContinuations() throws {
@@ -24,8 +25,9 @@ import Testing
 
     @Test func hashInsideQuotesOrWordsIsKept() throws {
         let text = #"multifilesink location="shots #1/%05d.jpg" next=a#b # comment"#
-        #expect(try PipelineFile.description(fromFileText: text)
-            == #"multifilesink location="shots #1/%05d.jpg" next=a#b"#)
+        #expect(
+            try PipelineFile.description(fromFileText: text)
+                == #"multifilesink location="shots #1/%05d.jpg" next=a#b"#)
     }
 
     @Test func escapedHashIsKept() throws {
@@ -33,8 +35,9 @@ import Testing
     }
 
     @Test func quotesSpanningLinesBecomeSpaces() throws {
-        #expect(try PipelineFile.description(fromFileText: "textoverlay text=\"a\nb\" ! fakesink")
-            == "textoverlay text=\"a b\" ! fakesink")
+        #expect(
+            try PipelineFile.description(fromFileText: "textoverlay text=\"a\nb\" ! fakesink")
+                == "textoverlay text=\"a b\" ! fakesink")
     }
 
     @Test func crlfLineEndings() throws {
@@ -58,7 +61,8 @@ import Testing
               t. ! queue ! fakesink   # second
             """
         let description = try PipelineFile.description(fromFileText: text)
-        #expect(try ParsedDescription.parse(description).render()
-            == "videotestsrc ! tee name=t t. ! queue ! fakesink t. ! queue ! fakesink")
+        #expect(
+            try ParsedDescription.parse(description).render()
+                == "videotestsrc ! tee name=t t. ! queue ! fakesink t. ! queue ! fakesink")
     }
 }

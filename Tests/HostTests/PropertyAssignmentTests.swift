@@ -21,7 +21,7 @@ import Testing
     func quotedValuesLexBackUnchanged(value: String) throws {
         let assignment = PropertyAssignment(key: "name", value: value)
         let parsed = try ParsedDescription.parse("fakesrc \(assignment.text) ! fakesink")
-        guard case let .element(_, properties, _) = parsed.chains[0].nodes[0] else {
+        guard case .element(_, let properties, _) = parsed.chains[0].nodes[0] else {
             Issue.record("expected an element")
             return
         }

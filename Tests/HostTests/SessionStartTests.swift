@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import GStreamerKit
 import Synchronization
+import Testing
+
 @testable import Host
 
 /// Session start-up order: every stage worker sees its frames whatever the graph between stages
@@ -35,7 +36,9 @@ import Synchronization
     func stageElementStageNeverStalls(live: Bool) throws {
         var stalls = 0, wrong: [String] = []
         for _ in 0..<20 {
-            guard let r = try Self.runBounded("videotestsrc num-buffers=5 is-live=\(live) ! passthrough ! identity ! passthrough ! fakesink") else { stalls += 1; continue }
+            guard
+                let r = try Self.runBounded("videotestsrc num-buffers=5 is-live=\(live) ! passthrough ! identity ! passthrough ! fakesink")
+            else { stalls += 1; continue }
             if r.code != 0 || r.report?.framesOut != 5 { wrong.append("rc \(r.code), \(r.report?.text ?? "no report")") }
         }
         #expect(stalls == 0)
@@ -48,7 +51,11 @@ import Synchronization
         var stalls = 0
         for i in 0..<8 {
             let out = "\(d)/two\(i).mp4"
-            guard let r = try Self.runBounded("videotestsrc num-buffers=15 is-live=\(live) ! video/x-raw,format=I420,width=320,height=240,framerate=30/1 ! compose warmup=0 ! videoconvert ! grid ! videoconvert ! x264enc tune=zerolatency ! mp4mux ! filesink location=\(out)") else { stalls += 1; continue }
+            guard
+                let r = try Self.runBounded(
+                    "videotestsrc num-buffers=15 is-live=\(live) ! video/x-raw,format=I420,width=320,height=240,framerate=30/1 ! compose warmup=0 ! videoconvert ! grid ! videoconvert ! x264enc tune=zerolatency ! mp4mux ! filesink location=\(out)"
+                )
+            else { stalls += 1; continue }
             #expect(r.code == 0)
             #expect(r.report?.framesOut == 15, "\(r.report?.text ?? "")")
         }
@@ -57,7 +64,11 @@ import Synchronization
 
     @Test func composeQueueCaptureTakesPhotos() throws {
         let d = Self.dir()
-        guard let r = try Self.runBounded("videotestsrc num-buffers=20 ! video/x-raw,width=320,height=240,framerate=30/1 ! compose warmup=0 ! queue ! capture auto=false at=5 directory=\(d)/photos ! fakesink") else {
+        guard
+            let r = try Self.runBounded(
+                "videotestsrc num-buffers=20 ! video/x-raw,width=320,height=240,framerate=30/1 ! compose warmup=0 ! queue ! capture auto=false at=5 directory=\(d)/photos ! fakesink"
+            )
+        else {
             Issue.record("compose ! queue ! capture stalled"); return
         }
         #expect(r.code == 0)

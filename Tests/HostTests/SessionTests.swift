@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import GStreamerKit
+import Testing
+
 @testable import Host
 
 /// In-process sessions: renegotiation mid-stream, queue policy, stats, element messages.
@@ -13,7 +14,10 @@ import GStreamerKit
 
     @Test func resolutionChangeMidStreamReachesStageAndFile() throws {
         let out = Self.tmp("change.ts")
-        let s = try Session(description: "videotestsrc is-live=true num-buffers=40 ! capsfilter name=cf caps=video/x-raw,width=320,height=240,framerate=20/1 ! grid ! videoconvert ! x264enc tune=zerolatency ! h264parse ! mpegtsmux ! filesink location=\(out)")
+        let s = try Session(
+            description:
+                "videotestsrc is-live=true num-buffers=40 ! capsfilter name=cf caps=video/x-raw,width=320,height=240,framerate=20/1 ! grid ! videoconvert ! x264enc tune=zerolatency ! h264parse ! mpegtsmux ! filesink location=\(out)"
+        )
         s.onPlaying = { session in
             Thread.detachNewThread {
                 Thread.sleep(forTimeInterval: 1.0)
@@ -27,14 +31,18 @@ import GStreamerKit
         r.arguments = ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=width,height", "-of", "csv=p=0", out]
         let pipe = Pipe(); r.standardOutput = pipe
         try r.run(); r.waitUntilExit()
-        let sizes = Set(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(String.init))
+        let sizes = Set(
+            String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(String.init))
         #expect(sizes.contains("320,240"))
         #expect(sizes.contains("640,480"))
     }
 
     @Test func liveOutputCarriesUpstreamLatencySoSyncingSinksDropNothing() throws {
         // fpsdisplaysink over a syncing fakesink that drops anything 20 ms late.
-        let s = try Session(description: "videotestsrc is-live=true num-buffers=45 ! video/x-raw,width=640,height=360,framerate=30/1 ! grid ! fpsdisplaysink name=fps text-overlay=false signal-fps-measurements=false video-sink=\"fakesink sync=true max-lateness=20000000 qos=true\"")
+        let s = try Session(
+            description:
+                "videotestsrc is-live=true num-buffers=45 ! video/x-raw,width=640,height=360,framerate=30/1 ! grid ! fpsdisplaysink name=fps text-overlay=false signal-fps-measurements=false video-sink=\"fakesink sync=true max-lateness=20000000 qos=true\""
+        )
         #expect(s.run() == 0, "\(s.errors)")
         let fps = try #require(s.element(named: "fps"))
         #expect(fps.uint32("frames-rendered") == 45)
@@ -52,7 +60,10 @@ import GStreamerKit
         #expect(a.report?.framesIn == 100 && a.report?.framesOut == 100 && a.report?.dropped == 0)
         // Forcing leaky on a fast non-live source with a 1-frame bound drops (and counts) frames.
         var o = SessionOptions(); o.queue = .leaky; o.queueSize = 1
-        let b = try Session(description: "videotestsrc num-buffers=300 ! video/x-raw,width=640,height=480 ! grid lines=thirds+diagonals+spiral-tl ! fakesink", options: o)
+        let b = try Session(
+            description:
+                "videotestsrc num-buffers=300 ! video/x-raw,width=640,height=480 ! grid lines=thirds+diagonals+spiral-tl ! fakesink",
+            options: o)
         #expect(b.run() == 0)
         let r = try #require(b.report)
         #expect(r.framesIn == 300)
@@ -82,7 +93,10 @@ import GStreamerKit
     /// after the stage, and downstream from the source before it.
     @Test func customEventsReachTheCaptureStageFromBothDirections() throws {
         let dir = Self.tmp("photos")
-        let s = try Session(description: "videotestsrc name=src is-live=true num-buffers=60 ! video/x-raw,width=160,height=120,framerate=30/1 ! capture name=c auto=false manual=false overlay=false directory=\(dir) ! fakesink name=out")
+        let s = try Session(
+            description:
+                "videotestsrc name=src is-live=true num-buffers=60 ! video/x-raw,width=160,height=120,framerate=30/1 ! capture name=c auto=false manual=false overlay=false directory=\(dir) ! fakesink name=out"
+        )
         s.onPlaying = { session in
             Thread.detachNewThread {
                 Thread.sleep(forTimeInterval: 0.5)
@@ -92,7 +106,9 @@ import GStreamerKit
             }
         }
         #expect(s.run() == 0, "\(s.errors)")
-        let captures = s.elementMessages.map(\.description).filter { $0.contains("viewfinder/capture") && $0.contains("event=(string)capture") }
+        let captures = s.elementMessages.map(\.description).filter {
+            $0.contains("viewfinder/capture") && $0.contains("event=(string)capture")
+        }
         #expect(captures.count == 2, "\(captures)")
         #expect(captures.allSatisfy { $0.contains("trigger=(string)event") })
         let files = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".jpg") }.sorted()
@@ -107,9 +123,14 @@ import GStreamerKit
     /// `max-pending` queued photos are refused as busy instead of blocking the video.
     @Test func aSlowPhotoBranchIsRefusedAsBusyNotWaitedFor() throws {
         let dir = Self.tmp("photos")
-        let s = try Session(description: "videotestsrc num-buffers=60 ! video/x-raw,width=160,height=120,framerate=30/1 ! capture name=c auto=false manual=false overlay=false interval=0.03 max-pending=2 directory=\(dir) ! fakesink c.snapshot ! identity sleep-time=100000 ! fakesink")
+        let s = try Session(
+            description:
+                "videotestsrc num-buffers=60 ! video/x-raw,width=160,height=120,framerate=30/1 ! capture name=c auto=false manual=false overlay=false interval=0.03 max-pending=2 directory=\(dir) ! fakesink c.snapshot ! identity sleep-time=100000 ! fakesink"
+        )
         #expect(s.run() == 0, "\(s.errors)")
-        let refused = s.elementMessages.map(\.description).filter { $0.contains("event=(string)refused") && $0.contains("queued\\ on\\ the\\ snapshot\\ output") }
+        let refused = s.elementMessages.map(\.description).filter {
+            $0.contains("event=(string)refused") && $0.contains("queued\\ on\\ the\\ snapshot\\ output")
+        }
         let captured = s.elementMessages.map(\.description).filter { $0.contains("event=(string)capture,") }
         #expect(!refused.isEmpty, "\(s.elementMessages.suffix(5).map(\.description))")
         #expect(captured.count + refused.count == 60)
@@ -121,14 +142,21 @@ import GStreamerKit
         let dir = Self.tmp("photos")
         let shots = (Self.tmp("shots") as NSString).deletingLastPathComponent + "/shot-%03d.png"
         // A still pattern (smpte's noise corner changes each frame, and the sharpest frame would win).
-        let s = try Session(description: "videotestsrc pattern=checkers-8 num-buffers=20 ! video/x-raw,width=160,height=120,framerate=30/1 ! capture name=c auto=false manual=false overlay=false thumbnails=false at=5,12 directory=\(dir) ! fakesink c.snapshot ! queue ! videoconvert ! pngenc ! multifilesink location=\(shots) post-messages=true")
+        let s = try Session(
+            description:
+                "videotestsrc pattern=checkers-8 num-buffers=20 ! video/x-raw,width=160,height=120,framerate=30/1 ! capture name=c auto=false manual=false overlay=false thumbnails=false at=5,12 directory=\(dir) ! fakesink c.snapshot ! queue ! videoconvert ! pngenc ! multifilesink location=\(shots) post-messages=true"
+        )
         #expect(s.run() == 0, "\(s.errors)")
         let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/records.json"))
         let photos = try #require((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["photos"] as? [[String: Any]])
         #expect(photos.count == 2)
-        #expect(photos.compactMap { ($0["file"] as? String).map { ($0 as NSString).lastPathComponent } } == ["shot-000.png", "shot-001.png"])
-        #expect(photos.allSatisfy { ($0["file"] as? String)?.hasPrefix("/") == true && $0["width"] as? Int == 160 && $0["height"] as? Int == 120 })
-        #expect(photos.compactMap { $0["pts"] as? Int } == [166_666_666, 400_000_000])   // frames 5 and 12 (equal frames: the newest)
+        #expect(
+            photos.compactMap { ($0["file"] as? String).map { ($0 as NSString).lastPathComponent } } == ["shot-000.png", "shot-001.png"])
+        #expect(
+            photos.allSatisfy {
+                ($0["file"] as? String)?.hasPrefix("/") == true && $0["width"] as? Int == 160 && $0["height"] as? Int == 120
+            })
+        #expect(photos.compactMap { $0["pts"] as? Int } == [166_666_666, 400_000_000])  // frames 5 and 12 (equal frames: the newest)
         // Nothing of the default branches was made.
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix("IMG_") }.isEmpty)
     }
@@ -139,7 +167,10 @@ import GStreamerKit
     @Test func everyCaptureHasItsPhotoThumbnailAndRecord() throws {
         for _ in 0..<3 {
             let dir = Self.tmp("photos")
-            let s = try Session(description: "videotestsrc pattern=smpte num-buffers=90 ! video/x-raw,width=160,height=120,framerate=30/1 ! capture auto=false manual=false overlay=false interval=0.1 max-pending=8 directory=\(dir) ! fakesink")
+            let s = try Session(
+                description:
+                    "videotestsrc pattern=smpte num-buffers=90 ! video/x-raw,width=160,height=120,framerate=30/1 ! capture auto=false manual=false overlay=false interval=0.1 max-pending=8 directory=\(dir) ! fakesink"
+            )
             #expect(s.run() == 0, "\(s.errors)")
             let captures = s.elementMessages.filter { $0.description.contains("event=(string)capture,") }.count
             let refused = s.elementMessages.filter { $0.description.contains("event=(string)refused") }.count
@@ -156,10 +187,12 @@ import GStreamerKit
 
     /// Network locations are not files: no existence check for rtspsrc/souphttpsrc, no directory check for rtmpsink/srtsink.
     @Test func urlsInLocationsAreNotCheckedAsFiles() throws {
-        for d in ["rtspsrc location=rtsp://127.0.0.1:9/x ! fakesink",
-                  "souphttpsrc location=http://127.0.0.1:9/x ! fakesink",
-                  "videotestsrc ! x264enc ! flvmux ! rtmpsink location=rtmp://127.0.0.1/live/x",
-                  "videotestsrc ! x264enc ! mpegtsmux ! srtsink uri=srt://127.0.0.1:9"] {
+        for d in [
+            "rtspsrc location=rtsp://127.0.0.1:9/x ! fakesink",
+            "souphttpsrc location=http://127.0.0.1:9/x ! fakesink",
+            "videotestsrc ! x264enc ! flvmux ! rtmpsink location=rtmp://127.0.0.1/live/x",
+            "videotestsrc ! x264enc ! mpegtsmux ! srtsink uri=srt://127.0.0.1:9",
+        ] {
             #expect(throws: Never.self, "\(d)") { _ = try Session(description: d) }
         }
     }
@@ -167,12 +200,16 @@ import GStreamerKit
     /// Messages say what the path is: a directory, a file in the way.
     @Test func fileMessagesSayWhatIsThere() throws {
         func message(_ d: String) -> String {
-            do { _ = try Session(description: d); return "" } catch { return error.kind == .usage ? error.message : "not usage: \(error.message)" }
+            do { _ = try Session(description: d); return "" } catch {
+                return error.kind == .usage ? error.message : "not usage: \(error.message)"
+            }
         }
         #expect(message("filesrc name=in location=/etc ! fakesink") == "in: '/etc' is a directory, not a file (location of filesrc)")
-        #expect(message("videotestsrc ! filesink name=out location=/etc/passwd/out.mp4")
+        #expect(
+            message("videotestsrc ! filesink name=out location=/etc/passwd/out.mp4")
                 == "out: cannot write '/etc/passwd/out.mp4': '/etc/passwd' is a file, not a directory (location of filesink)")
-        #expect(message("videotestsrc ! capture directory=/etc/passwd/photos ! fakesink").contains("'/etc/passwd' is a file, not a directory"))
+        #expect(
+            message("videotestsrc ! capture directory=/etc/passwd/photos ! fakesink").contains("'/etc/passwd' is a file, not a directory"))
     }
 
     /// Stages open (create their directories) when the run starts; a stage that cannot is exit 1 naming it.

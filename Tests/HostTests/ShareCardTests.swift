@@ -1,9 +1,10 @@
 import Foundation
 import GStreamerKit
 import Overlay
-@testable import Host
 import Stages
 import Testing
+
+@testable import Host
 
 /// The share card draws the record's subject box where the subject is in the saved (cropped) photo.
 @Suite struct ShareCardTests {
@@ -13,19 +14,22 @@ import Testing
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let w = 180, h = 240
         var px = [UInt8](repeating: 0, count: w * h * 4)
-        for y in 0..<h { for x in 0..<w {
-            px[(y * w + x) * 4 + 3] = 255
-            if (x - 60) * (x - 60) + (y - 120) * (y - 120) <= 400 { for c in 0..<3 { px[(y * w + x) * 4 + c] = 255 } }
-        } }
+        for y in 0..<h {
+            for x in 0..<w {
+                px[(y * w + x) * 4 + 3] = 255
+                if (x - 60) * (x - 60) + (y - 120) * (y - 120) <= 400 { for c in 0..<3 { px[(y * w + x) * 4 + c] = 255 } }
+            }
+        }
         let path = dir + "/IMG_00001.jpg"
         try ImageFile.encodeBGRA(px, width: w, height: h, stride: w * 4, to: path)
         return path
     }
 
     static func record(analysisPts: UInt64?) -> PhotoRecord {
-        PhotoRecord(id: 1, file: "IMG_00001.jpg", time: "2026-01-01T00:00:00Z", pts: 5, width: 180, height: 240, rule: "thirds", score: 0.9,
-                    advice: "thirds: hold", subject: PhotoRecord.Rect(x: 35, y: 95, width: 50, height: 50), analysisPts: analysisPts,
-                    trigger: "auto", crop: "3:4", cropWindow: PhotoRecord.Rect(x: 70, y: 0, width: 180, height: 240))
+        PhotoRecord(
+            id: 1, file: "IMG_00001.jpg", time: "2026-01-01T00:00:00Z", pts: 5, width: 180, height: 240, rule: "thirds", score: 0.9,
+            advice: "thirds: hold", subject: PhotoRecord.Rect(x: 35, y: 95, width: 50, height: 50), analysisPts: analysisPts,
+            trigger: "auto", crop: "3:4", cropWindow: PhotoRecord.Rect(x: 70, y: 0, width: 180, height: 240))
     }
 
     /// Green (the box colour) somewhere within 3 px left or right of x on row y.

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import GStreamerKit
+import Testing
+
 @testable import Host
 
 /// A stage group's hand-off: drawing stages write into the frame they pulled, with no full-frame copy.
@@ -17,11 +18,14 @@ import GStreamerKit
         return stride(from: 0, to: width * 120, by: width).map { Array(data[$0..<$0 + width]) }
     }
 
-    @Test(arguments: ["compose warmup=0 ! grid", "grid ! queue ! compose warmup=0", "ringlight", "compose warmup=0 ! capture auto=false ! grid"])
+    @Test(arguments: [
+        "compose warmup=0 ! grid", "grid ! queue ! compose warmup=0", "ringlight", "compose warmup=0 ! capture auto=false ! grid",
+    ])
     func drawingStagesWriteInPlace(stages: String) throws {
         let dir = Self.directory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let description = "videotestsrc pattern=black num-buffers=30 ! video/x-raw,format=I420,width=160,height=120,framerate=30/1 ! "
+        let description =
+            "videotestsrc pattern=black num-buffers=30 ! video/x-raw,format=I420,width=160,height=120,framerate=30/1 ! "
             + stages.replacingOccurrences(of: "capture auto=false", with: "capture auto=false directory=\(dir)/photos")
             + " ! multifilesink location=\(dir)/f%02d.raw"
         let s = try Session(description: description)
@@ -39,9 +43,11 @@ import GStreamerKit
         // tee gives both branches the same buffer: the drawing branch must not change the clean one.
         let dir = Self.directory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let s = try Session(description: "videotestsrc pattern=black num-buffers=10 ! video/x-raw,format=I420,width=160,height=120,framerate=30/1 ! tee name=t "
-            + "t. ! queue max-size-buffers=20 ! identity sleep-time=20000 ! multifilesink location=\(dir)/clean%02d.raw "
-            + "t. ! queue ! grid ! multifilesink location=\(dir)/grid%02d.raw")
+        let s = try Session(
+            description:
+                "videotestsrc pattern=black num-buffers=10 ! video/x-raw,format=I420,width=160,height=120,framerate=30/1 ! tee name=t "
+                + "t. ! queue max-size-buffers=20 ! identity sleep-time=20000 ! multifilesink location=\(dir)/clean%02d.raw "
+                + "t. ! queue ! grid ! multifilesink location=\(dir)/grid%02d.raw")
         #expect(s.run() == 0, "\(s.errors)")
         let clean = try Self.lumaRows(dir + "/clean09.raw", width: 160).joined().filter { $0 > 40 }.count
         let drawn = try Self.lumaRows(dir + "/grid09.raw", width: 160).joined().filter { $0 > 40 }.count

@@ -1,11 +1,12 @@
 import Testing
+
 @testable import Overlay
 
 @Suite struct BGRAImageTests {
     @Test func pixelHonoursStride() {
         // 2x2 image with 4 bytes of row padding.
         var bytes = [UInt8](repeating: 0, count: 12 * 2)
-        bytes[12 + 4 ..< 12 + 8] = [1, 2, 3, 4]   // pixel (1, 1)
+        bytes[12 + 4..<12 + 8] = [1, 2, 3, 4]  // pixel (1, 1)
         let image = BGRAImage(width: 2, height: 2, stride: 12, pixels: bytes)
         let p = image.pixel(x: 1, y: 1)
         #expect(p.b == 1 && p.g == 2 && p.r == 3 && p.a == 4)

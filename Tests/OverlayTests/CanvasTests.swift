@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Overlay
 
 @Suite struct CanvasTests {
@@ -84,10 +85,10 @@ import Testing
         let canvas = Canvas(width: 50, height: 50)
         canvas.strokePath(points: [(10, 10), (40, 10), (10, 40)], closed: true, color: .white, width: 2)
         let image = canvas.image()
-        #expect(image.alpha(x: 25, y: 10) == 255)   // top edge
-        #expect(image.alpha(x: 10, y: 25) == 255)   // left edge
-        #expect(image.alpha(x: 25, y: 25) > 0)      // closing hypotenuse
-        #expect(image.alpha(x: 17, y: 17) == 0)     // inside
+        #expect(image.alpha(x: 25, y: 10) == 255)  // top edge
+        #expect(image.alpha(x: 10, y: 25) == 255)  // left edge
+        #expect(image.alpha(x: 25, y: 25) > 0)  // closing hypotenuse
+        #expect(image.alpha(x: 17, y: 17) == 0)  // inside
     }
 
     @Test func fillPolygonAndCircle() {
@@ -124,8 +125,9 @@ import Testing
         #expect(size.width > 100 && size.width < 300)
         #expect(size.height >= 24 && size.height < 48)
         let image = canvas.image()
-        let inside = image.countCovered(x: Int(x), y: Int(y), width: Int(size.width.rounded(.up)),
-                                        height: Int(size.height.rounded(.up)))
+        let inside = image.countCovered(
+            x: Int(x), y: Int(y), width: Int(size.width.rounded(.up)),
+            height: Int(size.height.rounded(.up)))
         #expect(inside > 200)
         #expect(inside == image.countCovered(), "ink found outside the returned extent")
         // Fully opaque white glyph pixels exist (stems are wider than a pixel).
@@ -139,7 +141,7 @@ import Testing
         let plain = canvas.measureText("Hi", fontSize: 20)
         let size = canvas.drawText("Hi", x: 20, y: 30, fontSize: 20, color: .yellow, backdrop: backdrop)
         #expect(size == canvas.measureText("Hi", fontSize: 20, backdrop: true))
-        #expect(size.width == plain.width + 10 && size.height == plain.height + 10)   // padding 5 a side
+        #expect(size.width == plain.width + 10 && size.height == plain.height + 10)  // padding 5 a side
         let image = canvas.image()
         // Top padding row, centre: backdrop colour only (black at alpha 0x80, premultiplied).
         let p = image.pixel(x: 20 + Int(size.width / 2), y: 32)

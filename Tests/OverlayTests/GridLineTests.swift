@@ -1,12 +1,14 @@
 import Testing
+
 @testable import Overlay
 
 @Suite struct GridLineTests {
     @Test func rawValuesAreTheCommandLineNames() {
-        #expect(GridLine.allCases.map(\.rawValue) == [
-            "thirds", "golden", "crosshair", "center", "diagonals",
-            "spiral-tl", "spiral-tr", "spiral-bl", "spiral-br", "none",
-        ])
+        #expect(
+            GridLine.allCases.map(\.rawValue) == [
+                "thirds", "golden", "crosshair", "center", "diagonals",
+                "spiral-tl", "spiral-tr", "spiral-bl", "spiral-br", "none",
+            ])
     }
 
     @Test func parsesSingleName() throws {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Overlay
 
 @Suite struct GridRendererTests {
@@ -41,13 +42,13 @@ import Testing
         let image = GridRenderer.render(GridStyle(lines: [.thirds], color: Self.white75), width: 1920, height: 1080)
         #expect(coloredColumns(image, row: 7) == [639, 640, 1279, 1280])
         #expect(coloredRows(image, column: 7) == [359, 360, 719, 720])
-        #expect(isWhite75(image.pixel(x: 640, y: 360)))   // crossing not doubled
+        #expect(isWhite75(image.pixel(x: 640, y: 360)))  // crossing not doubled
     }
 
     @Test func goldenColumnsAtPhiFractions() {
         let (w, h) = (1280, 720)
         let image = GridRenderer.render(GridStyle(lines: [.golden], color: Self.white75, width: 1), width: w, height: h)
-        let small = 1 / (GoldenSpiral.phi * GoldenSpiral.phi)   // 0.381966...
+        let small = 1 / (GoldenSpiral.phi * GoldenSpiral.phi)  // 0.381966...
         let xs = [Int(Double(w) * small), Int(Double(w) * (1 - small))]
         let ys = [Int(Double(h) * small), Int(Double(h) * (1 - small))]
         #expect(xs == [488, 791] && ys == [275, 444])
@@ -84,7 +85,7 @@ import Testing
         let (w, h) = (1280, 720)
         let image = GridRenderer.render(GridStyle(lines: [.crosshair], color: Self.white75, width: 1), width: w, height: h)
         let length = GridRenderer.crosshairLength(width: w, height: h)
-        #expect(length == 29)   // 4% of 720 = 28.8
+        #expect(length == 29)  // 4% of 720 = 28.8
         #expect(isWhite75(image.pixel(x: w / 2, y: h / 2)))
         let rows = coloredRows(image, column: w / 2)
         let cols = coloredColumns(image, row: h / 2)
@@ -146,8 +147,10 @@ import Testing
             func boxCount(_ cx: Double, _ cy: Double) -> Int {
                 image.countCovered(x: Int(cx) - bw / 2, y: Int(cy) - bh / 2, width: bw, height: bh)
             }
-            let mirrors = [(eye.x, eye.y), (Double(w) - eye.x, eye.y), (eye.x, Double(h) - eye.y),
-                           (Double(w) - eye.x, Double(h) - eye.y)]
+            let mirrors = [
+                (eye.x, eye.y), (Double(w) - eye.x, eye.y), (eye.x, Double(h) - eye.y),
+                (Double(w) - eye.x, Double(h) - eye.y),
+            ]
             let atEye = boxCount(eye.x, eye.y)
             for m in mirrors.dropFirst() {
                 #expect(atEye > 2 * boxCount(m.0, m.1), "\(line) \(w)x\(h)")
@@ -163,7 +166,7 @@ import Testing
         let (w, h) = (1280.0, 720.0)
         let image = GridRenderer.render(GridStyle(lines: [.spiralTopLeft], color: .white, width: 3), width: Int(w), height: Int(h))
         let phi = GoldenSpiral.phi
-        let mid = ((phi - 1 + 0.5.squareRoot()) / phi * w, 0.5.squareRoot() * h)   // arc at 45°
+        let mid = ((phi - 1 + 0.5.squareRoot()) / phi * w, 0.5.squareRoot() * h)  // arc at 45°
         #expect(image.alpha(x: Int(mid.0), y: Int(mid.1)) > 0x80)
         // It touches the bottom edge (tangentially) at x = (φ-1)/φ · w = 0.382 w.
         #expect(image.alpha(x: Int((phi - 1) / phi * w) + 3, y: Int(h) - 1) > 0x80)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Overlay
 
 @Suite struct GridStyleTests {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Overlay
 
 @Suite struct GuidanceRendererTests {
@@ -12,8 +13,9 @@ import Testing
     }
 
     func drawing(well: Bool = false, score: Double = 0.5, advice: String = "move the subject left") -> GuidanceDrawing {
-        GuidanceDrawing(subject: (0.5, 0.4, 0.2, 0.3), target: (1.0 / 3, 1.0 / 3), advice: advice, rule: "thirds",
-                        score: score, wellComposed: well, locked: false, grid: [])
+        GuidanceDrawing(
+            subject: (0.5, 0.4, 0.2, 0.3), target: (1.0 / 3, 1.0 / 3), advice: advice, rule: "thirds",
+            score: score, wellComposed: well, locked: false, grid: [])
     }
 
     @Test func boxColourFollowsTheVerdict() {
@@ -21,8 +23,8 @@ import Testing
         let good = GuidanceRenderer.render(drawing(well: true), width: Self.w, height: Self.h)
         // Left edge of the box: x = 320, mid-height of the box: y = 0.55 * 360 = 198.
         let b = strongest(bad, 320, 198), g = strongest(good, 320, 198)
-        #expect(b.a > 120 && b.r > b.g && b.g > b.b)      // amber
-        #expect(g.a > 120 && g.g > g.r && g.g > g.b)      // green
+        #expect(b.a > 120 && b.r > b.g && b.g > b.b)  // amber
+        #expect(g.a > 120 && g.g > g.r && g.g > g.b)  // green
         // Inside the box: nothing drawn.
         #expect(bad.pixel(x: 380, y: 200).a == 0)
     }
@@ -42,7 +44,8 @@ import Testing
     @Test func adviceSitsOnABackdropAtTheBottom() {
         let img = GuidanceRenderer.render(drawing(), width: Self.w, height: Self.h)
         let bottom = img.countCovered(x: 0, y: Self.h - 40, width: Self.w, height: 40)
-        let none = GuidanceRenderer.render(drawing(advice: ""), width: Self.w, height: Self.h).countCovered(x: 0, y: Self.h - 40, width: Self.w, height: 40)
+        let none = GuidanceRenderer.render(drawing(advice: ""), width: Self.w, height: Self.h).countCovered(
+            x: 0, y: Self.h - 40, width: Self.w, height: 40)
         #expect(bottom > 2000)
         #expect(none == 0)
     }
@@ -61,7 +64,7 @@ import Testing
         let filled = half.pixel(x: Int(pad + barW * 0.25), y: row + 1)
         let empty = half.pixel(x: Int(pad + barW * 0.75), y: row + 1)
         #expect(filled.r > 150)
-        #expect(empty.r < 20 && empty.a > 100)   // the dark backdrop only
+        #expect(empty.r < 20 && empty.a > 100)  // the dark backdrop only
     }
 
     @Test func linesScaleWithHeight() {

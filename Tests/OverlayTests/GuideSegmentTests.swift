@@ -18,16 +18,18 @@ import Testing
         let (line, fractions) = Self.families[index]
         for (w, h) in [(640, 360), (1920, 1080), (333, 201)] {
             let family = GridRenderer.render(GridStyle(lines: [line], color: Self.color, width: 2), width: w, height: h)
-            let guides = GridRenderer.render(GridStyle(lines: [], guides: Self.axes(fractions), color: Self.color, width: 2), width: w, height: h)
+            let guides = GridRenderer.render(
+                GridStyle(lines: [], guides: Self.axes(fractions), color: Self.color, width: 2), width: w, height: h)
             #expect(family == guides, "\(line) at \(w)x\(h)")
         }
     }
 
     @Test func aSlantedGuideIsDrawnAlongItsPath() {
-        let image = GridRenderer.render(GridStyle(lines: [], guides: [GuideSegment(x0: 0, y0: 0, x1: 1, y1: 1)], color: .white, width: 2),
-                                        width: 200, height: 100)
-        #expect(image.alpha(x: 100, y: 50) > 200)   // on the diagonal
-        #expect(image.alpha(x: 100, y: 10) == 0)    // off it
+        let image = GridRenderer.render(
+            GridStyle(lines: [], guides: [GuideSegment(x0: 0, y0: 0, x1: 1, y1: 1)], color: .white, width: 2),
+            width: 200, height: 100)
+        #expect(image.alpha(x: 100, y: 50) > 200)  // on the diagonal
+        #expect(image.alpha(x: 100, y: 10) == 0)  // off it
         #expect(image.alpha(x: 20, y: 90) == 0)
     }
 

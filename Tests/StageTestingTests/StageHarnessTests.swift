@@ -12,8 +12,9 @@ import Testing
 
     /// Records every call the host makes, as text, and posts `viewfinder/probe` at `finish`.
     final class ProbeStage: Stage, @unchecked Sendable {
-        static let descriptor = StageDescriptor(kind: "probe", blurb: "records calls", properties: [],
-                                                outputs: [OutputSpec("side", "every frame")], formats: ["I420"])
+        static let descriptor = StageDescriptor(
+            kind: "probe", blurb: "records calls", properties: [],
+            outputs: [OutputSpec("side", "every frame")], formats: ["I420"])
         let calls = Mutex<[String]>([])
         init(name: String, properties: PropertyValues) throws(StageError) {}
         init() {}
@@ -23,8 +24,13 @@ import Testing
         func configure(_ info: VideoInfo) throws(StageError) { note("configure \(info.width)x\(info.height)") }
         func process(_ frame: VideoFrame, context: StageContext) throws(StageError) {
             note("frame \(frame.index)")
-            context.push(event: MessageStructure("side-event", [("frame", .int(Int32(frame.index))),
-                                                                ("backlog", .int(Int32(context.backlog(on: "side"))))]), on: "side")
+            context.push(
+                event: MessageStructure(
+                    "side-event",
+                    [
+                        ("frame", .int(Int32(frame.index))),
+                        ("backlog", .int(Int32(context.backlog(on: "side")))),
+                    ]), on: "side")
             context.push(frame, on: "side")
         }
         func customEvent(_ event: MessageStructure) { note("event \(event.name)") }
@@ -47,8 +53,8 @@ import Testing
         #expect(main.compactMap(\.frame).map(\.pts) == [0, 33_333_333, 5_000_000_000])
         #expect(main.compactMap(\.frame).map(\.index) == [0, 1, 2])
         #expect(try main[2].frame?.planeBytes(plane: 0).bytes[0] == 200)
-        #expect(h.pull() == nil)                         // all pulled
-        #expect(h.items().count == 3)                    // still recorded
+        #expect(h.pull() == nil)  // all pulled
+        #expect(h.items().count == 3)  // still recorded
         // The extra output: each event before its frame, pulled one by one.
         #expect(h.pull("side")?.event?.integer("frame") == 0)
         #expect(h.pull("p.side")?.frame?.index == 0)
@@ -65,7 +71,9 @@ import Testing
         let description = h.tags(on: "snapshot").first?.entries.first { $0.tag == TagList.description }
         if case .string(let text)? = description?.value {
             #expect(text == "Viewfinder snapshot 1 by snap (at) at frame 1")
-        } else { Issue.record("no description tag") }
+        } else {
+            Issue.record("no description tag")
+        }
     }
 
     @Test func aCapsChangeReconfiguresTheStagesWithTheNextFrame() throws {
@@ -79,8 +87,9 @@ import Testing
         #expect(probe.log.filter { $0.hasPrefix("configure") || $0 == "open" } == ["open", "configure 32x24", "configure 64x48"])
         #expect(big.info.width == 64 && big.index == 2)
         // A caller-made frame of other caps reconfigures too.
-        let small = VideoFrame(buffer: Buffer(bytes: StageHarness.blackBytes(Self.info)), info: Self.info,
-                               caps: try Caps(Self.info.capsString), segment: Segment(), index: 99)
+        let small = VideoFrame(
+            buffer: Buffer(bytes: StageHarness.blackBytes(Self.info)), info: Self.info,
+            caps: try Caps(Self.info.capsString), segment: Segment(), index: 99)
         #expect(try h.push(small).index == 3)
         #expect(probe.log.last(where: { $0.hasPrefix("configure") }) == "configure 32x24")
     }
@@ -118,8 +127,11 @@ import Testing
         h.outputFailed("side", reason: "disk full")
         h.outputRestarted("p.side")
         h.busMessage(BusMessage(source: "face0", structure: MessageStructure("facedetect")))
-        #expect(probe.log == ["planned [\"side\": Stages.OutputPlan.unused]", "open", "configure 32x24", "frame 0",
-                              "failed side: disk full", "restarted side", "bus face0 facedetect"])
+        #expect(
+            probe.log == [
+                "planned [\"side\": Stages.OutputPlan.unused]", "open", "configure 32x24", "frame 0",
+                "failed side: disk full", "restarted side", "bus face0 facedetect",
+            ])
         // An unused output refuses pushes: nothing arrives there.
         #expect(h.items(on: "side").isEmpty)
         h.refusePushes(on: "side", false)
@@ -150,7 +162,8 @@ import Testing
     @Test func aSimulatedDefaultBranchWritesFilesAndReportsThem() throws {
         let dir = NSTemporaryDirectory() + "vf-harness-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let h = try StageHarness(kind: "snapshot", name: "snap", properties: [("at", "1,2"), ("location", dir + "/shot-%03d.jpg")], info: Self.info)
+        let h = try StageHarness(
+            kind: "snapshot", name: "snap", properties: [("at", "1,2"), ("location", dir + "/shot-%03d.jpg")], info: Self.info)
         h.planOutputs(defaultBranches: ["snapshot"])
         let branch = try #require(h.writeFiles(on: "snapshot", content: .fixed(Data([0xFF, 0xD8, 0xFF, 0xD9]))))
         #expect(branch.location == dir + "/shot-%03d.jpg" && branch.index == 0)
@@ -169,7 +182,10 @@ import Testing
         #expect(try h.frames(on: "snapshot").first?.planeBytes(plane: 0).bytes.allSatisfy { $0 == 16 } == true)
         let y = try out.planeBytes(plane: 0)
         #expect(y.bytes[12 * y.rowBytes + 32 / 3] > 200)
-        #expect(throws: StageError(.usage, "unknown stage 'nosuch'; stages are: grid, compose, capture, snapshot, ringlight, chromakey, passthrough")) {
+        #expect(
+            throws: StageError(
+                .usage, "unknown stage 'nosuch'; stages are: grid, compose, capture, snapshot, ringlight, chromakey, passthrough")
+        ) {
             try StageHarness("grid ! nosuch", info: Self.info)
         }
         #expect(throws: StageError.self) { try StageHarness("grid width=100", info: Self.info) }
@@ -199,11 +215,11 @@ import Testing
         h.keepsUnblendedPixels = true
         let out = try h.push()
         #expect(h.overlays(ofFrame: 0).count == 1)
-        #expect(out.overlays.isEmpty)                                   // blended and cleared on the frame
+        #expect(out.overlays.isEmpty)  // blended and cleared on the frame
         let before = try #require(h.unblendedPixels(ofFrame: 0))
-        #expect(before == StageHarness.blackBytes(Self.info))           // the grid only queued an overlay
+        #expect(before == StageHarness.blackBytes(Self.info))  // the grid only queued an overlay
         let y = try out.planeBytes(plane: 0)
-        #expect(y.bytes[12 * y.rowBytes + 10] > 200)                    // blended: the thirds line at x = 10
+        #expect(y.bytes[12 * y.rowBytes + 10] > 200)  // blended: the thirds line at x = 10
         #expect(h.unblendedPixels(ofFrame: 1) == nil)
     }
 }

@@ -1,6 +1,7 @@
-import Testing
 import FrameAnalysis
 import GStreamerKit
+import Testing
+
 @testable import Stages
 
 @Suite struct CaptureMessageTests {
@@ -8,10 +9,12 @@ import GStreamerKit
     static let all: [CaptureMessage.Event] = [
         .state(.readyToCapture, reason: "well composed", readiness: .ready, shots: 2, pending: 1, pts: 1_000_000_000),
         .state(.startingCamera, reason: "", readiness: .ready, shots: 0, pending: 0, pts: UInt64.max),
-        .capture(number: 7, trigger: .manual, pts: 33_333_333, frame: 1, score: 0.75, width: 640, height: 480,
-                 state: .capturingPhoto, readiness: .capturing),
-        .capture(number: 8, trigger: .timer, pts: UInt64.max, frame: 90, score: -1, width: 480, height: 640,
-                 state: .savingPhoto, readiness: .busy),
+        .capture(
+            number: 7, trigger: .manual, pts: 33_333_333, frame: 1, score: 0.75, width: 640, height: 480,
+            state: .capturingPhoto, readiness: .capturing),
+        .capture(
+            number: 8, trigger: .timer, pts: UInt64.max, frame: 90, score: -1, width: 480, height: 640,
+            state: .savingPhoto, readiness: .busy),
         .saved(number: 7, file: "photos/IMG_00007.jpg"),
         .saved(number: 9, file: nil),
         .error(number: 7, file: "photos/IMG_00007.jpg", reason: "cannot read back 'x'"),
@@ -36,9 +39,13 @@ import GStreamerKit
     }
 
     @Test func fieldsKeepTheirNamesTypesAndOrder() throws {
-        let capture = CaptureMessage(.capture(number: 3, trigger: .auto, pts: 5, frame: 6, score: 0.5, width: 64, height: 48,
-                                              state: .savingPhoto, readiness: .saving)).structure
-        #expect(capture.fields.map(\.0) == ["event", "number", "trigger", "pts", "frame", "score", "width", "height", "state", "readiness"])
+        let capture = CaptureMessage(
+            .capture(
+                number: 3, trigger: .auto, pts: 5, frame: 6, score: 0.5, width: 64, height: 48,
+                state: .savingPhoto, readiness: .saving)
+        ).structure
+        #expect(
+            capture.fields.map(\.0) == ["event", "number", "trigger", "pts", "frame", "score", "width", "height", "state", "readiness"])
         #expect(capture["number"] == .int(3))
         #expect(capture["pts"] == .uint64(5))
         #expect(capture["score"] == .double(0.5))
@@ -70,8 +77,13 @@ import GStreamerKit
             try CaptureMessage(structure: MessageStructure("viewfinder/snapshot", [("event", .string("saved"))]))
         }
         #expect(throws: MessageDecodingError("viewfinder/capture: unknown trigger 'shake'")) {
-            try CaptureMessage(structure: MessageStructure("viewfinder/capture", [("event", .string("timer")), ("trigger", .string("shake")),
-                                                                                  ("seconds", .int(3)), ("fires-at", .uint64(1))]))
+            try CaptureMessage(
+                structure: MessageStructure(
+                    "viewfinder/capture",
+                    [
+                        ("event", .string("timer")), ("trigger", .string("shake")),
+                        ("seconds", .int(3)), ("fires-at", .uint64(1)),
+                    ]))
         }
     }
 }

@@ -1,5 +1,6 @@
-import Testing
 import FrameAnalysis
+import Testing
+
 @testable import Stages
 
 @Suite struct CaptureSettingsTests {
@@ -16,8 +17,12 @@ import FrameAnalysis
     }
 
     @Test func readsTypedValues() throws {
-        let p = try PropertyValues(specs: CaptureSettings.specs, assignments: [("timer", "5"), ("crop", "1:1"), ("ring-mb", "2"),
-                                                                                ("orientation", "rotate-90"), ("delay", "0.5")], stage: "cap")
+        let p = try PropertyValues(
+            specs: CaptureSettings.specs,
+            assignments: [
+                ("timer", "5"), ("crop", "1:1"), ("ring-mb", "2"),
+                ("orientation", "rotate-90"), ("delay", "0.5"),
+            ], stage: "cap")
         let s = CaptureSettings(p)
         #expect(s.timer == 5)
         #expect(s.crop?.description == "1:1")

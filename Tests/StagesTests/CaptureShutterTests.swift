@@ -1,6 +1,7 @@
-import Testing
 import FrameAnalysis
 import GStreamerKit
+import Testing
+
 @testable import Stages
 
 @Suite struct CaptureShutterTests {
@@ -8,7 +9,8 @@ import GStreamerKit
     static let steady = CaptureStateMachine.Observation(time: 0, stable: false, subject: false, composed: false)
 
     /// A started shutter that has seen its first frame, with `assignments` on capture's defaults.
-    static func shutter(_ assignments: [(String, String)] = [], triggers: Triggers = Triggers()) throws -> (CaptureShutter, CaptureSettings) {
+    static func shutter(_ assignments: [(String, String)] = [], triggers: Triggers = Triggers()) throws -> (CaptureShutter, CaptureSettings)
+    {
         let p = try PropertyValues(specs: CaptureSettings.specs, assignments: [("auto", "false")] + assignments, stage: "cap")
         let s = CaptureSettings(p)
         var shutter = CaptureShutter(schedule: ShotSchedule(p, keys: CaptureSettings.schedule, triggers: triggers), settings: s)
@@ -32,7 +34,8 @@ import GStreamerKit
         var messages: [CaptureMessage] = []
         let kind = shutter.decide(Self.steady, frame: 0, time: 0, fired: 1, backlog: 4, settings: s, messages: &messages)
         #expect(kind == nil)
-        #expect(messages == [CaptureMessage(.refused(trigger: nil, reason: "busy: 4 photos queued on the snapshot output", readiness: .busy))])
+        #expect(
+            messages == [CaptureMessage(.refused(trigger: nil, reason: "busy: 4 photos queued on the snapshot output", readiness: .busy))])
     }
 
     @Test func theSelfTimerDelaysATriggerAndFiresAtItsDeadline() throws {
@@ -59,7 +62,9 @@ import GStreamerKit
     @Test func theStateIsReportedOncePerChange() throws {
         var (shutter, _) = try Self.shutter()
         let first = shutter.state(at: 0, pts: 7)
-        #expect(first.changed == CaptureMessage(.state(.waitingForStability, reason: first.reason, readiness: .ready, shots: 0, pending: 0, pts: 7)))
+        #expect(
+            first.changed
+                == CaptureMessage(.state(.waitingForStability, reason: first.reason, readiness: .ready, shots: 0, pending: 0, pts: 7)))
         #expect(shutter.state(at: 1, pts: 8).changed == nil)
     }
 }

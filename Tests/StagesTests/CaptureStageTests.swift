@@ -1,7 +1,7 @@
 import Foundation
 import GStreamerKit
-import Stages
 import StageTesting
+import Stages
 import Testing
 
 /// The capture stage fed frame by frame (no pipeline): triggers, state, the ring's choice, crop, timer.
@@ -22,22 +22,29 @@ import Testing
         let stage: CaptureStage
         let directory = CaptureStageTests.directory()
         init(_ assignments: [(String, String)]) throws {
-            h = try StageHarness(kind: "capture", name: "cap", properties: [("directory", directory)] + assignments, info: CaptureStageTests.info)
+            h = try StageHarness(
+                kind: "capture", name: "cap", properties: [("directory", directory)] + assignments, info: CaptureStageTests.info)
             stage = try #require(h.stage(CaptureStage.self))
             try h.open()
         }
         /// Feeds one frame of `bytes` (default black) with compose's meta when `score` is given.
-        @discardableResult func feed(_ bytes: [UInt8]? = nil, score: Double? = nil, composed: Bool = false,
-                                     subject: (Double, Double, Double, Double)? = nil) throws -> VideoFrame {
+        @discardableResult func feed(
+            _ bytes: [UInt8]? = nil, score: Double? = nil, composed: Bool = false,
+            subject: (Double, Double, Double, Double)? = nil
+        ) throws -> VideoFrame {
             var metas: [MessageStructure] = []
             if let score {
                 let b = subject ?? (-1, -1, 0, 0)
-                metas.append(MessageStructure(ComposeStage.metaName, [
-                    ("analysis-pts", .uint64(UInt64(h.chain.frames) * CaptureStageTests.frameNs)), ("rule", .string("thirds")), ("score", .double(score)),
-                    ("well-composed", .bool(composed)), ("locked", .bool(false)),
-                    ("x", .double(b.0)), ("y", .double(b.1)), ("width", .double(b.2)), ("height", .double(b.3)),
-                    ("advice", .string(composed ? "hold it" : "move the subject left")),
-                ]))
+                metas.append(
+                    MessageStructure(
+                        ComposeStage.metaName,
+                        [
+                            ("analysis-pts", .uint64(UInt64(h.chain.frames) * CaptureStageTests.frameNs)), ("rule", .string("thirds")),
+                            ("score", .double(score)),
+                            ("well-composed", .bool(composed)), ("locked", .bool(false)),
+                            ("x", .double(b.0)), ("y", .double(b.1)), ("width", .double(b.2)), ("height", .double(b.3)),
+                            ("advice", .string(composed ? "hold it" : "move the subject left")),
+                        ]))
             }
             return try h.push(bytes, metas: metas)
         }
@@ -66,11 +73,12 @@ import Testing
         for _ in 0..<60 { try rig.feed(score: 0.9, composed: true, subject: (50, 40, 10, 10)) }
         // Stable after 10 steady steps (frame 10), then one stage per frame: ready at frame 13 (433 ms);
         // held 1 s -> the first frame at or after 1433 ms is frame 43.
-        #expect(Array(rig.states.prefix(5)) == ["waitingForStability", "detectingRegion", "templateReady", "readyToCapture", "capturingPhoto"] ||
-                Array(rig.states.prefix(4)) == ["waitingForStability", "detectingRegion", "templateReady", "readyToCapture"])
+        #expect(
+            Array(rig.states.prefix(5)) == ["waitingForStability", "detectingRegion", "templateReady", "readyToCapture", "capturingPhoto"]
+                || Array(rig.states.prefix(4)) == ["waitingForStability", "detectingRegion", "templateReady", "readyToCapture"])
         let c = try #require(rig.captures.first)
         #expect(c.string("trigger") == "auto")
-        #expect(rig.captures.count == 1)   // cooldown 3 s
+        #expect(rig.captures.count == 1)  // cooldown 3 s
         // The frame chosen is from the ring around frame 43 (all equal: the newest wins the tie).
         #expect(c.uint64("frame") == 43)
         #expect(rig.pushedIndexes(on: "snapshot") == [43])
@@ -101,7 +109,7 @@ import Testing
         #expect(push.index == 6)
         #expect(try Self.lumaPlane(push) == Self.lumaPlane(try #require(rig.h.frames(on: "snapshot").first)))
         let y = try Self.lumaPlane(push)
-        #expect(y[0] == 40 && y[2] == 220 && y[2 * 160] == 220)   // the checkerboard, untouched
+        #expect(y[0] == 40 && y[2] == 220 && y[2 * 160] == 220)  // the checkerboard, untouched
         #expect(rig.captures.first?.string("trigger") == "manual")
     }
 
@@ -115,7 +123,7 @@ import Testing
         let small = try Rig([("auto", "false"), ("ring-mb", "3")])
         try small.h.setCaps(big)
         for _ in 0..<20 { try small.feed() }
-        #expect(small.stage.ring.frames == 2)       // 1.38 MB each, 3 MiB budget
+        #expect(small.stage.ring.frames == 2)  // 1.38 MB each, 3 MiB budget
         #expect(small.stage.ring.bytes <= 3 << 20)
     }
 
@@ -124,7 +132,7 @@ import Testing
         var previews: [VideoFrame] = []
         for _ in 0..<130 { previews.append(try rig.feed()) }
         let push = try #require(rig.h.frames(on: "snapshot").first)
-        #expect(push.index == 120)                         // 1 s + 3 s at 30 fps
+        #expect(push.index == 120)  // 1 s + 3 s at 30 fps
         #expect(push.pts == 120 * Self.frameNs)
         #expect(rig.captures.first?.string("trigger") == "timer")
         let timer = try #require(rig.messages.first { $0.string("event") == "timer" })
@@ -149,7 +157,7 @@ import Testing
         let sharp = Self.frame { x, y in ((x / 2 + y / 2) % 2 == 0) ? 40 : 220 }
         // The sharpest frame of the ring is 85 (15 frames before the deadline), the sharper of the last two is 89.
         for i in 0..<91 { try rig.feed(i == 85 || i == 89 ? sharp : soft, score: i == 85 ? 0.9 : 0.2) }
-        #expect(rig.pushedIndexes(on: "snapshot") == [89])   // deadline frame 90, one frame early at most
+        #expect(rig.pushedIndexes(on: "snapshot") == [89])  // deadline frame 90, one frame early at most
     }
 
     @Test func customEventTriggersAndMayCarryItsOwnTimer() throws {
@@ -162,12 +170,12 @@ import Testing
         rig.h.pushEvent(MessageStructure("viewfinder-capture", [("timer", .int(3))]))
         for _ in 0..<100 { try rig.feed() }
         #expect(rig.captures.map { $0.string("trigger") } == ["event", "timer"])
-        #expect(rig.captures.last?.uint64("frame") == 96)    // the event is seen with frame 6; + 90 frames
+        #expect(rig.captures.last?.uint64("frame") == 96)  // the event is seen with frame 6; + 90 frames
     }
 
     @Test func cropFollowsTheSubjectForTheRule() throws {
         let rig = try Rig([("auto", "false"), ("crop", "3:4"), ("keep-full", "true"), ("overlay", "false")])
-        let ramp = Self.frame { x, _ in UInt8(x) }   // luma = column
+        let ramp = Self.frame { x, _ in UInt8(x) }  // luma = column
         // Subject centred at x=100: at 3:4 the window is 90x120 and puts it on the left third line: x = 100 - 30 = 70.
         for _ in 0..<3 { try rig.feed(ramp, score: 0.5, subject: (90, 30, 20, 20)) }
         rig.h.fireTrigger()
@@ -215,10 +223,14 @@ import Testing
         let jpegPath = dir + "/source.jpg"
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/gst-launch-1.0")
-        p.arguments = ["-q", "videotestsrc", "num-buffers=1", "!", "video/x-raw,width=160,height=120", "!", "jpegenc", "!", "jifmux", "!", "filesink", "location=\(jpegPath)"]
+        p.arguments = [
+            "-q", "videotestsrc", "num-buffers=1", "!", "video/x-raw,width=160,height=120", "!", "jpegenc", "!", "jifmux", "!", "filesink",
+            "location=\(jpegPath)",
+        ]
         try p.run(); p.waitUntilExit()
-        let h = try StageHarness(kind: "capture", name: "cap", properties:
-            [("directory", dir + "/photos"), ("auto", "false"), ("thumbnails", "false"), ("overlay", "false")], info: Self.info)
+        let h = try StageHarness(
+            kind: "capture", name: "cap",
+            properties: [("directory", dir + "/photos"), ("auto", "false"), ("thumbnails", "false"), ("overlay", "false")], info: Self.info)
         let stage = try #require(h.stage(CaptureStage.self))
         h.planOutputs(defaultBranches: ["snapshot"])
         try #require(h.writeFiles(on: "snapshot", content: .fixed(try Data(contentsOf: URL(fileURLWithPath: jpegPath)))) != nil)
@@ -230,7 +242,7 @@ import Testing
         h.close()
         #expect(h.frames(on: "snapshot").count == 1)
         #expect(stage.records.map(\.file) == ["IMG_00001.jpg"])
-        #expect(stage.phase == .waitingForStability || stage.phase == .detectingRegion)   // saved, not stuck in savingPhoto
+        #expect(stage.phase == .waitingForStability || stage.phase == .detectingRegion)  // saved, not stuck in savingPhoto
         #expect(FileManager.default.fileExists(atPath: dir + "/photos/IMG_00001.jpg"))
     }
 
@@ -238,7 +250,8 @@ import Testing
         let file = Self.directory() + "/not-a-dir"
         FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
         #expect(throws: StageError.self) {
-            _ = try CaptureStage(name: "cap", properties: try StageHarness.values(kind: "capture", name: "cap", properties: [("directory", file)]))
+            _ = try CaptureStage(
+                name: "cap", properties: try StageHarness.values(kind: "capture", name: "cap", properties: [("directory", file)]))
         }
         do {
             _ = try StageHarness.values(kind: "capture", name: "cap", properties: [("crop", "2:3")])
@@ -251,7 +264,8 @@ import Testing
     /// Making the stage only checks its directory; open() creates it (so --dry-run and exit 2 write nothing).
     @Test func initCreatesNothingOpenCreatesTheDirectory() throws {
         let dir = Self.directory() + "/new/a/b"
-        let stage = try CaptureStage(name: "cap", properties: try StageHarness.values(kind: "capture", name: "cap", properties: [("directory", dir)]))
+        let stage = try CaptureStage(
+            name: "cap", properties: try StageHarness.values(kind: "capture", name: "cap", properties: [("directory", dir)]))
         #expect(!FileManager.default.fileExists(atPath: Self.directory() + "/new"))
         #expect(stage.createsDirectories == [dir, dir + "/thumbs", dir + "/.partial", dir + "/.partial/thumbs"])
         try stage.open()
@@ -264,7 +278,9 @@ import Testing
         let file = Self.directory() + "/passwd"
         FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
         do {
-            _ = try CaptureStage(name: "cap", properties: try StageHarness.values(kind: "capture", name: "cap", properties: [("directory", file + "/photos")]))
+            _ = try CaptureStage(
+                name: "cap",
+                properties: try StageHarness.values(kind: "capture", name: "cap", properties: [("directory", file + "/photos")]))
             Issue.record("accepted")
         } catch let e as StageError {
             #expect(e.domain == .usage)

@@ -1,13 +1,15 @@
 import Foundation
+import GStreamerKit
+import StageTesting
 import Testing
+
 @testable import Host
 @testable import Stages
-import StageTesting
-import GStreamerKit
 
 /// chromakey in real pipelines, against GStreamer's own `alpha` element on the same input.
 @Suite(.serialized) struct ChromaKeyStageTests {
-    static let source = "videotestsrc pattern=ball background-color=0xff00c000 foreground-color=0xffd8a080 num-buffers=1 ! video/x-raw,format=RGBA,width=320,height=240"
+    static let source =
+        "videotestsrc pattern=ball background-color=0xff00c000 foreground-color=0xffd8a080 num-buffers=1 ! video/x-raw,format=RGBA,width=320,height=240"
 
     static func run(_ description: String) throws -> [UInt8] {
         let out = ComposeStageTests.tmp("out.rgba")
@@ -45,7 +47,9 @@ import GStreamerKit
     @Test func compositesOverABackgroundWithCompositor() throws {
         // Keyed ball over a red background, composed by GStreamer's compositor.
         // (A caps filter runs to the next '!', as in gst-launch: the compositor's chain goes last.)
-        let out = try Self.run("videotestsrc pattern=red num-buffers=1 ! video/x-raw,format=RGBA,width=320,height=240 ! c.sink_0  \(Self.source) ! chromakey ! c.sink_1  compositor name=c background=black ! videoconvert ! video/x-raw,format=RGBA,width=320,height=240")
+        let out = try Self.run(
+            "videotestsrc pattern=red num-buffers=1 ! video/x-raw,format=RGBA,width=320,height=240 ! c.sink_0  \(Self.source) ! chromakey ! c.sink_1  compositor name=c background=black ! videoconvert ! video/x-raw,format=RGBA,width=320,height=240"
+        )
         let src = try Self.run(Self.source)
         var red = 0, ball = 0, checked = 0
         for i in stride(from: 0, to: 320 * 240, by: 7) {
@@ -57,16 +61,19 @@ import GStreamerKit
             if isBall && abs(Int(out[i * 4]) - 0xd8) < 4 && abs(Int(out[i * 4 + 1]) - 0xa0) < 4 { ball += 1 }
         }
         let greens = (0..<(320 * 240)).filter { $0 % 7 == 0 && src[$0 * 4] < 10 && src[$0 * 4 + 1] > 180 }.count
-        #expect(red == greens)            // every green sample became the red background
+        #expect(red == greens)  // every green sample became the red background
         #expect(ball > 0 && red + ball == checked)
     }
 
     @Test func warnsWhenTheKeyIsCloseToTheSubject() throws {
         // A teal ball on green: kept, but flagged.
-        let s = try Session(description: "videotestsrc pattern=ball background-color=0xff00c000 foreground-color=0xff20b090 num-buffers=3 ! video/x-raw,format=RGBA,width=320,height=240 ! chromakey name=k color=#00c000 ! fakesink")
+        let s = try Session(
+            description:
+                "videotestsrc pattern=ball background-color=0xff00c000 foreground-color=0xff20b090 num-buffers=3 ! video/x-raw,format=RGBA,width=320,height=240 ! chromakey name=k color=#00c000 ! fakesink"
+        )
         #expect(s.run() == 0)
         let warnings = s.elementMessages.map(\.description).filter { $0.contains("viewfinder/chromakey-warning") }
-        #expect(warnings.count == 1)   // rate-limited to one a second of stream time
+        #expect(warnings.count == 1)  // rate-limited to one a second of stream time
         #expect(warnings.first?.contains("00c000") == true)
         let k = try #require(s.stage(named: "k") as? ChromaKeyStage)
         #expect((k.lastResult?.nearKey ?? 0) > 0.01)
@@ -77,12 +84,12 @@ import GStreamerKit
         let h = try StageHarness(kind: "chromakey", properties: [("color", "#00c000")], info: info)
         let green: [UInt8] = Array([[UInt8]](repeating: [0, 192, 0, 255], count: 16 * 8).joined())
         let alphaOf = { (f: VideoFrame) throws -> UInt8 in try f.planeBytes(plane: 0).bytes[3] }
-        #expect(try alphaOf(h.push(green)) == 0)            // keyed
+        #expect(try alphaOf(h.push(green)) == 0)  // keyed
         try h.stages[0].stage.update("color", value: .color(.init(red: 1, green: 0, blue: 0, alpha: 1)))
-        #expect(try alphaOf(h.push(green)) == 255)          // red key now: green is kept
+        #expect(try alphaOf(h.push(green)) == 255)  // red key now: green is kept
         try h.stages[0].stage.update("value-min", value: .double(0.9))
         try h.stages[0].stage.update("color", value: .color(.init(red: 0, green: 0.75, blue: 0, alpha: 1)))
-        #expect(try alphaOf(h.push(green)) == 255)          // too dark for value-min 0.9
+        #expect(try alphaOf(h.push(green)) == 255)  // too dark for value-min 0.9
     }
 
     @Test func pickAutoTakesTheBorderColour() throws {

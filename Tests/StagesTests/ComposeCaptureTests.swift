@@ -1,8 +1,8 @@
 import Foundation
 import FrameAnalysis
 import GStreamerKit
-import Stages
 import StageTesting
+import Stages
 import Testing
 
 /// compose ! capture as a fused group runs them: both stages on the same frame, one after the other.
@@ -14,10 +14,12 @@ import Testing
     static func ball(_ info: VideoInfo, cx: Int, cy: Int, r: Int = 20) -> [UInt8] {
         let stride = info.stride(plane: 0)
         var b = [UInt8](repeating: 0, count: stride * info.height)
-        for y in 0..<info.height { for x in 0..<info.width {
-            b[y * stride + x * 4 + 3] = 255
-            if (x - cx) * (x - cx) + (y - cy) * (y - cy) <= r * r { for c in 0..<3 { b[y * stride + x * 4 + c] = 255 } }
-        } }
+        for y in 0..<info.height {
+            for x in 0..<info.width {
+                b[y * stride + x * 4 + 3] = 255
+                if (x - cx) * (x - cx) + (y - cy) * (y - cy) <= r * r { for c in 0..<3 { b[y * stride + x * 4 + c] = 255 } }
+            }
+        }
         return b
     }
 
@@ -31,7 +33,9 @@ import Testing
     static func brightCentroid(_ path: String, width: Int, height: Int) throws -> (x: Double, y: Double, count: Int) {
         let d = try ImageFile.decodeBGRA(path, width: width, height: height)
         var sx = 0.0, sy = 0.0, n = 0
-        for y in 0..<height { for x in 0..<width where d.pixels[y * d.stride + x * 4 + 1] > 128 { sx += Double(x); sy += Double(y); n += 1 } }
+        for y in 0..<height {
+            for x in 0..<width where d.pixels[y * d.stride + x * 4 + 1] > 128 { sx += Double(x); sy += Double(y); n += 1 }
+        }
         return (n > 0 ? sx / Double(n) : -1, n > 0 ? sy / Double(n) : -1, n)
     }
 
@@ -52,8 +56,9 @@ import Testing
         let dir = NSTemporaryDirectory() + "vf-composecapture-\(UUID().uuidString)"
         // The snapshot branch writes what it is given as a JPEG (GStreamer's jpegenc, through ImageFile)
         // and reports it the way multifilesink does.
-        let h = try StageHarness("compose name=c engine=saliency warmup=0 analysis-fps=6 analysis-width=160 sync=\(synchronous) overlay=false"
-            + " ! capture name=cap directory=\(dir) auto=false at=24,37,50,63,76 crop=3:4 thumbnails=false overlay=false", info: info)
+        let h = try StageHarness(
+            "compose name=c engine=saliency warmup=0 analysis-fps=6 analysis-width=160 sync=\(synchronous) overlay=false"
+                + " ! capture name=cap directory=\(dir) auto=false at=24,37,50,63,76 crop=3:4 thumbnails=false overlay=false", info: info)
         let capture = try #require(h.stage(CaptureStage.self))
         h.planOutputs(defaultBranches: ["snapshot"], stage: "cap")
         try #require(h.writeFiles(on: "snapshot", content: .jpeg(quality: 92)) != nil)
@@ -72,11 +77,16 @@ import Testing
             let c = try Self.brightCentroid(file, width: r.width, height: r.height)
             #expect(c.count > 500, "\(r.file): the ball is in the photo (\(c.count) bright pixels)")
             let s = try #require(r.subject, "\(r.file) has no subject box")
-            #expect(c.x >= s.x && c.x <= s.x + s.width && c.y >= s.y && c.y <= s.y + s.height,
-                    "\(r.file): box \(s) misses the ball at (\(c.x), \(c.y))")
-            #expect(s.x >= 0 && s.y >= 0 && s.x + s.width <= Double(r.width) + 0.5 && s.y + s.height <= Double(r.height) + 0.5, "box inside the photo")
+            #expect(
+                c.x >= s.x && c.x <= s.x + s.width && c.y >= s.y && c.y <= s.y + s.height,
+                "\(r.file): box \(s) misses the ball at (\(c.x), \(c.y))")
+            #expect(
+                s.x >= 0 && s.y >= 0 && s.x + s.width <= Double(r.width) + 0.5 && s.y + s.height <= Double(r.height) + 0.5,
+                "box inside the photo")
             // The analysis is the photo's own frame's.
-            #expect(r.analysisPts != nil && r.analysisPts == r.pts, "\(r.file): analysed \(r.analysisPts.map(String.init) ?? "-"), photo \(r.pts.map(String.init) ?? "-")")
+            #expect(
+                r.analysisPts != nil && r.analysisPts == r.pts,
+                "\(r.file): analysed \(r.analysisPts.map(String.init) ?? "-"), photo \(r.pts.map(String.init) ?? "-")")
             #expect(Self.agrees(rule: r.rule, advice: r.advice), "\(r.file): rule \(r.rule ?? "-") vs advice \(r.advice ?? "-")")
             #expect(r.width == 180 && r.height == 240)
         }
@@ -88,8 +98,9 @@ import Testing
     @Test(arguments: [(320, 240), (640, 480), (1280, 720), (1920, 1080)])
     func composeAndCaptureTextsNeverOverlap(size: (Int, Int)) throws {
         let info = try VideoInfo(format: "BGRA", width: size.0, height: size.1, fpsN: 30, fpsD: 1)
-        let h = try StageHarness("compose name=c engine=saliency warmup=0 sync=true grid=none"
-            + " ! capture name=cap directory=\(NSTemporaryDirectory())vf-layout-\(UUID().uuidString) auto=false timer=3", info: info)
+        let h = try StageHarness(
+            "compose name=c engine=saliency warmup=0 sync=true grid=none"
+                + " ! capture name=cap directory=\(NSTemporaryDirectory())vf-layout-\(UUID().uuidString) auto=false timer=3", info: info)
         h.keepsUnblendedPixels = true
         var last: VideoFrame?
         for i in 0..<3 {
@@ -101,7 +112,9 @@ import Testing
         // The score block, the advice, the state line and the countdown digit.
         #expect(boxes.count == 4, "\(boxes)")
         for (i, a) in boxes.enumerated() {
-            #expect(a.width > 0 && a.height > 0 && a.x >= 0 && a.y >= 0 && a.x + a.width <= size.0 && a.y + a.height <= size.1, "\(a) outside \(size)")
+            #expect(
+                a.width > 0 && a.height > 0 && a.x >= 0 && a.y >= 0 && a.x + a.width <= size.0 && a.y + a.height <= size.1,
+                "\(a) outside \(size)")
             for b in boxes[(i + 1)...] {
                 let overlap = a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height
                 #expect(!overlap, "\(a) overlaps \(b) at \(size)")
@@ -112,7 +125,12 @@ import Testing
         let after = try frame.planeBytes(plane: 0)
         for a in boxes {
             var changed = 0
-            for y in a.y..<(a.y + a.height) { for x in a.x..<(a.x + a.width) where after.bytes[y * after.rowBytes + x * 4 + 1] > 150 && before.bytes[y * before.rowBytes + x * 4 + 1] < 100 { changed += 1 } }
+            for y in a.y..<(a.y + a.height) {
+                for x in a.x..<(a.x + a.width)
+                where after.bytes[y * after.rowBytes + x * 4 + 1] > 150 && before.bytes[y * before.rowBytes + x * 4 + 1] < 100 {
+                    changed += 1
+                }
+            }
             #expect(changed > 10, "nothing drawn in \(a) at \(size)")
         }
     }

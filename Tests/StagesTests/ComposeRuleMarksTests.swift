@@ -1,9 +1,10 @@
 import FrameAnalysis
 import GStreamerKit
 import Overlay
-@testable import Stages
 import StageTesting
 import Testing
+
+@testable import Stages
 
 /// compose draws any registered rule's marks: a rule it has never heard of, registered by this test.
 @Suite(.serialized) struct ComposeRuleMarksTests {
@@ -12,8 +13,9 @@ import Testing
         let name = "test-star"
         var role: RuleRole { .check }
         var marks: RuleMarks {
-            RuleMarks(points: [Point2D(x: 0.125, y: 0.25), Point2D(x: 0.875, y: 0.75)],
-                      lines: [.vertical(x: 0.8), GuideLine(from: Point2D(x: 0, y: 1), to: Point2D(x: 1, y: 0))])
+            RuleMarks(
+                points: [Point2D(x: 0.125, y: 0.25), Point2D(x: 0.875, y: 0.75)],
+                lines: [.vertical(x: 0.8), GuideLine(from: Point2D(x: 0, y: 1), to: Point2D(x: 1, y: 0))])
         }
         func evaluate(_ input: RuleInput) -> RuleResult {
             RuleResult(rule: name, score: 1, wellComposed: true, target: nil, direction: .zero, advice: "", adviceKey: "\(name).ok")
@@ -24,8 +26,9 @@ import Testing
 
     /// One black frame through compose (no analysis yet: warmup) with `grid`; its luma plane.
     func luma(rule: String, grid: String) throws -> (bytes: [UInt8], at: (Int, Int) -> Int) {
-        let h = try StageHarness(kind: "compose", properties: [("engine", "saliency"), ("rule", rule), ("grid", grid), ("warmup", "100")],
-                                 info: Self.info)
+        let h = try StageHarness(
+            kind: "compose", properties: [("engine", "saliency"), ("rule", rule), ("grid", grid), ("warmup", "100")],
+            info: Self.info)
         let out = try #require(try h.push(count: 1).first)
         let p = try out.planeBytes(plane: 0)
         return (p.bytes, { x, y in Int(p.bytes[y * p.rowBytes + x]) })
@@ -54,7 +57,7 @@ import Testing
                 let around = (-1...1).flatMap { dx in (-1...1).map { dy in at(x + dx, y + dy) } }.max() ?? 0
                 #expect(around > 45, "\(x),\(y): \(around)")
             }
-            #expect(at(60, 20) < 30 && at(300, 150) < 30)   // off both lines
+            #expect(at(60, 20) < 30 && at(300, 150) < 30)  // off both lines
             #expect(bytes.count >= 320 * 160)
         }
     }

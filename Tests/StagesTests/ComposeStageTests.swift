@@ -1,10 +1,11 @@
 import Foundation
+import FrameAnalysis
+import GStreamerKit
+import StageTesting
 import Testing
+
 @testable import Host
 @testable import Stages
-import GStreamerKit
-import FrameAnalysis
-import StageTesting
 
 /// The compose stage: in real pipelines (analysis results as JSON lines, bus messages and buffer meta
 /// across elements) and, for what it draws, through `StageHarness`.
@@ -31,7 +32,10 @@ import StageTesting
     @Test func salientBallIsFoundAndPublishedEverywhere() throws {
         let json = Self.tmp("compose.jsonl")
         // A white ball on black, still (pattern=ball moves; imagefreeze holds one frame).
-        let s = try Session(description: "videotestsrc pattern=ball num-buffers=1 ! video/x-raw,width=640,height=360,framerate=30/1 ! imagefreeze is-live=true num-buffers=30 ! compose name=c engine=saliency warmup=0 analysis-fps=30 metadata-location=\(json) ! queue ! tee name=t ! queue ! videoconvert ! fakesink name=out t. ! queue ! fakesink")
+        let s = try Session(
+            description:
+                "videotestsrc pattern=ball num-buffers=1 ! video/x-raw,width=640,height=360,framerate=30/1 ! imagefreeze is-live=true num-buffers=30 ! compose name=c engine=saliency warmup=0 analysis-fps=30 metadata-location=\(json) ! queue ! tee name=t ! queue ! videoconvert ! fakesink name=out t. ! queue ! fakesink"
+        )
         let trace = try #require(s.element(named: "out")).traceMeta(ComposeStage.metaName, field: "width")
         #expect(s.run() == 0, "\(s.errors)")
         let lines = try Self.jsonLines(json)
@@ -58,7 +62,10 @@ import StageTesting
     @Test func facesEngineOnBasketball1MatchesOpenCV() throws {
         let photo = try Self.photo("basketball1.png")
         let json = Self.tmp("faces.jsonl")
-        let s = try Session(description: "filesrc location=\(photo) ! decodebin ! videoconvert ! imagefreeze num-buffers=5 ! compose engine=faces warmup=0 analysis-width=640 metadata-location=\(json) ! fakesink")
+        let s = try Session(
+            description:
+                "filesrc location=\(photo) ! decodebin ! videoconvert ! imagefreeze num-buffers=5 ! compose engine=faces warmup=0 analysis-width=640 metadata-location=\(json) ! fakesink"
+        )
         #expect(s.run() == 0, "\(s.errors)")
         let lines = try Self.jsonLines(json)
         #expect(!lines.isEmpty)
@@ -77,7 +84,10 @@ import StageTesting
     @Test func upstreamEngineUsesFacedetectResults() throws {
         let photo = try Self.photo("basketball1.png")
         let json = Self.tmp("upstream.jsonl")
-        let s = try Session(description: "filesrc location=\(photo) ! decodebin ! videoconvert ! imagefreeze num-buffers=4 ! videoconvert ! facedetect scale-factor=1.1 min-neighbors=5 min-size-width=24 min-size-height=24 display=false ! videoconvert ! compose engine=upstream warmup=0 metadata-location=\(json) ! fakesink")
+        let s = try Session(
+            description:
+                "filesrc location=\(photo) ! decodebin ! videoconvert ! imagefreeze num-buffers=4 ! videoconvert ! facedetect scale-factor=1.1 min-neighbors=5 min-size-width=24 min-size-height=24 display=false ! videoconvert ! compose engine=upstream warmup=0 metadata-location=\(json) ! fakesink"
+        )
         #expect(s.run() == 0, "\(s.errors)")
         let lines = try Self.jsonLines(json)
         #expect(!lines.isEmpty)
@@ -105,7 +115,8 @@ import StageTesting
     }
 
     @Test func overlayDrawsTheRuleGrid() throws {
-        let h = try StageHarness("compose engine=saliency rule=thirds grid=auto warmup=100", info: VideoInfo(format: "I420", width: 640, height: 360))
+        let h = try StageHarness(
+            "compose engine=saliency rule=thirds grid=auto warmup=100", info: VideoInfo(format: "I420", width: 640, height: 360))
         let bytes = try Self.gray([try h.push()])
         // Before any analysis, the rule's grid is drawn: the thirds column x = 213 is lit, x = 320 is not.
         let col = { (x: Int) in (0..<360).map { Int(bytes[$0 * 640 + x]) }.reduce(0, +) / 360 }
@@ -119,13 +130,15 @@ import StageTesting
         let at = { (x: Int, y: Int) in Int(px[y * 640 + x]) }
         // A cross at each thirds intersection (213, 120), (426, 240)...; no line between them.
         #expect(at(213, 120) > 100 && at(426, 240) > 100 && at(426, 120) > 100 && at(213, 240) > 100)
-        #expect(at(213, 180) < 30)   // half-way down the would-be line
+        #expect(at(213, 180) < 30)  // half-way down the would-be line
         #expect(at(320, 120) < 30)
     }
 
     @Test func badPropertiesAreRejected() {
         #expect(throws: HostError.self) { try Session(description: "videotestsrc ! compose rule=spiral ! fakesink") }
         #expect(throws: HostError.self) { try Session(description: "videotestsrc ! compose analysis-width=10 ! fakesink") }
-        #expect(throws: HostError.self) { try Session(description: "videotestsrc ! compose metadata-location=/no/such/dir/x.jsonl ! fakesink") }
+        #expect(throws: HostError.self) {
+            try Session(description: "videotestsrc ! compose metadata-location=/no/such/dir/x.jsonl ! fakesink")
+        }
     }
 }

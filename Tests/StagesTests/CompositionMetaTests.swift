@@ -1,23 +1,28 @@
 import FrameAnalysis
 import GStreamerKit
-@testable import Stages
 import StageTesting
 import Testing
+
+@testable import Stages
 
 /// `CompositionMeta`: the `ViewfinderComposition` meta's one schema, written by compose.
 @Suite(.serialized) struct CompositionMetaTests {
     static let full = CompositionMeta(
-        analysis: .init(rule: "thirds", score: 0.8125, composed: true, locked: false, advice: "hold: the subject sits on a thirds point",
-                        subject: Box(x: 100.5, y: 40.25, width: 64, height: 48), measured: Box(x: 98, y: 41, width: 60, height: 50),
-                        analysisPts: 66_666_666, inputWidth: 640, inputHeight: 360),
+        analysis: .init(
+            rule: "thirds", score: 0.8125, composed: true, locked: false, advice: "hold: the subject sits on a thirds point",
+            subject: Box(x: 100.5, y: 40.25, width: 64, height: 48), measured: Box(x: 98, y: 41, width: 60, height: 50),
+            analysisPts: 66_666_666, inputWidth: 640, inputHeight: 360),
         analysing: true, skippedPts: 33_333_333)
 
     @Test func fieldsAreWrittenInTheDocumentedOrder() {
         let s = Self.full.structure
         #expect(s.name == "ViewfinderComposition")
-        #expect(s.fields.map(\.0) == ["analysis-pts", "rule", "score", "well-composed", "locked", "x", "y", "width", "height",
-                                      "measured-x", "measured-y", "measured-width", "measured-height", "input-width", "input-height",
-                                      "advice", "analysing", "skipped-pts"])
+        #expect(
+            s.fields.map(\.0) == [
+                "analysis-pts", "rule", "score", "well-composed", "locked", "x", "y", "width", "height",
+                "measured-x", "measured-y", "measured-width", "measured-height", "input-width", "input-height",
+                "advice", "analysing", "skipped-pts",
+            ])
         #expect(s["analysis-pts"] == .uint64(66_666_666))
         #expect(s["input-width"] == .int(640))
         #expect(s["measured-height"] == .double(50))
@@ -58,11 +63,12 @@ import Testing
 
     @Test func attachAndReadBackFromAFrame() throws {
         let info = try VideoInfo(format: "I420", width: 64, height: 36)
-        let frame = VideoFrame(buffer: Buffer(bytes: [UInt8](repeating: 0, count: info.size)), info: info,
-                               caps: try Caps(info.capsString), segment: Segment(), index: 0)
+        let frame = VideoFrame(
+            buffer: Buffer(bytes: [UInt8](repeating: 0, count: info.size)), info: info,
+            caps: try Caps(info.capsString), segment: Segment(), index: 0)
         #expect(CompositionMeta(frame: frame) == nil)
         CompositionMeta(analysis: nil).attach(to: frame)
-        #expect(CompositionMeta(frame: frame) == nil)   // nothing to say: nothing attached
+        #expect(CompositionMeta(frame: frame) == nil)  // nothing to say: nothing attached
         Self.full.attach(to: frame)
         #expect(CompositionMeta(frame: frame) == Self.full)
         #expect(frame.buffer.customMetaDouble(CompositionMeta.name, field: "width") == 64)
@@ -72,15 +78,19 @@ import Testing
     /// decodes to its latest verdict, field for field.
     @Test func composeAttachesItsVerdictToTheFrame() throws {
         let info = try VideoInfo(format: "I420", width: 320, height: 180, fpsN: 30, fpsD: 1)
-        let h = try StageHarness(kind: "compose", properties: [("engine", "saliency"), ("rule", "thirds"), ("sync", "true"),
-                                                                 ("warmup", "0"), ("overlay", "false")], info: info)
+        let h = try StageHarness(
+            kind: "compose",
+            properties: [
+                ("engine", "saliency"), ("rule", "thirds"), ("sync", "true"),
+                ("warmup", "0"), ("overlay", "false"),
+            ], info: info)
         var bytes = StageHarness.blackBytes(info)
         for y in 60..<100 { for x in 200..<240 { bytes[y * 320 + x] = 235 } }
         let out = try h.push(count: 2, bytes)
         let compose = try #require(h.stage(ComposeStage.self))
         let latest = try #require(compose.latest)
         let meta = try #require(CompositionMeta(frame: out[1]))
-        #expect(meta.analysing == false && meta.skippedPts == nil)   // sync: analysed before the meta is written
+        #expect(meta.analysing == false && meta.skippedPts == nil)  // sync: analysed before the meta is written
         let a = try #require(meta.analysis)
         #expect(a == CompositionMeta.Analysis(latest, inputWidth: 320, inputHeight: 180))
         #expect(a.rule == "thirds" && a.inputWidth == 320 && a.inputHeight == 180)

@@ -1,7 +1,8 @@
 import FrameAnalysis
 import Overlay
-@testable import Stages
 import Testing
+
+@testable import Stages
 
 /// The typed property keys of compose, grid, ringlight and chromakey: what they declare and how a
 /// stage reads them.
@@ -13,10 +14,11 @@ import Testing
     }
 
     @Test func composeDeclaresEveryPropertyOnceInOrder() {
-        #expect(ComposeStage.descriptor.properties.map(\.name) == [
-            "engine", "rule", "overlay", "grid", "analysis-width", "analysis-fps", "warmup", "min-face", "text-scale",
-            "verify", "profiles", "rotations", "sync", "metadata-location",
-        ])
+        #expect(
+            ComposeStage.descriptor.properties.map(\.name) == [
+                "engine", "rule", "overlay", "grid", "analysis-width", "analysis-fps", "warmup", "min-face", "text-scale",
+                "verify", "profiles", "rotations", "sync", "metadata-location",
+            ])
         #expect(ComposeStage.rule.spec.type == .choice(RuleRegistry.names))
         #expect(ComposeStage.rule.spec.defaultText == "auto")
         #expect(ComposeStage.analysisFPS.spec.defaultText == "10")

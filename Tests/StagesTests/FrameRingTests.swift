@@ -1,6 +1,7 @@
-import Testing
 import FrameAnalysis
 import GStreamerKit
+import Testing
+
 @testable import Stages
 
 @Suite struct FrameRingTests {
@@ -12,9 +13,11 @@ import GStreamerKit
         let buffer = Buffer(bytes: [UInt8](repeating: UInt8(i), count: info.size))
         buffer.pts = UInt64(i) * 100 * ms
         let frame = VideoFrame(buffer: buffer, info: info, caps: try Caps(info.capsString), segment: Segment(), index: i)
-        let composition = analysed ? FrameComposition(rule: "thirds", score: score ?? 0, composed: true, advice: "", analysisPts: buffer.pts) : nil
-        return FrameRing.Entry(frame: frame, time: UInt64(i) * 100 * ms, candidate: CaptureChoice.Candidate(score: score, sharpness: 1, motion: 0),
-                               composition: composition)
+        let composition =
+            analysed ? FrameComposition(rule: "thirds", score: score ?? 0, composed: true, advice: "", analysisPts: buffer.pts) : nil
+        return FrameRing.Entry(
+            frame: frame, time: UInt64(i) * 100 * ms, candidate: CaptureChoice.Candidate(score: score, sharpness: 1, motion: 0),
+            composition: composition)
     }
 
     static func add(_ e: FrameRing.Entry, to ring: inout FrameRing, keepMs: Int = 250, budget: Int = 1 << 20) {
@@ -74,7 +77,9 @@ import GStreamerKit
     @Test func aLateAnalysisIsAttachedToItsFrame() throws {
         var ring = FrameRing()
         for i in 0..<3 { Self.add(try Self.entry(i), to: &ring) }
-        ring.attach(FrameComposition(rule: "center", score: 0.7, composed: true, advice: "ok", analysisPts: 100 * Self.ms), toFrameAt: 100 * Self.ms)
+        ring.attach(
+            FrameComposition(rule: "center", score: 0.7, composed: true, advice: "ok", analysisPts: 100 * Self.ms), toFrameAt: 100 * Self.ms
+        )
         #expect(ring.entries[1].composition?.rule == "center")
         #expect(ring.entries[1].candidate.score == 0.7)
         let newest = ring.entries[2]

@@ -1,12 +1,12 @@
-import Testing
 import GStreamerKit
 import Overlay
-import Stages
 import StageTesting
+import Stages
+import Testing
 
 @Suite struct GridStageTests {
     static let (w, h) = (1280, 720)
-    static let thirds = [Int(Double(1280) / 3), Int(2 * Double(1280) / 3)]      // 426, 853
+    static let thirds = [Int(Double(1280) / 3), Int(2 * Double(1280) / 3)]  // 426, 853
 
     private func harness(_ format: String, _ assignments: [(String, String)] = []) throws -> StageHarness {
         try StageHarness(kind: "grid", properties: assignments, info: VideoInfo(format: format, width: Self.w, height: Self.h))

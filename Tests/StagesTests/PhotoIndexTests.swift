@@ -14,8 +14,10 @@ import Testing
     static func jpeg(_ path: String, width: Int = 96, height: Int = 64) throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/gst-launch-1.0")
-        p.arguments = ["-q", "videotestsrc", "num-buffers=1", "!", "video/x-raw,width=\(width),height=\(height)", "!", "jpegenc", "!",
-                       "taginject", "tags=description=found", "!", "jifmux", "!", "filesink", "location=\(path)"]
+        p.arguments = [
+            "-q", "videotestsrc", "num-buffers=1", "!", "video/x-raw,width=\(width),height=\(height)", "!", "jpegenc", "!",
+            "taginject", "tags=description=found", "!", "jifmux", "!", "filesink", "location=\(path)",
+        ]
         try p.run(); p.waitUntilExit()
         #expect(p.terminationStatus == 0)
     }
@@ -39,12 +41,14 @@ import Testing
     @Test func addWritesAtomicallyAndKeepsOrder() throws {
         let d = Self.dir()
         try Self.jpeg(d + "/IMG_00002.jpg"); try Self.jpeg(d + "/IMG_00001.jpg")
-        let idx = try PhotoIndex(directory: d)   // both found on disk
+        let idx = try PhotoIndex(directory: d)  // both found on disk
         #expect(idx.records.map(\.file) == ["IMG_00001.jpg", "IMG_00002.jpg"])
         #expect(idx.records.allSatisfy { $0.trigger == "found" && $0.width == 96 && $0.height == 64 && $0.exif["description"] == "found" })
         try Self.jpeg(d + "/IMG_00003.jpg", width: 120, height: 80)
-        try idx.add(PhotoRecord(id: 3, file: "IMG_00003.jpg", time: "2026-11-22T05:00:00.000Z", pts: 42, width: 120, height: 80,
-                                rule: "thirds", score: 0.8, trigger: "manual"))
+        try idx.add(
+            PhotoRecord(
+                id: 3, file: "IMG_00003.jpg", time: "2026-11-22T05:00:00.000Z", pts: 42, width: 120, height: 80,
+                rule: "thirds", score: 0.8, trigger: "manual"))
         let photos = try Self.readBack(d)
         #expect(photos.map { $0["file"] as? String } == ["IMG_00001.jpg", "IMG_00002.jpg", "IMG_00003.jpg"])
         #expect(photos[2]["score"] as? Double == 0.8 && photos[2]["pts"] as? Int == 42)
@@ -57,11 +61,11 @@ import Testing
         let d = Self.dir()
         try Self.jpeg(d + "/IMG_00001.jpg"); try Self.jpeg(d + "/IMG_00002.jpg")
         _ = try PhotoIndex(directory: d)
-        try FileManager.default.removeItem(atPath: d + "/IMG_00001.jpg")        // listed, now missing
-        try Self.jpeg(d + "/IMG_00007.jpg")                                       // complete, unlisted
+        try FileManager.default.removeItem(atPath: d + "/IMG_00001.jpg")  // listed, now missing
+        try Self.jpeg(d + "/IMG_00007.jpg")  // complete, unlisted
         let whole = try Data(contentsOf: URL(fileURLWithPath: d + "/IMG_00002.jpg"))
-        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: d + "/IMG_00009.jpg"))   // cut short
-        try whole.write(to: URL(fileURLWithPath: d + "/.partial/IMG_00010.jpg"))                   // an interrupted save
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: d + "/IMG_00009.jpg"))  // cut short
+        try whole.write(to: URL(fileURLWithPath: d + "/.partial/IMG_00010.jpg"))  // an interrupted save
         try whole.write(to: URL(fileURLWithPath: d + "/.partial/IMG_00010.jpg.X1Y2Z3"))
         let idx = try PhotoIndex(directory: d)
         #expect(idx.records.map(\.file) == ["IMG_00002.jpg", "IMG_00007.jpg"])
@@ -70,7 +74,7 @@ import Testing
         #expect(idx.warnings.contains("IMG_00009.jpg is not a complete JPEG: not listed"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: d + "/.partial") == ["thumbs"])
         #expect(try Self.readBack(d).map { $0["file"] as? String } == ["IMG_00002.jpg", "IMG_00007.jpg"])
-        #expect(idx.nextNumber == 10)   // after the broken IMG_00009 too: never overwrite a file
+        #expect(idx.nextNumber == 10)  // after the broken IMG_00009 too: never overwrite a file
     }
 
     @Test func anUnreadableIndexIsSetAsideAndRebuilt() throws {

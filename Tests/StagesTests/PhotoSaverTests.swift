@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import FrameAnalysis
 import GStreamerKit
 import Synchronization
+import Testing
+
 @testable import Stages
 
 @Suite struct PhotoSaverTests {
@@ -22,11 +23,15 @@ import Synchronization
 
     @Test func defaultBranchesWriteIntoThePartialArea() {
         let (s, _) = Self.saver("out/photos")
-        #expect(s.defaultBranch(for: "snapshot", firstNumber: 7, quality: 80, thumbnails: true, full: false)
-            == "queue max-size-buffers=8 ! jpegenc quality=80 ! jifmux ! multifilesink name=cap0_snapshot_files location=\"out/photos/.partial/IMG_%05d.jpg\" index=7 post-messages=true")
+        #expect(
+            s.defaultBranch(for: "snapshot", firstNumber: 7, quality: 80, thumbnails: true, full: false)
+                == "queue max-size-buffers=8 ! jpegenc quality=80 ! jifmux ! multifilesink name=cap0_snapshot_files location=\"out/photos/.partial/IMG_%05d.jpg\" index=7 post-messages=true"
+        )
         #expect(s.defaultBranch(for: "thumbnail", firstNumber: 1, quality: 80, thumbnails: false, full: false) == nil)
         #expect(s.defaultBranch(for: "full", firstNumber: 1, quality: 80, thumbnails: true, full: false) == nil)
-        #expect(s.defaultBranch(for: "full", firstNumber: 2, quality: 90, thumbnails: true, full: true)?.hasSuffix("location=\"out/photos/.partial/IMG_%05d_full.jpg\" index=2 post-messages=true") == true)
+        #expect(
+            s.defaultBranch(for: "full", firstNumber: 2, quality: 90, thumbnails: true, full: true)?.hasSuffix(
+                "location=\"out/photos/.partial/IMG_%05d_full.jpg\" index=2 post-messages=true") == true)
         #expect(s.createsDirectories == ["out/photos", "out/photos/thumbs", "out/photos/.partial", "out/photos/.partial/thumbs"])
     }
 
@@ -35,8 +40,11 @@ import Synchronization
         s.outputsPlanned(["snapshot": .defaultBranch("..."), "thumbnail": .linked])
         let tracked = s.register(number: 3, pts: 100, trigger: .manual, composition: nil, crop: nil, full: false, thumbnails: true)
         #expect(tracked)
-        s.busMessage(BusMessage(source: "cap0_snapshot_files",
-                                structure: MessageStructure("GstMultiFileSink", [("filename", .string("/nonexistent/IMG_00003.jpg")), ("timestamp", .uint64(100))])))
+        s.busMessage(
+            BusMessage(
+                source: "cap0_snapshot_files",
+                structure: MessageStructure(
+                    "GstMultiFileSink", [("filename", .string("/nonexistent/IMG_00003.jpg")), ("timestamp", .uint64(100))])))
         s.close()
         let got = reports.all
         #expect(got.count == 1)
@@ -54,10 +62,14 @@ import Synchronization
         s.outputFailed("snapshot", reason: "No space left on device")
         s.close()
         let events = reports.all.map(\.events)
-        #expect(events == [
-            [.saveFailed("snapshot branch: No space left on device", time: 0)],
-            [.saveFailed("snapshot branch: No space left on device", time: 5), .saveFailed("snapshot branch: No space left on device", time: 6)],
-        ])
+        #expect(
+            events == [
+                [.saveFailed("snapshot branch: No space left on device", time: 0)],
+                [
+                    .saveFailed("snapshot branch: No space left on device", time: 5),
+                    .saveFailed("snapshot branch: No space left on device", time: 6),
+                ],
+            ])
     }
 
     @Test func untrackedPhotosAreKeptOnlyForTheIndex() {

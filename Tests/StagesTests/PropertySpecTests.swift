@@ -1,11 +1,13 @@
-import Testing
 import Overlay
 import Stages
+import Testing
 
 @Suite struct PropertySpecTests {
     /// Parses `text`, expecting a usage error that names the stage, the property, the token and `expected`.
-    private func expectRejected(_ spec: PropertySpec, _ text: String, token: String? = nil, expected: String,
-                                sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectRejected(
+        _ spec: PropertySpec, _ text: String, token: String? = nil, expected: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         do {
             let v = try spec.parse(text, stage: "stage7")
             Issue.record("'\(text)' was accepted as \(v)", sourceLocation: sourceLocation)
@@ -139,10 +141,14 @@ import Stages
             _ = try PropertySpec("n", "b", .int(0...5), default: "0").parse(big, stage: "s")
             Issue.record("accepted")
         } catch {
-            #expect(error.message.hasPrefix("s: bad value '" + String(repeating: "y", count: 80) + "… (10000 characters)' for property 'n'"), "\(error.message)")
+            #expect(
+                error.message.hasPrefix("s: bad value '" + String(repeating: "y", count: 80) + "… (10000 characters)' for property 'n'"),
+                "\(error.message)")
         }
         #expect(Echo.value("short") == "short")
         #expect(Echo.description("videotestsrc pattern=\(big) ! fakesink") == "videotestsrc pattern=… ! fakesink")
-        #expect(Echo.message("could not set \"p\" to \"\(big)\"") == "could not set \"p\" to \"" + String(repeating: "y", count: 80) + "… (10000 characters)\"")
+        #expect(
+            Echo.message("could not set \"p\" to \"\(big)\"") == "could not set \"p\" to \"" + String(repeating: "y", count: 80)
+                + "… (10000 characters)\"")
     }
 }

@@ -1,6 +1,6 @@
-import Testing
 import Overlay
 import Stages
+import Testing
 
 @Suite struct PropertyValuesTests {
     @Test func defaultsAreFilledIn() throws {
@@ -24,9 +24,10 @@ import Stages
     }
 
     @Test func assignmentsOverrideDefaultsAndTheLastWins() throws {
-        let v = try PropertyValues(specs: SnapshotStage.descriptor.properties,
-                                   assignments: [("interval", "2.5"), ("at", "30,0"), ("manual", "no"), ("quality", "50"), ("quality", "75")],
-                                   stage: "snap")
+        let v = try PropertyValues(
+            specs: SnapshotStage.descriptor.properties,
+            assignments: [("interval", "2.5"), ("at", "30,0"), ("manual", "no"), ("quality", "50"), ("quality", "75")],
+            stage: "snap")
         #expect(v.double("interval") == 2.5)
         #expect(v.intList("at") == [0, 30])
         #expect(v.bool("manual") == false)
@@ -49,7 +50,8 @@ import Stages
         #expect(throws: StageError(.usage, "grid0: no property 'colour'; properties are: lines, color, width")) {
             _ = try PropertyValues(specs: GridStage.descriptor.properties, assignments: [("colour", "red")], stage: "grid0")
         }
-        #expect(throws: StageError(.usage, "snap: no property 'every'; properties are: interval, at, manual, max-shots, location, quality")) {
+        #expect(throws: StageError(.usage, "snap: no property 'every'; properties are: interval, at, manual, max-shots, location, quality"))
+        {
             _ = try PropertyValues(specs: SnapshotStage.descriptor.properties, assignments: [("every", "1")], stage: "snap")
         }
     }

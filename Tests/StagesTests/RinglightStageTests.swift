@@ -1,7 +1,8 @@
-import Testing
 import GStreamerKit
-@testable import Stages
 import StageTesting
+import Testing
+
+@testable import Stages
 
 @Suite struct RinglightStageTests {
     static func rgbaPixel(_ f: VideoFrame, _ x: Int, _ y: Int) throws -> [Int] {
@@ -23,8 +24,9 @@ import StageTesting
     }
 
     @Test func presetColourAndOpacityOnI420() throws {
-        let h = try StageHarness(kind: "ringlight", properties: [("preset", "golden-hour"), ("opacity", "50"), ("width", "120")],
-                                 info: VideoInfo(format: "I420", width: 640, height: 360))
+        let h = try StageHarness(
+            kind: "ringlight", properties: [("preset", "golden-hour"), ("opacity", "50"), ("width", "120")],
+            info: VideoInfo(format: "I420", width: 640, height: 360))
         let f = try h.push()
         let y = try f.planeBytes(plane: 0)
         // golden-hour #ffc56b at 50 % over black (Y 16): Y of the colour (BT.601 limited) is
@@ -38,7 +40,8 @@ import StageTesting
     }
 
     @Test func customColourWhilePlayingAndDisable() throws {
-        let h = try StageHarness(kind: "ringlight", properties: [("opacity", "100")], info: VideoInfo(format: "RGBA", width: 320, height: 180))
+        let h = try StageHarness(
+            kind: "ringlight", properties: [("opacity", "100")], info: VideoInfo(format: "RGBA", width: 320, height: 180))
         #expect(try Self.rgbaPixel(h.push(), 2, 90) == [255, 255, 255])
         try h.stages[0].stage.update("color", value: .color(.init(red: 1, green: 0, blue: 0, alpha: 1)))
         #expect(try Self.rgbaPixel(h.push(), 2, 90) == [255, 0, 0])

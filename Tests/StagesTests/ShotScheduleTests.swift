@@ -1,5 +1,6 @@
-import Testing
 import FrameAnalysis
+import Testing
+
 @testable import Stages
 
 @Suite struct ShotScheduleTests {

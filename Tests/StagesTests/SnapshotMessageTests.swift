@@ -1,6 +1,7 @@
-import Testing
 import FrameAnalysis
 import GStreamerKit
+import Testing
+
 @testable import Stages
 
 @Suite struct SnapshotMessageTests {
@@ -22,9 +23,12 @@ import GStreamerKit
             let parsed = try #require(MessageStructure(parsing: m.structure.text))
             #expect(try SnapshotMessage(structure: parsed) == m)
         }
-        let text = "viewfinder/snapshot, stage=(string)snap0, shot=(int)1, frame=(guint64)5, pts=(guint64)166666665, reason=(string)at, pushed=(boolean)true;"
+        let text =
+            "viewfinder/snapshot, stage=(string)snap0, shot=(int)1, frame=(guint64)5, pts=(guint64)166666665, reason=(string)at, pushed=(boolean)true;"
         let s = try #require(MessageStructure(parsing: text))
-        #expect(try SnapshotMessage(structure: s) == SnapshotMessage(stage: "snap0", shot: 1, frame: 5, pts: 166_666_665, reason: .at, pushed: true))
+        #expect(
+            try SnapshotMessage(structure: s)
+                == SnapshotMessage(stage: "snap0", shot: 1, frame: 5, pts: 166_666_665, reason: .at, pushed: true))
     }
 
     @Test func refusesMissingFieldsAndOtherKinds() {

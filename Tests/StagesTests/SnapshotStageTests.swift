@@ -1,16 +1,19 @@
-import Testing
 import GStreamerKit
-import Stages
 import StageTesting
+import Stages
+import Testing
 
 @Suite struct SnapshotStageTests {
     static let info = try! VideoInfo(format: "I420", width: 64, height: 48, fpsN: 30, fpsD: 1)
 
     /// A snapshot stage on its own `Triggers`, wrapped in a harness.
-    private func harness(_ assignments: [(String, String)] = [], triggers: Triggers = Triggers(),
-                         pushResult: Bool = true) throws -> (StageHarness, SnapshotStage) {
-        let stage = try SnapshotStage(name: "snap", properties: StageHarness.values(kind: "snapshot", name: "snap", properties: assignments),
-                                      triggers: triggers)
+    private func harness(
+        _ assignments: [(String, String)] = [], triggers: Triggers = Triggers(),
+        pushResult: Bool = true
+    ) throws -> (StageHarness, SnapshotStage) {
+        let stage = try SnapshotStage(
+            name: "snap", properties: StageHarness.values(kind: "snapshot", name: "snap", properties: assignments),
+            triggers: triggers)
         let h = try StageHarness(stage: stage, name: "snap", info: Self.info, triggers: triggers)
         if !pushResult { h.refusePushes(on: "snapshot") }
         return (h, stage)
@@ -149,7 +152,7 @@ import StageTesting
         let (h, _) = try harness([("at", "1")])
         let outs = try h.push(count: 2)
         let push = try #require(h.frames(on: "snapshot").first)
-        #expect(push.buffer.identity == outs[1].buffer.identity)   // the very buffer (the harness holds its own reference, as an appsrc does)
+        #expect(push.buffer.identity == outs[1].buffer.identity)  // the very buffer (the harness holds its own reference, as an appsrc does)
         #expect(push.buffer.bytes() == StageHarness.blackBytes(Self.info))
         #expect(h.overlays(ofFrame: outs[1].index).isEmpty)
     }

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import GStreamerKit
-@testable import Stages
 import StageTesting
+import Testing
+
+@testable import Stages
 
 /// StageChain, the per-frame loop the host's worker drives, tested without any pipeline.
 @Suite struct StageChainTests {
@@ -40,10 +41,12 @@ import StageTesting
 
     @Test func overlaysAreBlendedAfterTheLastStageSoLaterStagesSeeCleanPixels() throws {
         let info = try VideoInfo(format: "I420", width: 320, height: 240, fpsN: 30, fpsD: 1)
-        let grid = try StageRegistry.make(kind: "grid", name: "grid0", assignments: [("lines", "thirds"), ("color", "#ffffffff"), ("width", "6")])
+        let grid = try StageRegistry.make(
+            kind: "grid", name: "grid0", assignments: [("lines", "thirds"), ("color", "#ffffffff"), ("width", "6")])
         let probe = ProbeStage(probeX: 320 / 3)
-        let chain = StageChain(stages: [("grid0", grid), ("probe0", probe)],
-                               contexts: [Context(stageName: "grid0"), Context(stageName: "probe0")])
+        let chain = StageChain(
+            stages: [("grid0", grid), ("probe0", probe)],
+            contexts: [Context(stageName: "grid0"), Context(stageName: "probe0")])
         let (frame, ms) = try chain.process(Self.black(info), caps: try Caps(info.capsString), segment: Segment())
         // The probe after grid saw black at the line's column; the frame passed on has the line.
         #expect(probe.seen.map(\.luma) == [16])

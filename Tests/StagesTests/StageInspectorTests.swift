@@ -1,5 +1,5 @@
-import Testing
 import Stages
+import Testing
 
 @Suite struct StageInspectorTests {
     @Test(arguments: StageRegistry.all.map { $0.descriptor.kind })

@@ -1,6 +1,6 @@
-import Testing
 import Overlay
 import Stages
+import Testing
 
 @Suite struct StageRegistryTests {
     @Test func allKindsAreListedOnce() {
@@ -36,7 +36,10 @@ import Stages
     }
 
     @Test func unknownKindListsTheKinds() {
-        #expect(throws: StageError(.usage, "unknown stage 'blur'; stages are: grid, compose, capture, snapshot, ringlight, chromakey, passthrough")) {
+        #expect(
+            throws: StageError(
+                .usage, "unknown stage 'blur'; stages are: grid, compose, capture, snapshot, ringlight, chromakey, passthrough")
+        ) {
             _ = try StageRegistry.make(kind: "blur", name: "blur0", assignments: [])
         }
     }
@@ -45,7 +48,10 @@ import Stages
         #expect(throws: StageError(.usage, "cam: no property 'rate'; properties are: interval, at, manual, max-shots, location, quality")) {
             _ = try StageRegistry.make(kind: "snapshot", name: "cam", assignments: [("rate", "1")])
         }
-        #expect(throws: StageError(.usage, "g: bad value 'fifths' for property 'lines': expected flags " + GridStage.descriptor.properties[0].type.rangeText)) {
+        #expect(
+            throws: StageError(
+                .usage, "g: bad value 'fifths' for property 'lines': expected flags " + GridStage.descriptor.properties[0].type.rangeText)
+        ) {
             _ = try StageRegistry.make(kind: "grid", name: "g", assignments: [("lines", "thirds+fifths")])
         }
     }

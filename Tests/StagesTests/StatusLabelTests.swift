@@ -1,5 +1,5 @@
-import Testing
 import Overlay
+import Testing
 
 @Suite struct StatusLabelTests {
     @Test func marginGrowsWithTheFrameFromFourPixels() {

@@ -40,7 +40,10 @@ import Testing
         let bad = d.appendingPathComponent("bad.mp4")
         try Data("this is not a video".utf8).write(to: bad)
         let out = d.appendingPathComponent("out.mp4").path
-        let r2 = try Tools.vf("launch", "filesrc location=\(bad.path) ! decodebin ! videoconvert ! grid ! videoconvert ! x264enc ! mp4mux ! filesink location=\(out)", timeout: 30)
+        let r2 = try Tools.vf(
+            "launch",
+            "filesrc location=\(bad.path) ! decodebin ! videoconvert ! grid ! videoconvert ! x264enc ! mp4mux ! filesink location=\(out)",
+            timeout: 30)
         #expect(r2.code == 1)
         #expect(r2.err.contains("ERROR from element"))
         #expect(!FileManager.default.fileExists(atPath: out))

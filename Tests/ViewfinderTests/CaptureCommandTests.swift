@@ -31,7 +31,10 @@ import Testing
     @Test func movingBallAutoCapturesWithExifThumbnailsAndAnExactIndex() throws {
         let d = Tools.tempDir().appendingPathComponent("photos")
         // compose sync=true analyses every due frame on the video thread, so the run is the same every time.
-        let r = try Tools.vf("launch", "-m", "videotestsrc pattern=ball num-buffers=300 ! video/x-raw,width=320,height=240,framerate=30/1 ! compose sync=true analysis-width=160 ! capture delay=0.2 directory=\(d.path) ! fakesink", timeout: 180)
+        let r = try Tools.vf(
+            "launch", "-m",
+            "videotestsrc pattern=ball num-buffers=300 ! video/x-raw,width=320,height=240,framerate=30/1 ! compose sync=true analysis-width=160 ! capture delay=0.2 directory=\(d.path) ! fakesink",
+            timeout: 180)
         #expect(r.code == 0, "\(r.err)")
         let files = Self.photos(d)
         #expect(files.count >= 1, "no auto capture in 10 s of stream")
@@ -74,7 +77,10 @@ import Testing
     /// agree), stderr says `saved FILE (auto, RULE SCORE)` once per photo, and the summary counts them.
     @Test func eachPhotoCarriesItsOwnAnalysisAndIsReportedOnStderr() throws {
         let d = Tools.tempDir().appendingPathComponent("photos")
-        let r = try Tools.vf("launch", "videotestsrc pattern=ball is-live=true num-buffers=300 ! video/x-raw,width=320,height=240,framerate=30/1 ! compose analysis-width=160 ! capture crop=3:4 delay=0.2 cooldown=0.5 directory=\(d.path) ! fakesink", timeout: 180)
+        let r = try Tools.vf(
+            "launch",
+            "videotestsrc pattern=ball is-live=true num-buffers=300 ! video/x-raw,width=320,height=240,framerate=30/1 ! compose analysis-width=160 ! capture crop=3:4 delay=0.2 cooldown=0.5 directory=\(d.path) ! fakesink",
+            timeout: 180)
         #expect(r.code == 0, "\(r.err)")
         let recs = try Self.records(d)
         #expect(recs.count >= 1, "no photo in 10 s of the ball: \(r.err)")
@@ -92,7 +98,9 @@ import Testing
                 let named = String(advice[..<colon])
                 #expect(named == rule || named == "edges" || named == "horizon", "rule \(rule) vs advice \(advice)")
             }
-            #expect((rec["exif"] as? [String: String])?["description"]?.hasSuffix(String(format: "%@, score %.2f, %@", rule, score, advice)) == true, "\(rec)")
+            #expect(
+                (rec["exif"] as? [String: String])?["description"]?.hasSuffix(String(format: "%@, score %.2f, %@", rule, score, advice))
+                    == true, "\(rec)")
             // The box, in the saved photo's pixels, holds the ball's bright pixels.
             let img = try Tools.luma(of: d.appendingPathComponent(name).path)
             let bright = img.pixels.indices.filter { img.pixels[$0] > 40 }
@@ -118,7 +126,10 @@ import Testing
         guard FileManager.default.fileExists(atPath: video) else { return }
         let t = Tools.tempDir()
         let d = t.appendingPathComponent("photos"), json = t.appendingPathComponent("compose.jsonl").path
-        let r = try Tools.vf("launch", "filesrc location=\(video) num-buffers=400 ! decodebin ! videoconvert ! compose metadata-location=\(json) ! capture crop=3:4 delay=0.3 cooldown=1 directory=\(d.path) ! fakesink", timeout: 300)
+        let r = try Tools.vf(
+            "launch",
+            "filesrc location=\(video) num-buffers=400 ! decodebin ! videoconvert ! compose metadata-location=\(json) ! capture crop=3:4 delay=0.3 cooldown=1 directory=\(d.path) ! fakesink",
+            timeout: 300)
         #expect(r.code == 0, "\(r.err)")
         let lines = try String(contentsOfFile: json, encoding: .utf8).split(separator: "\n").compactMap {
             try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
@@ -136,9 +147,13 @@ import Testing
             let w = try #require(rec["cropWindow"] as? [String: Double])
             let s = try #require(rec["subject"] as? [String: Double])
             // Clipped to the crop and moved to its origin (JSON rounds to 0.01 px).
-            let x0 = max((m["x"] ?? .nan), (w["x"] ?? .nan)), x1 = min((m["x"] ?? .nan) + (m["width"] ?? .nan), (w["x"] ?? .nan) + (w["width"] ?? .nan))
-            let y0 = max((m["y"] ?? .nan), (w["y"] ?? .nan)), y1 = min((m["y"] ?? .nan) + (m["height"] ?? .nan), (w["y"] ?? .nan) + (w["height"] ?? .nan))
-            #expect(abs((s["x"] ?? .nan) - (x0 - (w["x"] ?? .nan))) < 0.05 && abs((s["y"] ?? .nan) - (y0 - (w["y"] ?? .nan))) < 0.05, "\(s) vs \(m) in \(w)")
+            let x0 = max((m["x"] ?? .nan), (w["x"] ?? .nan)),
+                x1 = min((m["x"] ?? .nan) + (m["width"] ?? .nan), (w["x"] ?? .nan) + (w["width"] ?? .nan))
+            let y0 = max((m["y"] ?? .nan), (w["y"] ?? .nan)),
+                y1 = min((m["y"] ?? .nan) + (m["height"] ?? .nan), (w["y"] ?? .nan) + (w["height"] ?? .nan))
+            #expect(
+                abs((s["x"] ?? .nan) - (x0 - (w["x"] ?? .nan))) < 0.05 && abs((s["y"] ?? .nan) - (y0 - (w["y"] ?? .nan))) < 0.05,
+                "\(s) vs \(m) in \(w)")
             #expect(abs((s["width"] ?? .nan) - (x1 - x0)) < 0.05 && abs((s["height"] ?? .nan) - (y1 - y0)) < 0.05, "\(s) vs \(m) in \(w)")
         }
     }
@@ -147,8 +162,12 @@ import Testing
         let d = Tools.tempDir().appendingPathComponent("photos")
         var listed = 0
         for round in 0..<20 {
-            let (p, o, e) = try Tools.start(Tools.viewfinder, ["launch",
-                "videotestsrc is-live=true pattern=smpte ! video/x-raw,width=640,height=480,framerate=30/1 ! capture interval=0.1 crop=3:4 keep-full=true ring-ms=200 directory=\(d.path) ! fakesink"])
+            let (p, o, e) = try Tools.start(
+                Tools.viewfinder,
+                [
+                    "launch",
+                    "videotestsrc is-live=true pattern=smpte ! video/x-raw,width=640,height=480,framerate=30/1 ! capture interval=0.1 crop=3:4 keep-full=true ring-ms=200 directory=\(d.path) ! fakesink",
+                ])
             usleep(UInt32(700_000 + (round * 97_000) % 900_000))
             kill(p.processIdentifier, SIGKILL)
             _ = Tools.finish(p, o, e, timeout: 10)
@@ -178,14 +197,20 @@ import Testing
         let photos = d.appendingPathComponent("photos"), rec = d.appendingPathComponent("rec.mp4")
         // ulimit -f: writes past 24 KiB fail with EFBIG, as on a full disk. Photos of the bars (~39 KB) are larger,
         // the 64x48 recording and the thumbnails are smaller.
-        let cmd = "ulimit -f 24; exec \(Tools.viewfinder) launch 'videotestsrc pattern=smpte num-buffers=90 ! video/x-raw,width=640,height=480,framerate=30/1 ! capture interval=1 directory=\(photos.path) ! videoscale ! video/x-raw,width=64,height=48 ! videoconvert ! x264enc bitrate=32 ! mp4mux ! filesink location=\(rec.path)'"
+        let cmd =
+            "ulimit -f 24; exec \(Tools.viewfinder) launch 'videotestsrc pattern=smpte num-buffers=90 ! video/x-raw,width=640,height=480,framerate=30/1 ! capture interval=1 directory=\(photos.path) ! videoscale ! video/x-raw,width=64,height=48 ! videoconvert ! x264enc bitrate=32 ! mp4mux ! filesink location=\(rec.path)'"
         let r = try Tools.run("/bin/bash", ["-c", cmd], timeout: 120)
         #expect(r.code == 0, "\(r.err)")
-        #expect(r.err.contains("ERROR from element capture0_snapshot_files in the 'capture0.snapshot' branch (stopped; the stream goes on; retrying in 5 s)"), "\(r.err)")
+        #expect(
+            r.err.contains(
+                "ERROR from element capture0_snapshot_files in the 'capture0.snapshot' branch (stopped; the stream goes on; retrying in 5 s)"
+            ), "\(r.err)")
         #expect(try Tools.ffprobeFrames(rec.path) == 90)
         #expect(Self.photos(photos).isEmpty)
         #expect(!FileManager.default.fileExists(atPath: photos.appendingPathComponent("records.json").path))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: photos.appendingPathComponent(".partial").path).filter { $0 != "thumbs" }.isEmpty)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: photos.appendingPathComponent(".partial").path).filter { $0 != "thumbs" }
+                .isEmpty)
     }
 
     @Test func selfTimerPhotoIsThreeSecondsAfterTheTriggerWithTheCountdownOnlyOnThePreview() throws {
@@ -193,7 +218,10 @@ import Testing
         let photos = d.appendingPathComponent("photos"), preview = d.appendingPathComponent("preview")
         try FileManager.default.createDirectory(at: preview, withIntermediateDirectories: true)
         // Black frames; the trigger is frame 30 (1 s); every preview frame is kept as a JPEG.
-        let r = try Tools.vf("launch", "videotestsrc pattern=black num-buffers=150 ! video/x-raw,width=320,height=240,framerate=30/1 ! capture auto=false at=30 timer=3 directory=\(photos.path) ! videoconvert ! jpegenc ! multifilesink location=\(preview.path)/%03d.jpg")
+        let r = try Tools.vf(
+            "launch",
+            "videotestsrc pattern=black num-buffers=150 ! video/x-raw,width=320,height=240,framerate=30/1 ! capture auto=false at=30 timer=3 directory=\(photos.path) ! videoconvert ! jpegenc ! multifilesink location=\(preview.path)/%03d.jpg"
+        )
         #expect(r.code == 0, "\(r.err)")
         let recs = try Self.records(photos)
         #expect(recs.count == 1)
@@ -203,11 +231,15 @@ import Testing
         func centreMax(_ file: String) throws -> Int {
             let img = try Tools.luma(of: file)
             var m = 0
-            for y in (img.height / 3)..<(2 * img.height / 3) { for x in (img.width / 3)..<(2 * img.width / 3) { m = max(m, Int(img.pixels[y * img.width + x])) } }
+            for y in (img.height / 3)..<(2 * img.height / 3) {
+                for x in (img.width / 3)..<(2 * img.width / 3) { m = max(m, Int(img.pixels[y * img.width + x])) }
+            }
             return m
         }
         #expect(try centreMax(preview.appendingPathComponent("010.jpg").path) < 40)
-        for f in ["040.jpg", "070.jpg", "110.jpg"] { #expect(try centreMax(preview.appendingPathComponent(f).path) > 200, "no countdown in \(f)") }
+        for f in ["040.jpg", "070.jpg", "110.jpg"] {
+            #expect(try centreMax(preview.appendingPathComponent(f).path) > 200, "no countdown in \(f)")
+        }
         #expect(try centreMax(preview.appendingPathComponent("130.jpg").path) < 40)
         // The photo: black all over, no digit, no state label.
         let photo = try Tools.luma(of: photos.appendingPathComponent("IMG_00001.jpg").path)
@@ -216,7 +248,12 @@ import Testing
 
     @Test func aFailedPhotoBranchIsStartedAgainAndNumberingGoesOn() throws {
         let d = Tools.tempDir().appendingPathComponent("photos")
-        let (p, o, e) = try Tools.start(Tools.viewfinder, ["launch", "videotestsrc is-live=true pattern=ball ! video/x-raw,width=320,height=240,framerate=30/1 ! capture interval=0.5 directory=\(d.path) ! fakesink"])
+        let (p, o, e) = try Tools.start(
+            Tools.viewfinder,
+            [
+                "launch",
+                "videotestsrc is-live=true pattern=ball ! video/x-raw,width=320,height=240,framerate=30/1 ! capture interval=0.5 directory=\(d.path) ! fakesink",
+            ])
         func listed() -> Int { (try? Self.records(d).count) ?? 0 }
         var deadline = Date().addingTimeInterval(20)
         while listed() < 1 && Date() < deadline { usleep(100_000) }
@@ -244,12 +281,18 @@ import Testing
     @Test func peopleWalkingPastAFixedCameraDoNotUnsettleIt() throws {
         let video = Tools.root.appendingPathComponent(".testdata/vtest.avi").path
         let d = Tools.tempDir()
-        let r = try Tools.vf("launch", "-m", "filesrc location=\(video) ! decodebin ! identity eos-after=150 ! videoconvert ! capture auto=false overlay=false directory=\(d.path)/p ! fakesink", timeout: 120)
+        let r = try Tools.vf(
+            "launch", "-m",
+            "filesrc location=\(video) ! decodebin ! identity eos-after=150 ! videoconvert ! capture auto=false overlay=false directory=\(d.path)/p ! fakesink",
+            timeout: 120)
         #expect(r.code == 0, "\(r.err)")
         let states = r.out.split(separator: "\n").filter { $0.contains("event=state") }
             .compactMap { line in line.range(of: " state=").map { line[$0.upperBound...].prefix { $0.isLetter } } }
         #expect(states == ["waitingForStability", "detectingRegion"], "\(states)")
-        #expect(r.out.contains("capture0: viewfinder/capture event=state state=detectingRegion reason=\"steady; looking for a subject\" readiness=ready shots=0 pending=0 pts=1000000000"), "\(r.out.prefix(600))")
+        #expect(
+            r.out.contains(
+                "capture0: viewfinder/capture event=state state=detectingRegion reason=\"steady; looking for a subject\" readiness=ready shots=0 pending=0 pts=1000000000"
+            ), "\(r.out.prefix(600))")
     }
 
     @Test func anUnusableDirectoryIsAUsageError() throws {

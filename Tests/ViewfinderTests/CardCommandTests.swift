@@ -6,7 +6,10 @@ import Testing
     /// One photo of a pure blue frame, captured at frame 3 (with its record).
     static func photoDirectory() throws -> URL {
         let d = Tools.tempDir().appendingPathComponent("photos")
-        let r = try Tools.vf("launch", "videotestsrc pattern=blue num-buffers=6 ! video/x-raw,width=320,height=240 ! capture at=3 auto=false directory=\(d.path) ! fakesink")
+        let r = try Tools.vf(
+            "launch",
+            "videotestsrc pattern=blue num-buffers=6 ! video/x-raw,width=320,height=240 ! capture at=3 auto=false directory=\(d.path) ! fakesink"
+        )
         #expect(r.code == 0, "\(r.err)")
         return d
     }
@@ -27,12 +30,13 @@ import Testing
         #expect((25...45).contains(at(1000, 760)), "photo pixel \(at(1000, 760))")
         #expect(at(100, 800) < 25)
         let textRows = (830..<1400).filter { y in (60..<1020).contains { at($0, y) > 200 } }
-        #expect(textRows.count > 20, "little text drawn: \(textRows.count) rows")   // the title (no score without compose)
+        #expect(textRows.count > 20, "little text drawn: \(textRows.count) rows")  // the title (no score without compose)
         // By file, JPEG, next to the photo.
         let byFile = try Tools.vf("card", d.appendingPathComponent("IMG_00001.jpg").path)
         #expect(byFile.code == 0, "\(byFile.err)")
         let jpg = d.appendingPathComponent("IMG_00001_card.jpg").path
-        let probe = try Tools.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", jpg])
+        let probe = try Tools.run(
+            "/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", jpg])
         #expect(probe.out.trimmingCharacters(in: .whitespacesAndNewlines) == "mjpeg,1080,1440")
     }
 

@@ -6,7 +6,9 @@ import Testing
     @Test func stagesListsEveryStage() throws {
         let r = try Tools.vf("stages")
         #expect(r.code == 0)
-        for kind in ["grid", "compose", "capture", "snapshot", "ringlight", "chromakey", "passthrough"] { #expect(r.out.contains("\n\(kind) ") || r.out.hasPrefix("\(kind) ")) }
+        for kind in ["grid", "compose", "capture", "snapshot", "ringlight", "chromakey", "passthrough"] {
+            #expect(r.out.contains("\n\(kind) ") || r.out.hasPrefix("\(kind) "))
+        }
     }
 
     @Test func inspectShowsPropertiesLikeGstInspect() throws {
@@ -42,7 +44,10 @@ import Testing
     }
 
     @Test func shippedPipelinesExpand() throws {
-        for name in ["demo", "demo-file", "record-mp4", "file-overlay", "snapshot", "compose", "selfie", "greenscreen", "greenscreen-photo", "capture", "photobooth"] {
+        for name in [
+            "demo", "demo-file", "record-mp4", "file-overlay", "snapshot", "compose", "selfie", "greenscreen", "greenscreen-photo",
+            "capture", "photobooth",
+        ] {
             let path = Tools.root.appendingPathComponent("pipelines/\(name).pipeline").path
             let text = try String(contentsOfFile: path, encoding: .utf8)
             #expect(text.hasPrefix("# \(name):"), "\(name) opens with what it does")
@@ -51,21 +56,26 @@ import Testing
         // The capture pipelines expand: default photo and thumbnail branches after the stage.
         for name in ["capture", "photobooth"] {
             let d = Tools.tempDir()
-            let r = try Tools.run(Tools.viewfinder, ["run", Tools.root.appendingPathComponent("pipelines/\(name).pipeline").path, "--dry-run"], cwd: d)
+            let r = try Tools.run(
+                Tools.viewfinder, ["run", Tools.root.appendingPathComponent("pipelines/\(name).pipeline").path, "--dry-run"], cwd: d)
             #expect(r.code == 0, "\(r.err)")
             #expect(r.out.contains("jpegenc") && r.out.contains("jifmux") && r.out.contains("videoscale"), "\(r.out)")
         }
         // demo-file really runs (headless) and writes a playable MP4.
         let d = Tools.tempDir()
         try FileManager.default.createDirectory(at: d.appendingPathComponent("out"), withIntermediateDirectories: true)
-        let r = try Tools.run(Tools.viewfinder, ["run", Tools.root.appendingPathComponent("pipelines/demo-file.pipeline").path, "--set", "videotestsrc.num-buffers=30"], cwd: d)
+        let r = try Tools.run(
+            Tools.viewfinder,
+            ["run", Tools.root.appendingPathComponent("pipelines/demo-file.pipeline").path, "--set", "videotestsrc.num-buffers=30"], cwd: d)
         #expect(r.code == 0, "\(r.err)")
         #expect(try Tools.ffprobeFrames(d.appendingPathComponent("out/demo.mp4").path) == 30)
     }
 
-    @Test(arguments: [(["bench", "bridge", "--frames", "0"], "bad value '0' for --frames"),
-                      (["bench", "capture", "--rounds", "0"], "bad value '0' for --rounds"),
-                      (["bench", "faces", "--video", "/etc"], "'/etc' is a directory")])
+    @Test(arguments: [
+        (["bench", "bridge", "--frames", "0"], "bad value '0' for --frames"),
+        (["bench", "capture", "--rounds", "0"], "bad value '0' for --rounds"),
+        (["bench", "faces", "--video", "/etc"], "'/etc' is a directory"),
+    ])
     func benchRefusesBadArguments(args: [String], message: String) throws {
         let r = try Tools.run(Tools.viewfinder, args, timeout: 60)
         #expect(r.code == 2)

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import Host
 
 /// Generated descriptions (DescriptionGenerator in .run mode: bounded test sources, fakesinks, files in

@@ -6,7 +6,12 @@ import Testing
     @Test func sigintOnLiveRecordingLeavesPlayableMP4() throws {
         let d = Tools.tempDir()
         let out = d.appendingPathComponent("rec.mp4").path
-        let (p, o, e) = try Tools.start(Tools.viewfinder, ["launch", "videotestsrc is-live=true ! video/x-raw,width=320,height=240,framerate=30/1 ! grid ! videoconvert ! x264enc tune=zerolatency ! mp4mux ! filesink location=\(out)"])
+        let (p, o, e) = try Tools.start(
+            Tools.viewfinder,
+            [
+                "launch",
+                "videotestsrc is-live=true ! video/x-raw,width=320,height=240,framerate=30/1 ! grid ! videoconvert ! x264enc tune=zerolatency ! mp4mux ! filesink location=\(out)",
+            ])
         sleep(3)
         kill(p.processIdentifier, SIGINT)
         let r = Tools.finish(p, o, e, timeout: 30)
@@ -24,7 +29,12 @@ import Testing
         for round in 0..<5 {
             let d = Tools.tempDir()
             let port = 20_000 + Int.random(in: 0..<20_000)
-            let (p, o, e) = try Tools.start(Tools.viewfinder, ["launch", "videotestsrc is-live=true ! video/x-raw,format=I420,width=320,height=240,framerate=30/1 ! grid ! videoconvert ! x264enc tune=zerolatency ! h264parse ! tee name=t ! queue ! mp4mux ! filesink location=\(d.path)/rec.mp4 t. ! queue ! h264parse ! mpegtsmux ! srtsink uri=srt://127.0.0.1:\(port)?mode=listener"])
+            let (p, o, e) = try Tools.start(
+                Tools.viewfinder,
+                [
+                    "launch",
+                    "videotestsrc is-live=true ! video/x-raw,format=I420,width=320,height=240,framerate=30/1 ! grid ! videoconvert ! x264enc tune=zerolatency ! h264parse ! tee name=t ! queue ! mp4mux ! filesink location=\(d.path)/rec.mp4 t. ! queue ! h264parse ! mpegtsmux ! srtsink uri=srt://127.0.0.1:\(port)?mode=listener",
+                ])
             usleep(2_000_000)
             kill(p.processIdentifier, SIGINT)
             usleep(1_500_000)
@@ -46,7 +56,8 @@ import Testing
     /// once it runs, SIGINT drains it (exit 0).
     @Test func interruptsAreNotLostWhenStartedWithSigintIgnored() throws {
         let d = Tools.tempDir()
-        let live = "videotestsrc is-live=true ! video/x-raw,width=320,height=240,framerate=30/1 ! compose ! grid ! videoconvert ! x264enc tune=zerolatency ! mp4mux ! filesink location=\(d.path)/rec.mp4"
+        let live =
+            "videotestsrc is-live=true ! video/x-raw,width=320,height=240,framerate=30/1 ! compose ! grid ! videoconvert ! x264enc tune=zerolatency ! mp4mux ! filesink location=\(d.path)/rec.mp4"
         // Early: while the session is still being built.
         let (early, o1, e1) = try Tools.start("/bin/sh", ["-c", "trap '' INT; exec \"$0\" launch \"$1\"", Tools.viewfinder, live])
         // As soon as the process catches SIGINT (its handler is installed before the session is built).
@@ -70,15 +81,17 @@ import Testing
     /// Whether process `pid` has a handler for `signal` (SigCgt in /proc/PID/status).
     static func catches(_ signal: Int32, pid: Int32) -> Bool {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
-              let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16) else { return false }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+            let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+        else { return false }
         return mask & (1 << UInt64(signal - 1)) != 0
     }
 
     @Test func keySOnATerminalFiresSnapshot() throws {
         let d = Tools.tempDir()
         // script(1) gives the program a real terminal; the 's' typed after 1.5 s reaches it.
-        let cmd = "\(Tools.viewfinder) launch 'videotestsrc is-live=true num-buffers=90 ! video/x-raw,width=320,height=240,framerate=30/1 ! snapshot location=\(d.path)/key-%02d.jpg ! fakesink'"
+        let cmd =
+            "\(Tools.viewfinder) launch 'videotestsrc is-live=true num-buffers=90 ! video/x-raw,width=320,height=240,framerate=30/1 ! snapshot location=\(d.path)/key-%02d.jpg ! fakesink'"
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/sh")
         p.arguments = ["-c", "(sleep 1.5; printf s; sleep 3) | script -qec \"\(cmd)\" /dev/null"]
@@ -91,7 +104,12 @@ import Testing
 
     @Test func sigusr1FiresSnapshot() throws {
         let d = Tools.tempDir()
-        let (p, o, e) = try Tools.start(Tools.viewfinder, ["launch", "videotestsrc is-live=true num-buffers=75 ! video/x-raw,width=320,height=240,framerate=30/1 ! snapshot location=\(d.path)/manual-%02d.jpg ! fakesink"])
+        let (p, o, e) = try Tools.start(
+            Tools.viewfinder,
+            [
+                "launch",
+                "videotestsrc is-live=true num-buffers=75 ! video/x-raw,width=320,height=240,framerate=30/1 ! snapshot location=\(d.path)/manual-%02d.jpg ! fakesink",
+            ])
         sleep(1)
         kill(p.processIdentifier, SIGUSR1)
         let r = Tools.finish(p, o, e, timeout: 30)

@@ -29,7 +29,8 @@ enum Tools {
     }
 
     /// Starts a process with stdout/stderr captured to files.
-    static func start(_ exe: String, _ args: [String], cwd: URL? = nil, environment: [String: String]? = nil) throws -> (Process, URL, URL) {
+    static func start(_ exe: String, _ args: [String], cwd: URL? = nil, environment: [String: String]? = nil) throws -> (Process, URL, URL)
+    {
         let p = Process()
         if let environment { p.environment = environment }
         p.executableURL = URL(fileURLWithPath: exe)
@@ -69,7 +70,10 @@ enum Tools {
     }
 
     /// Runs a program to the end.
-    static func run(_ exe: String, _ args: [String], cwd: URL? = nil, environment: [String: String]? = nil, timeout: Double = 120, interruptGrace: Double? = nil) throws -> Result {
+    static func run(
+        _ exe: String, _ args: [String], cwd: URL? = nil, environment: [String: String]? = nil, timeout: Double = 120,
+        interruptGrace: Double? = nil
+    ) throws -> Result {
         let (p, o, e) = try start(exe, args, cwd: cwd, environment: environment)
         return finish(p, o, e, timeout: timeout, interruptGrace: interruptGrace)
     }
@@ -88,17 +92,26 @@ enum Tools {
 
     /// Frames ffprobe decodes in the first video stream.
     static func ffprobeFrames(_ file: String) throws -> Int {
-        let r = try run("/usr/bin/ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0",
-                                              "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", file])
+        let r = try run(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-count_frames", "-select_streams", "v:0",
+                "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", file,
+            ])
         return Int(r.out.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").first ?? "") ?? -1
     }
 
     /// Per-frame presentation times (s) and sizes of the first video stream, by ffprobe.
     static func ffprobeVideoFrames(_ file: String) throws -> [(pts: Double, width: Int, height: Int)] {
-        let r = try run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
-                                              "frame=pts_time,width,height", "-of", "json", file])
+        let r = try run(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-select_streams", "v:0", "-show_entries",
+                "frame=pts_time,width,height", "-of", "json", file,
+            ])
         guard let obj = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any],
-              let frames = obj["frames"] as? [[String: Any]] else { return [] }
+            let frames = obj["frames"] as? [[String: Any]]
+        else { return [] }
         return frames.map { f in
             (Double(f["pts_time"] as? String ?? "") ?? -1, f["width"] as? Int ?? 0, f["height"] as? Int ?? 0)
         }
@@ -112,13 +125,21 @@ enum Tools {
 
     /// Decodes an image or the first frame of a video with gst-launch-1.0 into 8-bit luma.
     static func luma(of file: String, decoder: String = "decodebin") throws -> (pixels: [UInt8], width: Int, height: Int) {
-        let info = try run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
-                                                "stream=width,height", "-of", "csv=p=0", file])
+        let info = try run(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-select_streams", "v:0", "-show_entries",
+                "stream=width,height", "-of", "csv=p=0", file,
+            ])
         let wh = info.out.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",").compactMap { Int($0) }
         let raw = FileManager.default.temporaryDirectory.appendingPathComponent("vf-luma-\(UUID().uuidString).gray").path
         defer { try? FileManager.default.removeItem(atPath: raw) }
-        let r = try run("/usr/bin/gst-launch-1.0", ["-q", "filesrc", "location=\(file)", "!", decoder, "!", "videoconvert", "!",
-                                                    "video/x-raw,format=GRAY8", "!", "filesink", "location=\(raw)"])
+        let r = try run(
+            "/usr/bin/gst-launch-1.0",
+            [
+                "-q", "filesrc", "location=\(file)", "!", decoder, "!", "videoconvert", "!",
+                "video/x-raw,format=GRAY8", "!", "filesink", "location=\(raw)",
+            ])
         guard r.code == 0, wh.count == 2, let data = FileManager.default.contents(atPath: raw) else { return ([], 0, 0) }
         return (Array(data.prefix(wh[0] * wh[1])), wh[0], wh[1])
     }

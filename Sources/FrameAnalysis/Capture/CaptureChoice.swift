@@ -9,7 +9,9 @@ public enum CaptureChoice {
         /// Camera motion into this frame, pixels of the small luma (max of |dx|, |dy|).
         public var motion: Double
         /// Creates a candidate.
-        public init(score: Double?, sharpness: Double, motion: Double) { self.score = score; self.sharpness = sharpness; self.motion = motion }
+        public init(score: Double?, sharpness: Double, motion: Double) {
+            self.score = score; self.sharpness = sharpness; self.motion = motion
+        }
     }
 
     /// Weights of the best-frame formula.
@@ -64,7 +66,9 @@ public enum CaptureChoice {
     /// The largest window of `aspect` inside `width` x `height`, placed so the subject's centre lands as
     /// near as possible to one of the rule's target points of the window, then kept inside the frame.
     /// Without a subject the window is centred. Returns integer pixels (x, y, w, h).
-    public static func crop(width: Int, height: Int, aspect: Aspect, subject: Box?, rule: String) -> (x: Int, y: Int, width: Int, height: Int) {
+    public static func crop(width: Int, height: Int, aspect: Aspect, subject: Box?, rule: String) -> (
+        x: Int, y: Int, width: Int, height: Int
+    ) {
         let W = Double(width), H = Double(height)
         let a = Double(aspect.w) / Double(aspect.h)
         var cw = W, ch = W / a

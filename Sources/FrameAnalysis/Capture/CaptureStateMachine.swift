@@ -216,17 +216,24 @@ public struct CaptureStateMachine: Sendable, Equatable {
         // Where the conditions allow us to be; forward one stage at a time, backward at once.
         let allowed: CapturePhase
         let why: String
-        if !o.stable { allowed = .waitingForStability; why = "hold the camera still" }
-        else if !o.subject { allowed = .detectingRegion; why = "steady; looking for a subject" }
-        else if !o.composed { allowed = .templateReady; why = "subject found; follow the guide" }
-        else { allowed = .readyToCapture; why = "well composed; hold it" }
-        let next: CapturePhase
-        if allowed.rank <= phase.rank { next = allowed }
-        else {
-            next = [CapturePhase.waitingForStability, .detectingRegion, .templateReady, .readyToCapture].first { $0.rank == phase.rank + 1 }!
+        if !o.stable {
+            allowed = .waitingForStability; why = "hold the camera still"
+        } else if !o.subject {
+            allowed = .detectingRegion; why = "steady; looking for a subject"
+        } else if !o.composed {
+            allowed = .templateReady; why = "subject found; follow the guide"
+        } else {
+            allowed = .readyToCapture; why = "well composed; hold it"
         }
-        if next != .readyToCapture { readySince = nil }
-        else if phase != .readyToCapture { readySince = o.time }
+        let next: CapturePhase
+        if allowed.rank <= phase.rank {
+            next = allowed
+        } else {
+            next = [CapturePhase.waitingForStability, .detectingRegion, .templateReady, .readyToCapture].first {
+                $0.rank == phase.rank + 1
+            }!
+        }
+        if next != .readyToCapture { readySince = nil } else if phase != .readyToCapture { readySince = o.time }
         let reasonText: String
         switch next {
         case allowed: reasonText = why

@@ -76,7 +76,8 @@ public struct StabilityEstimator: Sendable {
             unsteadyRun += 1; steadyRun = 0
             if unsteadyRun >= unstableAfter { stable = false }
         }
-        return Step(dx: dx, dy: dy, rotation: m.rotation * 180 / .pi, sharpness: sharp, magnitude: magnitude, steady: steady, stable: stable)
+        return Step(
+            dx: dx, dy: dy, rotation: m.rotation * 180 / .pi, sharpness: sharp, magnitude: magnitude, steady: steady, stable: stable)
     }
 
     /// Median of per-block best shifts from `a` to `b` (content moving right gives dx > 0).
@@ -103,9 +104,11 @@ public struct StabilityEstimator: Sendable {
                 // A flat block (no texture) matches any shift: it votes "no motion". So a small textured
                 // subject moving over a plain background (a ball on black) is not taken for the camera.
                 var mn = 255, mx = 0
-                for y in stride(from: y0, to: y0 + bh, by: 2) { for x in stride(from: x0, to: x0 + bw, by: 2) {
-                    let v = Int(a.pixels[y * w + x]); mn = min(mn, v); mx = max(mx, v)
-                } }
+                for y in stride(from: y0, to: y0 + bh, by: 2) {
+                    for x in stride(from: x0, to: x0 + bw, by: 2) {
+                        let v = Int(a.pixels[y * w + x]); mn = min(mn, v); mx = max(mx, v)
+                    }
+                }
                 guard mx - mn > 12 else { xs.append(0); ys.append(0); continue }
                 // Shifts nearest first, so (0, 0) sets a tight bound at once (most candidates then stop
                 // after a few rows) and a tie goes to the smaller shift: a static block reads (0, 0).
@@ -121,7 +124,8 @@ public struct StabilityEstimator: Sendable {
                     if sad < best { best = sad; bestShift = (sx, sy) }
                 }
                 xs.append(bestShift.0); ys.append(bestShift.1)
-                textured.append((Double(x0) + Double(bw) / 2 - Double(w) / 2, Double(y0) + Double(bh) / 2 - Double(h) / 2, bestShift.0, bestShift.1))
+                textured.append(
+                    (Double(x0) + Double(bw) / 2 - Double(w) / 2, Double(y0) + Double(bh) / 2 - Double(h) / 2, bestShift.0, bestShift.1))
             }
         }
         guard !xs.isEmpty else { return (0, 0, 0, 0) }
@@ -150,7 +154,8 @@ public struct StabilityEstimator: Sendable {
         for y in 1..<(h - 1) {
             for x in 1..<(w - 1) {
                 let i = y * w + x
-                let l = Double(4 * Int(g.pixels[i]) - Int(g.pixels[i - 1]) - Int(g.pixels[i + 1]) - Int(g.pixels[i - w]) - Int(g.pixels[i + w]))
+                let l = Double(
+                    4 * Int(g.pixels[i]) - Int(g.pixels[i - 1]) - Int(g.pixels[i + 1]) - Int(g.pixels[i - w]) - Int(g.pixels[i + w]))
                 sum += l; sum2 += l * l
             }
         }

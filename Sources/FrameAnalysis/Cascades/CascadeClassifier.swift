@@ -49,20 +49,30 @@ public final class CascadeClassifier: Sendable {
 
     /// Boxes of the objects in `gray`, as OpenCV's `detectMultiScale` with the same arguments
     /// (`minSize`/`maxSize` in pixels for both sides; 0 = no limit). Strongest first.
-    public func detect(_ gray: GrayImage, scaleFactor: Double = 1.1, minNeighbors: Int = 3,
-                       minSize: Int = 0, maxSize: Int = 0) -> [Box] {
+    public func detect(
+        _ gray: GrayImage, scaleFactor: Double = 1.1, minNeighbors: Int = 3,
+        minSize: Int = 0, maxSize: Int = 0
+    ) -> [Box] {
         detections(in: gray, scaleFactor: scaleFactor, minNeighbors: minNeighbors, minSize: minSize, maxSize: maxSize).map(\.box)
     }
 
     /// Boxes with their neighbour counts (OpenCV's `detectMultiScale2`). Strongest first.
-    public func detections(in gray: GrayImage, scaleFactor: Double = 1.1, minNeighbors: Int = 3,
-                           minSize: Int = 0, maxSize: Int = 0) -> [CascadeDetection] {
+    public func detections(
+        in gray: GrayImage, scaleFactor: Double = 1.1, minNeighbors: Int = 3,
+        minSize: Int = 0, maxSize: Int = 0
+    ) -> [CascadeDetection] {
         let hits = rawHits(gray, scaleFactor: scaleFactor, minSize: minSize, maxSize: maxSize)
-        let grouped = CascadeGrouping.clip(CascadeGrouping.group(hits, threshold: minNeighbors, eps: 0.2),
-                                           width: gray.width, height: gray.height)
-        return grouped
-            .map { CascadeDetection(box: Box(x: Double($0.rect.x), y: Double($0.rect.y), width: Double($0.rect.width),
-                                             height: Double($0.rect.height)), neighbors: $0.count) }
+        let grouped = CascadeGrouping.clip(
+            CascadeGrouping.group(hits, threshold: minNeighbors, eps: 0.2),
+            width: gray.width, height: gray.height)
+        return
+            grouped
+            .map {
+                CascadeDetection(
+                    box: Box(
+                        x: Double($0.rect.x), y: Double($0.rect.y), width: Double($0.rect.width),
+                        height: Double($0.rect.height)), neighbors: $0.count)
+            }
             .sorted { ($0.neighbors, -$0.box.y, -$0.box.x) > ($1.neighbors, -$1.box.y, -$1.box.x) }
     }
 
@@ -71,10 +81,10 @@ public final class CascadeClassifier: Sendable {
     /// One pyramid level as OpenCV's `FeatureEvaluator::ScaleData`.
     struct Level: Sendable {
         var factor: Float
-        var width: Int, height: Int     // shrunk image
+        var width: Int, height: Int  // shrunk image
         var step: Int
-        var columns: Int, rows: Int     // window positions
-        var windowWidth: Int, windowHeight: Int   // in input pixels
+        var columns: Int, rows: Int  // window positions
+        var windowWidth: Int, windowHeight: Int  // in input pixels
         var cost: Int { columns * rows / (step * step) + width * height / 8 }
     }
 
@@ -100,8 +110,10 @@ public final class CascadeClassifier: Sendable {
             if sw > maxW || sh > maxH { break }
             if sw < minSize || sh < minSize { continue }
             let w = Self.round(Float(width) / s), h = Self.round(Float(height) / s)
-            out.append(Level(factor: s, width: w, height: h, step: s >= 2 ? 1 : 2,
-                             columns: max(w + 1 - ww, 0), rows: max(h + 1 - wh, 0), windowWidth: sw, windowHeight: sh))
+            out.append(
+                Level(
+                    factor: s, width: w, height: h, step: s >= 2 ? 1 : 2,
+                    columns: max(w + 1 - ww, 0), rows: max(h + 1 - wh, 0), windowWidth: sw, windowHeight: sh))
         }
         return out
     }
@@ -132,28 +144,34 @@ public final class CascadeClassifier: Sendable {
             let sums = UnsafeMutablePointer<Int32>.allocate(capacity: tableSize * (tilted ? 2 : 1))
             let squares = haar ? UnsafeMutablePointer<Int32>.allocate(capacity: tableSize) : nil
             let resizeScratch = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * W)
-            let tiltScratch = tilted ? UnsafeMutablePointer<Int32>.allocate(capacity: Integral.tiltedScratchCount(width: W, height: H)) : nil
+            let tiltScratch =
+                tilted ? UnsafeMutablePointer<Int32>.allocate(capacity: Integral.tiltedScratchCount(width: W, height: H)) : nil
             defer {
                 image.deallocate(); sums.deallocate(); squares?.deallocate(); resizeScratch.deallocate(); tiltScratch?.deallocate()
             }
             gray.pixels.withUnsafeBufferPointer { src in
                 for li in mine.sorted() {
                     let L = levels[li]
-                    CascadeResize.resize(src.baseAddress!, width: W, height: H, into: image, width: L.width, height: L.height,
-                                         scratch: resizeScratch)
+                    CascadeResize.resize(
+                        src.baseAddress!, width: W, height: H, into: image, width: L.width, height: L.height,
+                        scratch: resizeScratch)
                     if let squares {
                         Integral.sums(image, width: L.width, height: L.height, stride: stride, sum: sums, squares: squares)
                     } else {
                         Integral.sums(image, width: L.width, height: L.height, stride: stride, sum: sums)
                     }
                     if let tiltScratch {
-                        Integral.tilted(image, width: L.width, height: L.height, stride: stride, tilted: sums + tableSize, scratch: tiltScratch)
+                        Integral.tilted(
+                            image, width: L.width, height: L.height, stride: stride, tilted: sums + tableSize, scratch: tiltScratch)
                     }
-                    let level = CascadeProgram.Level(sum: sums, squares: squares.map { UnsafePointer($0) },
-                                                     columns: L.columns, rows: L.rows, step: L.step)
+                    let level = CascadeProgram.Level(
+                        sum: sums, squares: squares.map { UnsafePointer($0) },
+                        columns: L.columns, rows: L.rows, step: L.step)
                     program.scan(level) { x, y in
-                        hits.append(CascadeGrouping.Rect(x: Self.round(Float(x) * L.factor), y: Self.round(Float(y) * L.factor),
-                                                         width: L.windowWidth, height: L.windowHeight))
+                        hits.append(
+                            CascadeGrouping.Rect(
+                                x: Self.round(Float(x) * L.factor), y: Self.round(Float(y) * L.factor),
+                                width: L.windowWidth, height: L.windowHeight))
                     }
                 }
             }

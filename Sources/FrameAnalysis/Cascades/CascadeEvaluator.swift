@@ -12,7 +12,9 @@ struct CascadeProgram: Sendable {
     /// A two-rectangle Haar stump with double leaves (fast path).
     struct Haar2: Sendable { var r0: Rect4, r1: Rect4; var w0: Float, w1: Float, threshold: Float; var left: Double, right: Double }
     /// A three-rectangle Haar stump with double leaves (fast path).
-    struct Haar3: Sendable { var r0: Rect4, r1: Rect4, r2: Rect4; var w0: Float, w1: Float, w2: Float, threshold: Float; var left: Double, right: Double }
+    struct Haar3: Sendable {
+        var r0: Rect4, r1: Rect4, r2: Rect4; var w0: Float, w1: Float, w2: Float, threshold: Float; var left: Double, right: Double
+    }
     /// A stage of the fast path: its two- and three-rectangle stumps, each group contiguous.
     struct SplitStage: Sendable { var threshold: Double; var first2: Int32, count2: Int32, first3: Int32, count3: Int32 }
     /// A stage as the scan walks it.
@@ -37,7 +39,7 @@ struct CascadeProgram: Sendable {
     var haar2: [Haar2] = []
     var haar3: [Haar3] = []
     var haarFeatures: [HaarFeature] = []
-    var lbpOffsets: [Int32] = []   // 16 per LBP feature
+    var lbpOffsets: [Int32] = []  // 16 per LBP feature
     var lbpStumps: [LBPStump] = []
     var nodes: [Node] = []
     /// Offsets of the variance-normalisation rectangle (1, 1, w-2, h-2) and its area.
@@ -53,13 +55,17 @@ struct CascadeProgram: Sendable {
         var st: [Stage] = []
         var node = 0, leaf = 0
         for s in model.stages {
-            st.append(Stage(threshold: s.threshold, count: Int32(s.treeCount), firstNode: Int32(node), firstLeaf: Int32(leaf), firstTree: Int32(s.firstTree)))
+            st.append(
+                Stage(
+                    threshold: s.threshold, count: Int32(s.treeCount), firstNode: Int32(node), firstLeaf: Int32(leaf),
+                    firstTree: Int32(s.firstTree)))
             for t in s.firstTree..<(s.firstTree + s.treeCount) { node += model.treeNodeCounts[t]; leaf += model.treeNodeCounts[t] + 1 }
         }
         stages = st
         func upright(_ x: Int, _ y: Int, _ w: Int, _ h: Int) -> Rect4 {
-            Rect4(a: Int32(x + stride * y), b: Int32(x + w + stride * y),
-                  c: Int32(x + stride * (y + h)), d: Int32(x + w + stride * (y + h)))
+            Rect4(
+                a: Int32(x + stride * y), b: Int32(x + w + stride * y),
+                c: Int32(x + stride * (y + h)), d: Int32(x + w + stride * (y + h)))
         }
         norm = upright(1, 1, model.windowWidth - 2, model.windowHeight - 2)
         normArea = Double((model.windowWidth - 2) * (model.windowHeight - 2))
@@ -72,10 +78,11 @@ struct CascadeProgram: Sendable {
                     let rect: Rect4
                     if f.tilted {
                         let t = tiltedOffset
-                        rect = Rect4(a: Int32(t + r.x + stride * r.y),
-                                     b: Int32(t + r.x - r.height + stride * (r.y + r.height)),
-                                     c: Int32(t + r.x + r.width + stride * (r.y + r.width)),
-                                     d: Int32(t + r.x + r.width - r.height + stride * (r.y + r.width + r.height)))
+                        rect = Rect4(
+                            a: Int32(t + r.x + stride * r.y),
+                            b: Int32(t + r.x - r.height + stride * (r.y + r.height)),
+                            c: Int32(t + r.x + r.width + stride * (r.y + r.width)),
+                            d: Int32(t + r.x + r.width - r.height + stride * (r.y + r.width + r.height)))
                     } else {
                         rect = upright(r.x, r.y, r.width, r.height)
                     }
@@ -92,21 +99,27 @@ struct CascadeProgram: Sendable {
                 haarStumps = model.nodes.map { n in
                     defer { leafIndex += 2 }
                     // A stump's leaves: left -> leaf 0 of the tree, right -> leaf 1 (as OpenCV's Stump).
-                    return HaarStump(f: haarFeatures[n.feature], threshold: n.threshold,
-                                     left: model.leaves[leafIndex], right: model.leaves[leafIndex + 1])
+                    return HaarStump(
+                        f: haarFeatures[n.feature], threshold: n.threshold,
+                        left: model.leaves[leafIndex], right: model.leaves[leafIndex + 1])
                 }
                 if model.stageSumsAreExact {
                     for st in stages {
-                        var split = SplitStage(threshold: Double(st.threshold), first2: Int32(haar2.count), count2: 0,
-                                               first3: Int32(haar3.count), count3: 0)
+                        var split = SplitStage(
+                            threshold: Double(st.threshold), first2: Int32(haar2.count), count2: 0,
+                            first3: Int32(haar3.count), count3: 0)
                         for s in haarStumps[Int(st.firstNode)..<Int(st.firstNode + st.count)] {
                             if s.f.w2 == 0 {
-                                haar2.append(Haar2(r0: s.f.r0, r1: s.f.r1, w0: s.f.w0, w1: s.f.w1, threshold: s.threshold,
-                                                   left: Double(s.left), right: Double(s.right)))
+                                haar2.append(
+                                    Haar2(
+                                        r0: s.f.r0, r1: s.f.r1, w0: s.f.w0, w1: s.f.w1, threshold: s.threshold,
+                                        left: Double(s.left), right: Double(s.right)))
                                 split.count2 += 1
                             } else {
-                                haar3.append(Haar3(r0: s.f.r0, r1: s.f.r1, r2: s.f.r2, w0: s.f.w0, w1: s.f.w1, w2: s.f.w2,
-                                                   threshold: s.threshold, left: Double(s.left), right: Double(s.right)))
+                                haar3.append(
+                                    Haar3(
+                                        r0: s.f.r0, r1: s.f.r1, r2: s.f.r2, w0: s.f.w0, w1: s.f.w1, w2: s.f.w2,
+                                        threshold: s.threshold, left: Double(s.left), right: Double(s.right)))
                                 split.count3 += 1
                             }
                         }
@@ -126,8 +139,9 @@ struct CascadeProgram: Sendable {
                 var leafIndex = 0
                 lbpStumps = model.nodes.enumerated().map { (k, n) in
                     defer { leafIndex += 2 }
-                    return LBPStump(feature: Int32(n.feature), subset: Int32(k * model.subsetSize),
-                                    left: model.leaves[leafIndex], right: model.leaves[leafIndex + 1])
+                    return LBPStump(
+                        feature: Int32(n.feature), subset: Int32(k * model.subsetSize),
+                        left: model.leaves[leafIndex], right: model.leaves[leafIndex + 1])
                 }
             }
         }
@@ -211,8 +225,9 @@ struct CascadeProgram: Sendable {
                         stages.withUnsafeBufferPointer { stages in
                             treeNodeCounts.withUnsafeBufferPointer { counts in
                                 Self.walk(level, stride: stride, hit: hit) { o in
-                                    Self.runHaarTrees(level.sum + o, level.squares! + o, norm, normArea, features.baseAddress!,
-                                                      nodes.baseAddress!, leaves.baseAddress!, counts.baseAddress!, stages)
+                                    Self.runHaarTrees(
+                                        level.sum + o, level.squares! + o, norm, normArea, features.baseAddress!,
+                                        nodes.baseAddress!, leaves.baseAddress!, counts.baseAddress!, stages)
                                 }
                             }
                         }
@@ -226,7 +241,8 @@ struct CascadeProgram: Sendable {
                         lbpStumps.withUnsafeBufferPointer { stumps in
                             stages.withUnsafeBufferPointer { stages in
                                 Self.walk(level, stride: stride, hit: hit) { o in
-                                    Self.runLBPStumps(level.sum + o, offsets.baseAddress!, subsets.baseAddress!, stumps.baseAddress!, stages)
+                                    Self.runLBPStumps(
+                                        level.sum + o, offsets.baseAddress!, subsets.baseAddress!, stumps.baseAddress!, stages)
                                 }
                             }
                         }
@@ -237,8 +253,9 @@ struct CascadeProgram: Sendable {
                                     treeNodeCounts.withUnsafeBufferPointer { counts in
                                         let subsetSize = model.subsetSize
                                         Self.walk(level, stride: stride, hit: hit) { o in
-                                            Self.runLBPTrees(level.sum + o, offsets.baseAddress!, subsets.baseAddress!, subsetSize,
-                                                             nodes.baseAddress!, leaves.baseAddress!, counts.baseAddress!, stages)
+                                            Self.runLBPTrees(
+                                                level.sum + o, offsets.baseAddress!, subsets.baseAddress!, subsetSize,
+                                                nodes.baseAddress!, leaves.baseAddress!, counts.baseAddress!, stages)
                                         }
                                     }
                                 }
@@ -296,8 +313,10 @@ struct CascadeProgram: Sendable {
     }
 
     @inline(__always)
-    static func runHaarStumps(_ p: UnsafePointer<Int32>, _ q: UnsafePointer<Int32>, _ n: Rect4, _ area: Double,
-                              _ stumps: UnsafePointer<HaarStump>, _ stages: UnsafeBufferPointer<Stage>) -> Int {
+    static func runHaarStumps(
+        _ p: UnsafePointer<Int32>, _ q: UnsafePointer<Int32>, _ n: Rect4, _ area: Double,
+        _ stumps: UnsafePointer<HaarStump>, _ stages: UnsafeBufferPointer<Stage>
+    ) -> Int {
         guard let nf = varianceFactor(p, q, n, area) else { return -1 }
         var k = stumps
         for si in 0..<stages.count {
@@ -316,8 +335,10 @@ struct CascadeProgram: Sendable {
     /// The fast path of `runHaarStumps`: same feature values and comparisons, leaves summed in two
     /// exact partial sums (valid because `CascadeModel.stageSumsAreExact`).
     @inline(__always)
-    static func runHaarSplit(_ p: UnsafePointer<Int32>, _ q: UnsafePointer<Int32>, _ n: Rect4, _ area: Double,
-                             _ h2: UnsafePointer<Haar2>, _ h3: UnsafePointer<Haar3>, _ stages: UnsafeBufferPointer<SplitStage>) -> Int {
+    static func runHaarSplit(
+        _ p: UnsafePointer<Int32>, _ q: UnsafePointer<Int32>, _ n: Rect4, _ area: Double,
+        _ h2: UnsafePointer<Haar2>, _ h3: UnsafePointer<Haar3>, _ stages: UnsafeBufferPointer<SplitStage>
+    ) -> Int {
         guard let nf = varianceFactor(p, q, n, area) else { return -1 }
         for si in 0..<stages.count {
             let stage = stages[si]
@@ -353,9 +374,11 @@ struct CascadeProgram: Sendable {
     }
 
     @inline(__always)
-    static func runHaarTrees(_ p: UnsafePointer<Int32>, _ q: UnsafePointer<Int32>, _ n: Rect4, _ area: Double,
-                             _ features: UnsafePointer<HaarFeature>, _ nodes: UnsafePointer<Node>, _ leaves: UnsafePointer<Float>,
-                             _ counts: UnsafePointer<Int32>, _ stages: UnsafeBufferPointer<Stage>) -> Int {
+    static func runHaarTrees(
+        _ p: UnsafePointer<Int32>, _ q: UnsafePointer<Int32>, _ n: Rect4, _ area: Double,
+        _ features: UnsafePointer<HaarFeature>, _ nodes: UnsafePointer<Node>, _ leaves: UnsafePointer<Float>,
+        _ counts: UnsafePointer<Int32>, _ stages: UnsafeBufferPointer<Stage>
+    ) -> Int {
         guard let nf = varianceFactor(p, q, n, area) else { return -1 }
         for si in 0..<stages.count {
             let stage = stages[si]
@@ -377,8 +400,10 @@ struct CascadeProgram: Sendable {
     }
 
     @inline(__always)
-    static func runLBPStumps(_ p: UnsafePointer<Int32>, _ offsets: UnsafePointer<Int32>, _ subsets: UnsafePointer<Int32>,
-                             _ stumps: UnsafePointer<LBPStump>, _ stages: UnsafeBufferPointer<Stage>) -> Int {
+    static func runLBPStumps(
+        _ p: UnsafePointer<Int32>, _ offsets: UnsafePointer<Int32>, _ subsets: UnsafePointer<Int32>,
+        _ stumps: UnsafePointer<LBPStump>, _ stages: UnsafeBufferPointer<Stage>
+    ) -> Int {
         var k = stumps
         for si in 0..<stages.count {
             let stage = stages[si]
@@ -396,9 +421,11 @@ struct CascadeProgram: Sendable {
     }
 
     @inline(__always)
-    static func runLBPTrees(_ p: UnsafePointer<Int32>, _ offsets: UnsafePointer<Int32>, _ subsets: UnsafePointer<Int32>, _ subsetSize: Int,
-                            _ nodes: UnsafePointer<Node>, _ leaves: UnsafePointer<Float>,
-                            _ counts: UnsafePointer<Int32>, _ stages: UnsafeBufferPointer<Stage>) -> Int {
+    static func runLBPTrees(
+        _ p: UnsafePointer<Int32>, _ offsets: UnsafePointer<Int32>, _ subsets: UnsafePointer<Int32>, _ subsetSize: Int,
+        _ nodes: UnsafePointer<Node>, _ leaves: UnsafePointer<Float>,
+        _ counts: UnsafePointer<Int32>, _ stages: UnsafeBufferPointer<Stage>
+    ) -> Int {
         for si in 0..<stages.count {
             let stage = stages[si]
             var nodeOfs = Int(stage.firstNode), leafOfs = Int(stage.firstLeaf)

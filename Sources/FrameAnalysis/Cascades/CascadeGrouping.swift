@@ -70,7 +70,8 @@ enum CascadeGrouping {
                 let dx = Int((Double(r2.width) * eps).rounded(.toNearestOrEven))
                 let dy = Int((Double(r2.height) * eps).rounded(.toNearestOrEven))
                 if r1.x >= r2.x - dx && r1.y >= r2.y - dy && r1.x + r1.width <= r2.x + r2.width + dx
-                    && r1.y + r1.height <= r2.y + r2.height + dy && (n2 > max(3, n1) || n1 < 3) {
+                    && r1.y + r1.height <= r2.y + r2.height + dy && (n2 > max(3, n1) || n1 < 3)
+                {
                     inside = true
                     break
                 }

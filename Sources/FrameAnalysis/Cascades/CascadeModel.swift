@@ -3,7 +3,10 @@
 /// separate arrays. Both XML layouts (new `<cascade>` and old `opencv-haar-classifier`) load into it.
 struct CascadeModel: Sendable {
     /// Which features the nodes test.
-    enum FeatureType: String, Sendable { case haar = "HAAR", lbp = "LBP" }
+    enum FeatureType: String, Sendable {
+        case haar = "HAAR"
+        case lbp = "LBP"
+    }
 
     /// One weighted rectangle of a Haar feature, in window pixels.
     struct HaarRect: Sendable, Equatable { var x, y, width, height: Int; var weight: Float }
@@ -86,7 +89,8 @@ struct CascadeModel: Sendable {
                     for child in [node.left, node.right] {
                         // Children point forward (terminates) or to a leaf 0...n.
                         guard (child > j && child < n) || (child <= 0 && -child <= n) else {
-                            throw fail("stage \(si), tree \(t): node \(j) child \(child) is neither a later node (<\(n)) nor a leaf (0...-\(n))")
+                            throw fail(
+                                "stage \(si), tree \(t): node \(j) child \(child) is neither a later node (<\(n)) nor a leaf (0...-\(n))")
                         }
                     }
                 }
@@ -99,29 +103,39 @@ struct CascadeModel: Sendable {
         }
         if featureType == .lbp {
             guard subsets.count == nodes.count * subsetSize, subsetSize * 32 >= 256 else {
-                throw fail("LBP: expected \(subsetSize) category words per node covering 256 codes, found \(subsets.count) words for \(nodes.count) nodes")
+                throw fail(
+                    "LBP: expected \(subsetSize) category words per node covering 256 codes, found \(subsets.count) words for \(nodes.count) nodes"
+                )
             }
             for (i, f) in lbpFeatures.enumerated() {
                 guard f.x >= 0, f.y >= 0, f.width > 0, f.height > 0,
-                      f.x + 3 * f.width <= windowWidth, f.y + 3 * f.height <= windowHeight else {
-                    throw fail("LBP feature \(i) (\(f.x) \(f.y) \(f.width) \(f.height)) does not fit the \(windowWidth)x\(windowHeight) window")
+                    f.x + 3 * f.width <= windowWidth, f.y + 3 * f.height <= windowHeight
+                else {
+                    throw fail(
+                        "LBP feature \(i) (\(f.x) \(f.y) \(f.width) \(f.height)) does not fit the \(windowWidth)x\(windowHeight) window")
                 }
             }
         } else {
             for (i, f) in haarFeatures.enumerated() {
-                guard !f.rects.isEmpty, f.rects.count <= 3 else { throw fail("Haar feature \(i): expected 1 to 3 rects, found \(f.rects.count)") }
+                guard !f.rects.isEmpty, f.rects.count <= 3 else {
+                    throw fail("Haar feature \(i): expected 1 to 3 rects, found \(f.rects.count)")
+                }
                 for r in f.rects {
                     let fits: Bool
                     if f.tilted {
                         // Corners of the 45-degree rectangle in the tilted integral image.
-                        fits = r.width >= 0 && r.height >= 0 && r.x - r.height >= 0 && r.x + r.width <= windowWidth
+                        fits =
+                            r.width >= 0 && r.height >= 0 && r.x - r.height >= 0 && r.x + r.width <= windowWidth
                             && r.y >= 0 && r.y + r.width + r.height <= windowHeight
                     } else {
-                        fits = r.width >= 0 && r.height >= 0 && r.x >= 0 && r.y >= 0
+                        fits =
+                            r.width >= 0 && r.height >= 0 && r.x >= 0 && r.y >= 0
                             && r.x + r.width <= windowWidth && r.y + r.height <= windowHeight
                     }
                     guard fits else {
-                        throw fail("Haar feature \(i)\(f.tilted ? " (tilted)" : ""): rect \(r.x) \(r.y) \(r.width) \(r.height) does not fit the \(windowWidth)x\(windowHeight) window")
+                        throw fail(
+                            "Haar feature \(i)\(f.tilted ? " (tilted)" : ""): rect \(r.x) \(r.y) \(r.width) \(r.height) does not fit the \(windowWidth)x\(windowHeight) window"
+                        )
                     }
                 }
             }

@@ -11,7 +11,7 @@ enum CascadeResize {
     /// Offsets and 8-bit weights of one axis; `lo..<hi` are the interior samples.
     struct Axis {
         var offsets: [Int]
-        var weights: [UInt32]   // c1 per index (c0 = 256 - c1)
+        var weights: [UInt32]  // c1 per index (c0 = 256 - c1)
         var lo: Int
         var hi: Int
 
@@ -26,7 +26,7 @@ enum CascadeResize {
                 if i >= 0 && source > 1 {
                     if i < source - 1 {
                         offsets[d] = i
-                        weights[d] = UInt32((( f - Double(i)) * 256).rounded(.toNearestOrEven))
+                        weights[d] = UInt32(((f - Double(i)) * 256).rounded(.toNearestOrEven))
                     } else {
                         offsets[d] = source - 1
                         hi = min(hi, d)
@@ -41,9 +41,11 @@ enum CascadeResize {
     }
 
     /// Resizes `src` (`sw x sh`, no padding) into `dst` (`dw x dh`); `scratch` holds `2 * dw` values.
-    static func resize(_ src: UnsafePointer<UInt8>, width sw: Int, height sh: Int,
-                       into dst: UnsafeMutablePointer<UInt8>, width dw: Int, height dh: Int,
-                       scratch: UnsafeMutablePointer<UInt32>) {
+    static func resize(
+        _ src: UnsafePointer<UInt8>, width sw: Int, height sh: Int,
+        into dst: UnsafeMutablePointer<UInt8>, width dw: Int, height dh: Int,
+        scratch: UnsafeMutablePointer<UInt32>
+    ) {
         if sw == dw && sh == dh {
             dst.update(from: src, count: sw * sh)
             return
@@ -64,7 +66,7 @@ enum CascadeResize {
                     for d in ax.hi..<dw { line[d] = last }
                 }
                 var line0 = scratch, line1 = scratch + dw
-                var row0 = -1, row1 = -1   // source rows currently in line0 / line1
+                var row0 = -1, row1 = -1  // source rows currently in line0 / line1
                 for d in 0..<dh {
                     let out = dst + d * dw
                     if d < ay.lo || d >= ay.hi {
@@ -98,8 +100,9 @@ extension GrayImage {
         pixels.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
                 scratch.withUnsafeMutableBufferPointer { sc in
-                    CascadeResize.resize(src.baseAddress!, width: width, height: height,
-                                         into: dst.baseAddress!, width: w, height: h, scratch: sc.baseAddress!)
+                    CascadeResize.resize(
+                        src.baseAddress!, width: width, height: height,
+                        into: dst.baseAddress!, width: w, height: h, scratch: sc.baseAddress!)
                 }
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -38,8 +39,10 @@ final class CascadeXMLNode {
         var stack: [CascadeXMLNode] = []
         var root: CascadeXMLNode?
 
-        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                    qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
+        func parser(
+            _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+            qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]
+        ) {
             let node = CascadeXMLNode(name: elementName, attributes: attributeDict)
             if let parent = stack.last { parent.children.append(node) } else if root == nil { root = node }
             stack.append(node)
@@ -74,7 +77,10 @@ extension CascadeModel {
         } else if top.child("stageType") != nil {
             model = try reader.newLayout(top)
         } else {
-            throw CascadeError(file: file, reason: "expected <\(top.name)> to be a new-layout cascade (<stageType>) or type_id=\"opencv-haar-classifier\", found neither")
+            throw CascadeError(
+                file: file,
+                reason:
+                    "expected <\(top.name)> to be a new-layout cascade (<stageType>) or type_id=\"opencv-haar-classifier\", found neither")
         }
         try model.validate(file: file)
         return model
@@ -132,7 +138,9 @@ extension CascadeModel {
             for r in try element(node, "rects", in: context).children {
                 let v = try numbers(r, in: context)
                 guard v.count == 5 else { throw fail("\(context): expected 'x y width height weight' in a rect, found \(v.count) numbers") }
-                guard v[0...3].allSatisfy({ $0 == $0.rounded() }) else { throw fail("\(context): expected integer rect coordinates, found \(v)") }
+                guard v[0...3].allSatisfy({ $0 == $0.rounded() }) else {
+                    throw fail("\(context): expected integer rect coordinates, found \(v)")
+                }
                 rects.append(HaarRect(x: Int(v[0]), y: Int(v[1]), width: Int(v[2]), height: Int(v[3]), weight: Float(v[4])))
             }
             let tilted = try node.child("tilted").map { try integers($0, in: context).first ?? 0 } ?? 0
@@ -145,11 +153,14 @@ extension CascadeModel {
             guard stageType == "BOOST" else { throw fail("expected <stageType>BOOST</stageType>, found '\(stageType)'") }
             let featureName = try word(root, "featureType", in: "<\(root.name)>")
             guard let featureType = FeatureType(rawValue: featureName) else {
-                throw fail("expected <featureType> HAAR or LBP, found '\(featureName)'\(featureName == "HOG" ? " (HOG cascades are not supported, as in OpenCV 3+)" : "")")
+                throw fail(
+                    "expected <featureType> HAAR or LBP, found '\(featureName)'\(featureName == "HOG" ? " (HOG cascades are not supported, as in OpenCV 3+)" : "")"
+                )
             }
-            var model = CascadeModel(featureType: featureType,
-                                     windowWidth: try integer(root, "width", in: "<\(root.name)>"),
-                                     windowHeight: try integer(root, "height", in: "<\(root.name)>"))
+            var model = CascadeModel(
+                featureType: featureType,
+                windowWidth: try integer(root, "width", in: "<\(root.name)>"),
+                windowHeight: try integer(root, "height", in: "<\(root.name)>"))
             let params = try element(root, "featureParams", in: "<\(root.name)>")
             let categories = try integer(params, "maxCatCount", in: "<featureParams>")
             guard (featureType == .haar) == (categories == 0) else {
@@ -171,7 +182,9 @@ extension CascadeModel {
                         throw fail("\(tcontext): expected internalNodes in groups of \(nodeStep), found \(values.count) numbers")
                     }
                     let count = values.count / nodeStep
-                    guard leaves.count == count + 1 else { throw fail("\(tcontext): expected \(count + 1) leafValues, found \(leaves.count)") }
+                    guard leaves.count == count + 1 else {
+                        throw fail("\(tcontext): expected \(count + 1) leafValues, found \(leaves.count)")
+                    }
                     for j in 0..<count {
                         let v = values[(j * nodeStep)..<((j + 1) * nodeStep)]
                         let b = v.startIndex
@@ -182,7 +195,8 @@ extension CascadeModel {
                             model.nodes.append(Node(feature: Int(v[b + 2]), threshold: 0, left: Int(v[b]), right: Int(v[b + 1])))
                             for k in 0..<model.subsetSize { model.subsets.append(Int32(truncatingIfNeeded: Int(v[b + 3 + k]))) }
                         } else {
-                            model.nodes.append(Node(feature: Int(v[b + 2]), threshold: Float(v[b + 3]), left: Int(v[b]), right: Int(v[b + 1])))
+                            model.nodes.append(
+                                Node(feature: Int(v[b + 2]), threshold: Float(v[b + 3]), left: Int(v[b]), right: Int(v[b + 1])))
                         }
                     }
                     model.treeNodeCounts.append(count)
@@ -216,7 +230,9 @@ extension CascadeModel {
                 let parent = try stageNode.child("parent").map { try integers($0, in: context).first ?? -1 } ?? (si - 1)
                 let next = try stageNode.child("next").map { try integers($0, in: context).first ?? -1 } ?? -1
                 guard parent == si - 1, next == -1 else {
-                    throw fail("\(context): expected a linear cascade (parent \(si - 1), next -1), found parent \(parent), next \(next): tree-structured cascades are not supported")
+                    throw fail(
+                        "\(context): expected a linear cascade (parent \(si - 1), next -1), found parent \(parent), next \(next): tree-structured cascades are not supported"
+                    )
                 }
                 let threshold = Float(try real(stageNode, "stage_threshold", in: context)) - CascadeModel.thresholdEpsilon
                 let trees = try element(stageNode, "trees", in: context).children
@@ -232,17 +248,23 @@ extension CascadeModel {
                             if let link = n.child("\(side)_node") {
                                 return try integers(link, in: ncontext).first ?? 0
                             }
-                            guard let leaf = n.child("\(side)_val") else { throw fail("\(ncontext): expected <\(side)_val> or <\(side)_node>, found neither") }
+                            guard let leaf = n.child("\(side)_val") else {
+                                throw fail("\(ncontext): expected <\(side)_val> or <\(side)_node>, found neither")
+                            }
                             treeLeaves.append(Float(try real(n, leaf.name, in: ncontext)))
                             leafCount += 1
                             return -(leafCount - 1)
                         }
                         let left = try child("left"), right = try child("right")
-                        model.nodes.append(Node(feature: model.haarFeatures.count - 1,
-                                                threshold: Float(try real(n, "threshold", in: ncontext)), left: left, right: right))
+                        model.nodes.append(
+                            Node(
+                                feature: model.haarFeatures.count - 1,
+                                threshold: Float(try real(n, "threshold", in: ncontext)), left: left, right: right))
                     }
                     guard !tree.children.isEmpty, treeLeaves.count == tree.children.count + 1 else {
-                        throw fail("\(tcontext): expected a binary tree (\(tree.children.count + 1) leaves for \(tree.children.count) nodes), found \(treeLeaves.count) leaves")
+                        throw fail(
+                            "\(tcontext): expected a binary tree (\(tree.children.count + 1) leaves for \(tree.children.count) nodes), found \(treeLeaves.count) leaves"
+                        )
                     }
                     model.treeNodeCounts.append(tree.children.count)
                     model.leaves.append(contentsOf: treeLeaves)

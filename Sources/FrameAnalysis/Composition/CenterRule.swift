@@ -44,10 +44,12 @@ public struct CenterRule: CompositionRule {
             details["symmetry"] = s
             score = (1 - symmetryWeight) * position + symmetryWeight * s
         }
-        let (advice, key) = TargetPoints.advice(rule: name, from: c, to: p, tolerance: tolerance,
-                                                hold: "hold: the subject is centred")
-        return RuleResult(rule: name, score: score, wellComposed: d < tolerance, target: p,
-                          direction: Vector2D(from: c, to: p), advice: advice, adviceKey: key, details: details)
+        let (advice, key) = TargetPoints.advice(
+            rule: name, from: c, to: p, tolerance: tolerance,
+            hold: "hold: the subject is centred")
+        return RuleResult(
+            rule: name, score: score, wellComposed: d < tolerance, target: p,
+            direction: Vector2D(from: c, to: p), advice: advice, adviceKey: key, details: details)
     }
 
     /// Mirror symmetry about the vertical centre line: `max(0, ncc(left half, mirrored right half))`.

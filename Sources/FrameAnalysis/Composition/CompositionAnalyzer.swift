@@ -26,8 +26,10 @@ public struct CompositionAnalyzer: Sendable {
     public var selector: SubjectSelector
 
     /// Creates an analyzer.
-    public init(engines: [any DetectionEngine] = [], engine: String = "auto", rule: any CompositionRule = AutoRule(),
-                selector: SubjectSelector = SubjectSelector()) {
+    public init(
+        engines: [any DetectionEngine] = [], engine: String = "auto", rule: any CompositionRule = AutoRule(),
+        selector: SubjectSelector = SubjectSelector()
+    ) {
         self.engines = engines; self.engine = engine; self.rule = rule; self.selector = selector
     }
 
@@ -85,8 +87,9 @@ public struct CompositionAnalyzer: Sendable {
             lap("smooth")
         }
 
-        var g = Guidance(pts: pts, frameWidth: w, frameHeight: h, subject: subject, engine: engineName,
-                         detections: found, rule: rule.name)
+        var g = Guidance(
+            pts: pts, frameWidth: w, frameHeight: h, subject: subject, engine: engineName,
+            detections: found, rule: rule.name)
         g.measuredBox = measured
         let input = RuleInput(subject: g.subjectNormalized, frameWidth: w, frameHeight: h, luma: luma)
         g.apply(rule.evaluate(input))

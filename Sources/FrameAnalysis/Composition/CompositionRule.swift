@@ -129,16 +129,19 @@ public struct RuleResult: Sendable, Equatable {
     public var details: [String: Double]
 
     /// Creates a result; `score` is clamped to 0...1.
-    public init(rule: String, score: Double, wellComposed: Bool, target: Point2D?, direction: Vector2D,
-                advice: String, adviceKey: String, details: [String: Double] = [:]) {
+    public init(
+        rule: String, score: Double, wellComposed: Bool, target: Point2D?, direction: Vector2D,
+        advice: String, adviceKey: String, details: [String: Double] = [:]
+    ) {
         self.rule = rule; self.score = max(0, min(1, score)); self.wellComposed = wellComposed; self.target = target
         self.direction = direction; self.advice = advice; self.adviceKey = adviceKey; self.details = details
     }
 
     /// The result of a subject rule when there is no subject: score 0, not well composed.
     public static func noSubject(rule: String) -> RuleResult {
-        RuleResult(rule: rule, score: 0, wellComposed: false, target: nil, direction: .zero,
-                   advice: "looking for a subject", adviceKey: "\(rule).no-subject")
+        RuleResult(
+            rule: rule, score: 0, wellComposed: false, target: nil, direction: .zero,
+            advice: "looking for a subject", adviceKey: "\(rule).no-subject")
     }
 }
 

@@ -44,17 +44,21 @@ public struct EdgesRule: CompositionRule {
         let fill = big <= maxFill ? 1 : max(0, 1 - (big - maxFill) / (1 - maxFill))
         let tight = (left: left < margin, top: top < margin, right: right < margin, bottom: bottom < margin)
         let cutSides = [left, top, right, bottom].filter { $0 <= cut }.count
-        let fits = big <= maxFill
+        let fits =
+            big <= maxFill
             && !(tight.left && tight.right && s.width > 1 - 2 * margin)
             && !(tight.top && tight.bottom && s.height > 1 - 2 * margin)
-        let details = ["left": left, "top": top, "right": right, "bottom": bottom,
-                       "clearance": clearance, "fill": fill, "cut": Double(cutSides)]
+        let details = [
+            "left": left, "top": top, "right": right, "bottom": bottom,
+            "clearance": clearance, "fill": fill, "cut": Double(cutSides),
+        ]
         let score = clearance * fill
         guard fits else {
             let t = Point2D(x: 0.5, y: 0.5)
-            return RuleResult(rule: name, score: score, wellComposed: false, target: t, direction: Vector2D(from: c, to: t),
-                              advice: "step back or zoom out: the subject does not fit the frame", adviceKey: "edges.zoom-out",
-                              details: details)
+            return RuleResult(
+                rule: name, score: score, wellComposed: false, target: t, direction: Vector2D(from: c, to: t),
+                advice: "step back or zoom out: the subject does not fit the frame", adviceKey: "edges.zoom-out",
+                details: details)
         }
         // Move the centre so each tight side gets the margin.
         var dx = 0.0, dy = 0.0
@@ -65,12 +69,15 @@ public struct EdgesRule: CompositionRule {
         let t = Point2D(x: c.x + dx, y: c.y + dy)
         let v = Vector2D(dx: dx, dy: dy)
         guard let dir = MoveDirection(v) else {
-            return RuleResult(rule: name, score: score, wellComposed: true, target: c, direction: .zero,
-                              advice: "the subject is clear of the edges", adviceKey: "edges.clear", details: details)
+            return RuleResult(
+                rule: name, score: score, wellComposed: true, target: c, direction: .zero,
+                advice: "the subject is clear of the edges", adviceKey: "edges.clear", details: details)
         }
         // The edge that matters most: a cut one first, then the tightest.
-        let sides: [(String, Double, Bool, Double)] = [("left", left, tight.left, s.width), ("top", top, tight.top, s.height),
-                                                        ("right", right, tight.right, s.width), ("bottom", bottom, tight.bottom, s.height)]
+        let sides: [(String, Double, Bool, Double)] = [
+            ("left", left, tight.left, s.width), ("top", top, tight.top, s.height),
+            ("right", right, tight.right, s.width), ("bottom", bottom, tight.bottom, s.height),
+        ]
         let worst = sides.filter { $0.2 }.min { $0.1 < $1.1 }!
         let advice: String, key: String
         if worst.1 <= cut {
@@ -84,7 +91,8 @@ public struct EdgesRule: CompositionRule {
         } else {
             advice = "give the subject room: move it \(dir.phrase) (too close to the \(worst.0) edge)"; key = "edges.close.\(dir.rawValue)"
         }
-        return RuleResult(rule: name, score: score, wellComposed: false, target: t, direction: v,
-                          advice: advice, adviceKey: key, details: details)
+        return RuleResult(
+            rule: name, score: score, wellComposed: false, target: t, direction: v,
+            advice: advice, adviceKey: key, details: details)
     }
 }

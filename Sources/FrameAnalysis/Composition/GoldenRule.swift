@@ -35,8 +35,9 @@ public struct GoldenRule: CompositionRule {
     /// (written as the Overlay's phi grid writes them, so both draw the same pixels).
     public var marks: RuleMarks {
         let small = 1 / (Self.phi * Self.phi)
-        return RuleMarks(points: Self.phiPoints,
-                         lines: [small, 1 - small].map { GuideLine.vertical(x: $0) } + [small, 1 - small].map { GuideLine.horizontal(y: $0) })
+        return RuleMarks(
+            points: Self.phiPoints,
+            lines: [small, 1 - small].map { GuideLine.vertical(x: $0) } + [small, 1 - small].map { GuideLine.horizontal(y: $0) })
     }
 
     /// Creates the rule (tolerance 0.12 by default).
@@ -47,11 +48,14 @@ public struct GoldenRule: CompositionRule {
         guard let c = input.subjectCenter else { return .noSubject(rule: name) }
         let (p, d) = Self.targets.nearest(to: c)
         let eye = Self.spiralEyes.contains(p)
-        let (advice, key) = TargetPoints.advice(rule: name, from: c, to: p, tolerance: tolerance,
-                                                hold: eye ? "hold: the subject sits on the golden spiral's eye"
-                                                          : "hold: the subject sits on a golden point")
-        return RuleResult(rule: name, score: Self.targets.score(distance: d), wellComposed: d < tolerance, target: p,
-                          direction: Vector2D(from: c, to: p), advice: advice, adviceKey: key,
-                          details: ["distance": d, "targetX": p.x, "targetY": p.y, "spiralEye": eye ? 1 : 0])
+        let (advice, key) = TargetPoints.advice(
+            rule: name, from: c, to: p, tolerance: tolerance,
+            hold: eye
+                ? "hold: the subject sits on the golden spiral's eye"
+                : "hold: the subject sits on a golden point")
+        return RuleResult(
+            rule: name, score: Self.targets.score(distance: d), wellComposed: d < tolerance, target: p,
+            direction: Vector2D(from: c, to: p), advice: advice, adviceKey: key,
+            details: ["distance": d, "targetX": p.x, "targetY": p.y, "spiralEye": eye ? 1 : 0])
     }
 }

@@ -52,10 +52,12 @@ public struct Guidance: Sendable, Equatable {
     public var timings: [Timing]
 
     /// Creates a guidance value.
-    public init(pts: UInt64? = nil, frameWidth: Int, frameHeight: Int, subject: Detection? = nil, engine: String? = nil,
-                detections: [Detection] = [], rule: String, score: Double = 0, wellComposed: Bool = false,
-                locked: Bool = false, target: Point2D? = nil, direction: Vector2D = .zero, advice: String = "",
-                adviceKey: String = "", details: [String: Double] = [:], timings: [Timing] = []) {
+    public init(
+        pts: UInt64? = nil, frameWidth: Int, frameHeight: Int, subject: Detection? = nil, engine: String? = nil,
+        detections: [Detection] = [], rule: String, score: Double = 0, wellComposed: Bool = false,
+        locked: Bool = false, target: Point2D? = nil, direction: Vector2D = .zero, advice: String = "",
+        adviceKey: String = "", details: [String: Double] = [:], timings: [Timing] = []
+    ) {
         self.pts = pts; self.frameWidth = frameWidth; self.frameHeight = frameHeight; self.subject = subject
         self.measuredBox = subject?.box
         self.engine = engine; self.detections = detections; self.rule = rule; self.score = score
@@ -71,8 +73,11 @@ public struct Guidance: Sendable, Equatable {
 
     /// The subject's box normalised to the analysed frame (x / frameWidth, ...).
     public var subjectNormalized: Box? {
-        subject.map { Box(x: $0.box.x / Double(frameWidth), y: $0.box.y / Double(frameHeight),
-                          width: $0.box.width / Double(frameWidth), height: $0.box.height / Double(frameHeight)) }
+        subject.map {
+            Box(
+                x: $0.box.x / Double(frameWidth), y: $0.box.y / Double(frameHeight),
+                width: $0.box.width / Double(frameWidth), height: $0.box.height / Double(frameHeight))
+        }
     }
 
     /// The subject's box in a `width` x `height` frame (the normalised box times the size).
@@ -82,8 +87,11 @@ public struct Guidance: Sendable, Equatable {
 
     /// `measuredBox` normalised to the analysed frame.
     public var measuredNormalized: Box? {
-        measuredBox.map { Box(x: $0.x / Double(frameWidth), y: $0.y / Double(frameHeight),
-                              width: $0.width / Double(frameWidth), height: $0.height / Double(frameHeight)) }
+        measuredBox.map {
+            Box(
+                x: $0.x / Double(frameWidth), y: $0.y / Double(frameHeight),
+                width: $0.width / Double(frameWidth), height: $0.height / Double(frameHeight))
+        }
     }
 
     /// The target in analysed pixels.

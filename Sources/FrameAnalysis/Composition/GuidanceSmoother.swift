@@ -37,8 +37,10 @@ public struct GuidanceSmoother: Sendable {
     private var lastPts: UInt64?
 
     /// Creates a smoother with the documented defaults (α 0.4, reset IoU 0.1, 3 analyses, 0.2, 1 s).
-    public init(alpha: Double = 0.4, resetIoU: Double = 0.1, stableCount: Int = 3, scoreJump: Double = 0.2,
-                lockDuration: UInt64 = 1_000_000_000) {
+    public init(
+        alpha: Double = 0.4, resetIoU: Double = 0.1, stableCount: Int = 3, scoreJump: Double = 0.2,
+        lockDuration: UInt64 = 1_000_000_000
+    ) {
         self.alpha = alpha; self.resetIoU = resetIoU; self.stableCount = max(1, stableCount)
         self.scoreJump = scoreJump; self.lockDuration = lockDuration
     }
@@ -53,8 +55,9 @@ public struct GuidanceSmoother: Sendable {
         guard let b = raw else { box = nil; return nil }
         if let s = box, boxFrame == (frameWidth, frameHeight), s.iou(b) >= resetIoU {
             let a = alpha
-            box = Box(x: a * b.x + (1 - a) * s.x, y: a * b.y + (1 - a) * s.y,
-                      width: a * b.width + (1 - a) * s.width, height: a * b.height + (1 - a) * s.height)
+            box = Box(
+                x: a * b.x + (1 - a) * s.x, y: a * b.y + (1 - a) * s.y,
+                width: a * b.width + (1 - a) * s.width, height: a * b.height + (1 - a) * s.height)
         } else {
             box = b
         }

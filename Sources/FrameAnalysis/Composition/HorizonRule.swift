@@ -61,10 +61,12 @@ public struct HorizonRule: CompositionRule {
     /// Judges the tilt of the dominant line.
     public func evaluate(_ input: RuleInput) -> RuleResult {
         guard let luma = input.luma,
-              let line = Self.dominantLine(luma, searchRange: searchRange, minCoverage: minCoverage, ignoring: input.subject) else {
-            return RuleResult(rule: name, score: 1, wellComposed: true, target: nil, direction: .zero,
-                              advice: "no horizon line found", adviceKey: "horizon.none",
-                              details: ["found": 0, "angle": 0, "coverage": 0, "y": 0, "tilted": 0])
+            let line = Self.dominantLine(luma, searchRange: searchRange, minCoverage: minCoverage, ignoring: input.subject)
+        else {
+            return RuleResult(
+                rule: name, score: 1, wellComposed: true, target: nil, direction: .zero,
+                advice: "no horizon line found", adviceKey: "horizon.none",
+                details: ["found": 0, "angle": 0, "coverage": 0, "y": 0, "tilted": 0])
         }
         let tilt = abs(line.angle)
         let tilted = tilt > maxTilt
@@ -76,16 +78,19 @@ public struct HorizonRule: CompositionRule {
         } else {
             advice = "the horizon is level"; key = "horizon.level"
         }
-        return RuleResult(rule: name, score: max(0, 1 - tilt / 10), wellComposed: !tilted, target: nil, direction: .zero,
-                          advice: advice, adviceKey: key,
-                          details: ["found": 1, "angle": line.angle, "coverage": line.coverage, "y": line.y, "tilted": tilted ? 1 : 0])
+        return RuleResult(
+            rule: name, score: max(0, 1 - tilt / 10), wellComposed: !tilted, target: nil, direction: .zero,
+            advice: advice, adviceKey: key,
+            details: ["found": 1, "angle": line.angle, "coverage": line.coverage, "y": line.y, "tilted": tilted ? 1 : 0])
     }
 
     /// The dominant near-horizontal line of a luma image, or nil when none covers `minCoverage` of the
     /// width (see the type's documentation for the method).
     /// Edge pixels inside `ignoring` (a normalised box, e.g. the subject) do not vote.
-    public static func dominantLine(_ image: GrayImage, searchRange: Double = 15, minCoverage: Double = 0.5,
-                                    ignoring: Box? = nil) -> Line? {
+    public static func dominantLine(
+        _ image: GrayImage, searchRange: Double = 15, minCoverage: Double = 0.5,
+        ignoring: Box? = nil
+    ) -> Line? {
         let luma = reduced(image, maxWidth: 320)
         let w = luma.width, h = luma.height
         guard w >= 16, h >= 16 else { return nil }
@@ -116,16 +121,20 @@ public struct HorizonRule: CompositionRule {
         // Edge pixels: (x, y) from the centre, their edge angle (degrees, image coordinates, y down), column.
         var ex: [Double] = [], ey: [Double] = [], eb: [Double] = [], ecol: [Int] = []
         let cx = Double(w - 1) / 2, cy = Double(h - 1) / 2
-        let skip = ignoring.map { (x0: Int($0.x * Double(w)), y0: Int($0.y * Double(h)),
-                                   x1: Int((($0.x + $0.width) * Double(w)).rounded(.up)),
-                                   y1: Int((($0.y + $0.height) * Double(h)).rounded(.up))) }
+        let skip = ignoring.map {
+            (
+                x0: Int($0.x * Double(w)), y0: Int($0.y * Double(h)),
+                x1: Int((($0.x + $0.width) * Double(w)).rounded(.up)),
+                y1: Int((($0.y + $0.height) * Double(h)).rounded(.up))
+            )
+        }
         for y in by..<(h - by) {
             for x in bx..<(w - bx) {
                 if let k = skip, x >= k.x0, x < k.x1, y >= k.y0, y < k.y1 { continue }
                 let i = y * w + x
                 let gx = gxs[i], gy = gys[i]
                 guard abs(gx) + abs(gy) >= threshold, gy != 0 else { continue }
-                let slope = -Double(gx) / Double(gy)   // dy/dx of the edge line, y down
+                let slope = -Double(gx) / Double(gy)  // dy/dx of the edge line, y down
                 guard abs(slope) <= maxSlope else { continue }
                 ex.append(Double(x) - cx); ey.append(Double(y) - cy); eb.append(atan(slope) * 180 / Double.pi); ecol.append(x)
             }

@@ -26,8 +26,9 @@ public struct ThirdsRule: CompositionRule {
 
     /// The four intersections, and the lines at 1/3 and 2/3 of each axis.
     public var marks: RuleMarks {
-        RuleMarks(points: Self.targets.points,
-                  lines: [1.0 / 3, 2.0 / 3].map { GuideLine.vertical(x: $0) } + [1.0 / 3, 2.0 / 3].map { GuideLine.horizontal(y: $0) })
+        RuleMarks(
+            points: Self.targets.points,
+            lines: [1.0 / 3, 2.0 / 3].map { GuideLine.vertical(x: $0) } + [1.0 / 3, 2.0 / 3].map { GuideLine.horizontal(y: $0) })
     }
 
     /// Creates the rule (tolerance 0.12 by default).
@@ -37,10 +38,12 @@ public struct ThirdsRule: CompositionRule {
     public func evaluate(_ input: RuleInput) -> RuleResult {
         guard let c = input.subjectCenter else { return .noSubject(rule: name) }
         let (p, d) = Self.targets.nearest(to: c)
-        let (advice, key) = TargetPoints.advice(rule: name, from: c, to: p, tolerance: tolerance,
-                                                hold: "hold: the subject sits on a thirds point")
-        return RuleResult(rule: name, score: Self.targets.score(distance: d), wellComposed: d < tolerance, target: p,
-                          direction: Vector2D(from: c, to: p), advice: advice, adviceKey: key,
-                          details: ["distance": d, "targetX": p.x, "targetY": p.y])
+        let (advice, key) = TargetPoints.advice(
+            rule: name, from: c, to: p, tolerance: tolerance,
+            hold: "hold: the subject sits on a thirds point")
+        return RuleResult(
+            rule: name, score: Self.targets.score(distance: d), wellComposed: d < tolerance, target: p,
+            direction: Vector2D(from: c, to: p), advice: advice, adviceKey: key,
+            details: ["distance": d, "targetX": p.x, "targetY": p.y])
     }
 }

@@ -24,8 +24,10 @@ public struct BodyEngine: DetectionEngine {
 
     /// Loads the two cascades from `cascadeDirectory` (its `haarcascades/` or itself).
     /// - Throws: `CascadeError` naming the missing or malformed file.
-    public init(cascadeDirectory: URL = FaceEngine.defaultCascadeDirectory, scaleFactor: Double = 1.1,
-                minNeighbors: Int = 3, minSize: Int = 0) throws {
+    public init(
+        cascadeDirectory: URL = FaceEngine.defaultCascadeDirectory, scaleFactor: Double = 1.1,
+        minNeighbors: Int = 3, minSize: Int = 0
+    ) throws {
         self.scaleFactor = scaleFactor; self.minNeighbors = minNeighbors; self.minSize = minSize
         upper = try CascadeClassifier(named: "haarcascade_upperbody.xml", in: cascadeDirectory)
         full = try CascadeClassifier(named: "haarcascade_fullbody.xml", in: cascadeDirectory)

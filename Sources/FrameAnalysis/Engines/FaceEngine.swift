@@ -42,15 +42,19 @@ public struct FaceEngine: DetectionEngine {
 
     /// Loads the cascades from `cascadeDirectory` (its `haarcascades/`, `lbpcascades/` or itself).
     /// - Throws: `CascadeError` naming the missing or malformed file.
-    public init(cascadeDirectory: URL = FaceEngine.defaultCascadeDirectory, minFace: Int = 24, verify: Bool = true,
-                rotations: Bool = true, profiles: Bool = true) throws {
+    public init(
+        cascadeDirectory: URL = FaceEngine.defaultCascadeDirectory, minFace: Int = 24, verify: Bool = true,
+        rotations: Bool = true, profiles: Bool = true
+    ) throws {
         self.minFace = minFace; self.verify = verify; self.rotations = rotations; self.profiles = profiles
         frontal = try CascadeClassifier(named: "haarcascade_frontalface_default.xml", in: cascadeDirectory)
         profile = profiles ? try CascadeClassifier(named: "haarcascade_profileface.xml", in: cascadeDirectory) : nil
-        verifier = verify ? FaceVerifier(
-            frontal: try CascadeClassifier(named: "haarcascade_frontalface_alt2.xml", in: cascadeDirectory),
-            profile: try CascadeClassifier(named: "lbpcascade_profileface.xml", in: cascadeDirectory),
-            eye: try CascadeClassifier(named: "haarcascade_eye.xml", in: cascadeDirectory)) : nil
+        verifier =
+            verify
+            ? FaceVerifier(
+                frontal: try CascadeClassifier(named: "haarcascade_frontalface_alt2.xml", in: cascadeDirectory),
+                profile: try CascadeClassifier(named: "lbpcascade_profileface.xml", in: cascadeDirectory),
+                eye: try CascadeClassifier(named: "haarcascade_eye.xml", in: cascadeDirectory)) : nil
     }
 
     /// Faces in `image`, most confident first; skin colour joins the confidence when the image has colour.
@@ -74,8 +78,10 @@ public struct FaceEngine: DetectionEngine {
         let w = Double(gray.width)
         if let profile {
             out.append(Pass(frame: gray, cascade: profile, kind: .profileFace, toImage: { $0 }))
-            out.append(Pass(frame: gray.flippedLeftRight(), cascade: profile, kind: .profileFace,
-                            toImage: { Box(x: w - $0.x - $0.width, y: $0.y, width: $0.width, height: $0.height) }))
+            out.append(
+                Pass(
+                    frame: gray.flippedLeftRight(), cascade: profile, kind: .profileFace,
+                    toImage: { Box(x: w - $0.x - $0.width, y: $0.y, width: $0.width, height: $0.height) }))
         }
         if rotations {
             for angle in Self.rotationAngles {
@@ -99,8 +105,10 @@ public struct FaceEngine: DetectionEngine {
                 }
                 guard let box = Self.clamp(pass.toImage(hit.box), width: gray.width, height: gray.height) else { continue }
                 if let color, evidence != nil { evidence?.skin = FaceVerifier.skinFraction(color, box: box) }
-                found.append(Detection(box: box, confidence: FaceVerifier.confidence(neighbors: hit.neighbors, evidence: evidence),
-                                       kind: pass.kind))
+                found.append(
+                    Detection(
+                        box: box, confidence: FaceVerifier.confidence(neighbors: hit.neighbors, evidence: evidence),
+                        kind: pass.kind))
             }
         }
         return Self.merge(found)
@@ -142,8 +150,9 @@ extension CascadeClassifier {
             $0.isEmpty ? directory.appendingPathComponent(file) : directory.appendingPathComponent($0).appendingPathComponent(file)
         }
         guard let url = candidates.first(where: { FileManager.default.fileExists(atPath: $0.path) }) else {
-            throw CascadeError(file: candidates[file.hasPrefix("lbp") ? 1 : 0].path,
-                               reason: "expected the trained cascade here (Debian package opencv-data), found no file")
+            throw CascadeError(
+                file: candidates[file.hasPrefix("lbp") ? 1 : 0].path,
+                reason: "expected the trained cascade here (Debian package opencv-data), found no file")
         }
         try self.init(contentsOf: url)
     }

@@ -54,9 +54,11 @@ struct FaceVerifier: Sendable {
         let crop = frame.cropped(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
             .resized(width: max(1, Int((Double(x1 - x0) * s).rounded())), height: max(1, Int((Double(y1 - y0) * s).rounded())))
         let target = Box(x: Double(x - x0) * s, y: Double(y - y0) * s, width: Double(w) * s, height: Double(h) * s)
-        let frontalVotes = frontal.detections(in: crop, scaleFactor: 1.05, minNeighbors: 1, minSize: Int((0.6 * Self.opinionWidth).rounded()))
+        let frontalVotes =
+            frontal.detections(in: crop, scaleFactor: 1.05, minNeighbors: 1, minSize: Int((0.6 * Self.opinionWidth).rounded()))
             .filter { $0.box.iou(target) >= 0.4 }.map(\.neighbors).max() ?? 0
-        let profileVotes = profile.detections(in: crop, scaleFactor: 1.05, minNeighbors: 1, minSize: 40)
+        let profileVotes =
+            profile.detections(in: crop, scaleFactor: 1.05, minNeighbors: 1, minSize: 40)
             .filter { d in
                 let c = d.box.center
                 return c.x >= target.x && c.x <= target.x + target.width && c.y >= target.y && c.y <= target.y + target.height

@@ -48,8 +48,10 @@ public struct SaliencyEngine: DetectionEngine {
     public var opponentColour: Bool
 
     /// Creates an engine: 64 px map, σ 2.5 (Hou & Zhang), region threshold 2 x mean (see the type).
-    public init(mapWidth: Int = 64, blurSigma: Double = 2.5, thresholdFactor: Double = 2,
-                mergeRadius: Int = 1, taper: Double = 0.1, opponentColour: Bool = true) {
+    public init(
+        mapWidth: Int = 64, blurSigma: Double = 2.5, thresholdFactor: Double = 2,
+        mergeRadius: Int = 1, taper: Double = 0.1, opponentColour: Bool = true
+    ) {
         self.mapWidth = max(8, mapWidth); self.blurSigma = blurSigma; self.thresholdFactor = thresholdFactor
         self.mergeRadius = max(1, mergeRadius); self.taper = max(0, min(0.5, taper)); self.opponentColour = opponentColour
     }
@@ -213,8 +215,9 @@ public struct SaliencyEngine: DetectionEngine {
         }
         guard let b = best else { return nil }
         let sx = Double(map.sourceWidth) / Double(w), sy = Double(map.sourceHeight) / Double(h)
-        let box = Box(x: Double(b.x0) * sx, y: Double(b.y0) * sy,
-                      width: Double(b.x1 - b.x0 + 1) * sx, height: Double(b.y1 - b.y0 + 1) * sy)
+        let box = Box(
+            x: Double(b.x0) * sx, y: Double(b.y0) * sy,
+            width: Double(b.x1 - b.x0 + 1) * sx, height: Double(b.y1 - b.y0 + 1) * sy)
         return Detection(box: box, confidence: min(1, b.mass / total), kind: .salient)
     }
 
@@ -250,8 +253,10 @@ public struct SaliencyEngine: DetectionEngine {
 
     /// Area-average downsampling of one channel of interleaved 8-bit samples: each output pixel is the
     /// mean of the input pixels in its bin `[floor(x·W/w), floor((x+1)·W/w))` (at least one), per axis.
-    static func areaDownsample(_ px: [UInt8], width sw: Int, height sh: Int, channels c: Int, channel: Int,
-                               to w: Int, _ h: Int) -> [Double] {
+    static func areaDownsample(
+        _ px: [UInt8], width sw: Int, height sh: Int, channels c: Int, channel: Int,
+        to w: Int, _ h: Int
+    ) -> [Double] {
         let xs = (0...w).map { min(sw, Int(Double($0) * Double(sw) / Double(w))) }
         let ys = (0...h).map { min(sh, Int(Double($0) * Double(sh) / Double(h))) }
         var sums = [Int](repeating: 0, count: w)

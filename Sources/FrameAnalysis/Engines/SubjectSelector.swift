@@ -33,8 +33,10 @@ public struct SubjectSelector: Sendable {
 
     /// Creates a selector with the documented weights (0.4, 0.3, 0.2, 0.1), sweet spot 0.03...0.20 and
     /// safe gap 0.1.
-    public init(confidenceWeight: Double = 0.4, coverageWeight: Double = 0.3, thirdsWeight: Double = 0.2,
-                edgeWeight: Double = 0.1, sweetSpotLow: Double = 0.03, sweetSpotHigh: Double = 0.20, safeGap: Double = 0.1) {
+    public init(
+        confidenceWeight: Double = 0.4, coverageWeight: Double = 0.3, thirdsWeight: Double = 0.2,
+        edgeWeight: Double = 0.1, sweetSpotLow: Double = 0.03, sweetSpotHigh: Double = 0.20, safeGap: Double = 0.1
+    ) {
         self.confidenceWeight = confidenceWeight; self.coverageWeight = coverageWeight
         self.thirdsWeight = thirdsWeight; self.edgeWeight = edgeWeight
         self.sweetSpotLow = sweetSpotLow; self.sweetSpotHigh = sweetSpotHigh; self.safeGap = safeGap
@@ -61,9 +63,13 @@ public struct SubjectSelector: Sendable {
         let conf = max(0, min(1, d.confidence))
         let a = min(1, b.area)
         let coverage: Double
-        if a < sweetSpotLow { coverage = a / sweetSpotLow }
-        else if a <= sweetSpotHigh { coverage = 1 }
-        else { coverage = max(0, (1 - a) / (1 - sweetSpotHigh)) }
+        if a < sweetSpotLow {
+            coverage = a / sweetSpotLow
+        } else if a <= sweetSpotHigh {
+            coverage = 1
+        } else {
+            coverage = max(0, (1 - a) / (1 - sweetSpotHigh))
+        }
         let c = Point2D(x: b.x + b.width / 2, y: b.y + b.height / 2)
         let thirds = ThirdsRule.targets.score(distance: ThirdsRule.targets.nearest(to: c).distance)
         let gap = max(0, min(b.x, b.y, 1 - b.x - b.width, 1 - b.y - b.height))

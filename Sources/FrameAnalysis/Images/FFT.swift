@@ -28,9 +28,13 @@ public struct FFTPlan: Sendable {
     public init(count: Int) {
         precondition(count >= 1, "FFTPlan: length must be positive")
         self.count = count
-        if count == 1 { kind = .trivial }
-        else if count & (count - 1) == 0 { kind = .radix2(Radix2(count: count)) }
-        else { kind = .bluestein(Bluestein(count: count)) }
+        if count == 1 {
+            kind = .trivial
+        } else if count & (count - 1) == 0 {
+            kind = .radix2(Radix2(count: count))
+        } else {
+            kind = .bluestein(Bluestein(count: count))
+        }
     }
 
     /// In-place forward transform of the `count` samples at `offset`, `offset + stride`, ...

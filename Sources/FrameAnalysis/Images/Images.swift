@@ -120,7 +120,13 @@ public struct Box: Sendable, Equatable, Hashable, Codable, CustomStringConvertib
 /// What a detection engine found.
 public struct Detection: Sendable, Equatable {
     /// The kind of subject.
-    public enum Kind: String, Sendable, Codable { case face, profileFace = "profile-face", upperBody = "upper-body", fullBody = "full-body", salient }
+    public enum Kind: String, Sendable, Codable {
+        case face
+        case profileFace = "profile-face"
+        case upperBody = "upper-body"
+        case fullBody = "full-body"
+        case salient
+    }
     /// Where, in the analysed image's pixels.
     public var box: Box
     /// Confidence in 0...1 (engine-specific calibration, documented by the engine).

@@ -28,16 +28,18 @@ struct IntegralImage: Sendable {
         gray.pixels.withUnsafeBufferPointer { src in
             s.withUnsafeMutableBufferPointer { sp in
                 q.withUnsafeMutableBufferPointer { qp in
-                    Integral.sums(src.baseAddress!, width: gray.width, height: gray.height, stride: gray.width + 1,
-                                  sum: sp.baseAddress!, squares: qp.baseAddress!)
+                    Integral.sums(
+                        src.baseAddress!, width: gray.width, height: gray.height, stride: gray.width + 1,
+                        sum: sp.baseAddress!, squares: qp.baseAddress!)
                 }
             }
             if withTilted {
                 var scratch = [Int32](repeating: 0, count: Integral.tiltedScratchCount(width: gray.width, height: gray.height))
                 t.withUnsafeMutableBufferPointer { tp in
                     scratch.withUnsafeMutableBufferPointer { sc in
-                        Integral.tilted(src.baseAddress!, width: gray.width, height: gray.height, stride: gray.width + 1,
-                                        tilted: tp.baseAddress!, scratch: sc.baseAddress!)
+                        Integral.tilted(
+                            src.baseAddress!, width: gray.width, height: gray.height, stride: gray.width + 1,
+                            tilted: tp.baseAddress!, scratch: sc.baseAddress!)
                     }
                 }
             }
@@ -64,8 +66,10 @@ struct IntegralImage: Sendable {
 enum Integral {
     /// Fills `sum` and `squares` (`(width+1) x (height+1)` entries at `stride`) for an 8-bit image
     /// stored without padding.
-    static func sums(_ src: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int,
-                     sum: UnsafeMutablePointer<Int32>, squares: UnsafeMutablePointer<Int32>) {
+    static func sums(
+        _ src: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int,
+        sum: UnsafeMutablePointer<Int32>, squares: UnsafeMutablePointer<Int32>
+    ) {
         for x in 0...width { sum[x] = 0; squares[x] = 0 }
         for y in 0..<height {
             let row = src + y * width
@@ -103,18 +107,20 @@ enum Integral {
     /// `T(X,Y) = T(X-1,Y-1) + T(X+1,Y-1) - T(X,Y-2) + I(X-1,Y-1) + I(X-1,Y-2)`,
     /// run over rows widened by `height + 2` columns each side so that triangles reaching past the
     /// left/right edges are summed exactly (the widened ends are truly zero).
-    static func tilted(_ src: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int,
-                       tilted out: UnsafeMutablePointer<Int32>, scratch: UnsafeMutablePointer<Int32>) {
+    static func tilted(
+        _ src: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int,
+        tilted out: UnsafeMutablePointer<Int32>, scratch: UnsafeMutablePointer<Int32>
+    ) {
         let off = height + 2
         let rowLength = width + 2 * off + 1
         scratch.initialize(repeating: 0, count: 3 * rowLength)
-        var r2 = scratch, r1 = scratch + rowLength, r0 = scratch + 2 * rowLength   // rows Y-2, Y-1, Y
+        var r2 = scratch, r1 = scratch + rowLength, r0 = scratch + 2 * rowLength  // rows Y-2, Y-1, Y
         for x in 0...width { out[x] = 0 }
         for y in 1...max(1, height) where height > 0 {
-            let img1 = src + (y - 1) * width                  // image row Y-1
+            let img1 = src + (y - 1) * width  // image row Y-1
             let img2: UnsafePointer<UInt8>? = y >= 2 ? src + (y - 2) * width : nil
             for i in 1..<(rowLength - 1) {
-                let px = i - off - 1                            // X - 1
+                let px = i - off - 1  // X - 1
                 var v = r1[i - 1] &+ r1[i + 1] &- r2[i]
                 if px >= 0 && px < width {
                     v &+= Int32(img1[px])

@@ -11,10 +11,16 @@
 /// classic green-rim removal, applied where the pixel leans towards the key colour.
 public struct ChromaKey: Sendable, Equatable {
     /// Byte order of the 4-byte pixels.
-    public enum Order: Sendable { case rgba, bgra, argb, abgr
+    public enum Order: Sendable {
+        case rgba, bgra, argb, abgr
         /// Byte offsets of r, g, b, a within a pixel.
         public var offsets: (r: Int, g: Int, b: Int, a: Int) {
-            switch self { case .rgba: (0, 1, 2, 3); case .bgra: (2, 1, 0, 3); case .argb: (1, 2, 3, 0); case .abgr: (3, 2, 1, 0) }
+            switch self {
+            case .rgba: (0, 1, 2, 3);
+            case .bgra: (2, 1, 0, 3);
+            case .argb: (1, 2, 3, 0);
+            case .abgr: (3, 2, 1, 0)
+            }
         }
     }
     /// What to write: the matte into alpha (colour kept, spill removed), or the matte itself as grey.
@@ -47,8 +53,9 @@ public struct ChromaKey: Sendable, Equatable {
 
     /// Equal when every parameter is.
     public static func == (a: ChromaKey, b: ChromaKey) -> Bool {
-        a.keyHue == b.keyHue && a.key == b.key && a.hueTolerance == b.hueTolerance && a.feather == b.feather &&
-            a.saturationMin == b.saturationMin && a.valueMin == b.valueMin && a.valueMax == b.valueMax && a.spill == b.spill && a.clean == b.clean
+        a.keyHue == b.keyHue && a.key == b.key && a.hueTolerance == b.hueTolerance && a.feather == b.feather
+            && a.saturationMin == b.saturationMin && a.valueMin == b.valueMin && a.valueMax == b.valueMax && a.spill == b.spill
+            && a.clean == b.clean
     }
 
     /// Hue (degrees), saturation and value of an RGB colour (0...1).
@@ -96,30 +103,38 @@ public struct ChromaKey: Sendable, Equatable {
         /// Hue distance of confusable kept colours (255: not confusable).
         public let near: [UInt8]
         /// Index of an 8-bit colour.
-        @inlinable public static func index(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> Int { Int(r >> 2) << 12 | Int(g >> 2) << 6 | Int(b >> 2) }
+        @inlinable public static func index(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> Int {
+            Int(r >> 2) << 12 | Int(g >> 2) << 6 | Int(b >> 2)
+        }
     }
 
     /// Builds the lookup table for these parameters (colours sampled at the centre of each 6-bit cell).
     public func table() -> Table {
         var alpha = [UInt8](repeating: 0, count: 1 << 18), near = [UInt8](repeating: 255, count: 1 << 18)
         let reach = hueTolerance + feather + 15
-        for ri in 0..<64 { for gi in 0..<64 { for bi in 0..<64 {
-            let r = UInt8(ri << 2 | 2), g = UInt8(gi << 2 | 2), b = UInt8(bi << 2 | 2)
-            let i = ri << 12 | gi << 6 | bi
-            let a = self.alpha(r: r, g: g, b: b)
-            alpha[i] = a
-            if a >= 128 {
-                let (h, s, v) = ChromaKey.hsv(Double(r) / 255, Double(g) / 255, Double(b) / 255)
-                var d = abs(h - keyHue)
-                if d > 180 { d = 360 - d }
-                if s >= saturationMin && v >= valueMin && d <= reach { near[i] = UInt8(min(254, d.rounded())) }
+        for ri in 0..<64 {
+            for gi in 0..<64 {
+                for bi in 0..<64 {
+                    let r = UInt8(ri << 2 | 2), g = UInt8(gi << 2 | 2), b = UInt8(bi << 2 | 2)
+                    let i = ri << 12 | gi << 6 | bi
+                    let a = self.alpha(r: r, g: g, b: b)
+                    alpha[i] = a
+                    if a >= 128 {
+                        let (h, s, v) = ChromaKey.hsv(Double(r) / 255, Double(g) / 255, Double(b) / 255)
+                        var d = abs(h - keyHue)
+                        if d > 180 { d = 360 - d }
+                        if s >= saturationMin && v >= valueMin && d <= reach { near[i] = UInt8(min(254, d.rounded())) }
+                    }
+                }
             }
-        } } }
+        }
         return Table(alpha: alpha, near: near)
     }
 
     /// Keys a 4-byte-per-pixel image in place (building the table first; pass one to reuse it).
-    public func apply(_ px: inout MutableSpan<UInt8>, width: Int, height: Int, stride: Int, order: Order, mode: Mode, table: Table? = nil) -> Result {
+    public func apply(_ px: inout MutableSpan<UInt8>, width: Int, height: Int, stride: Int, order: Order, mode: Mode, table: Table? = nil)
+        -> Result
+    {
         let t = table ?? self.table()
         let o = order.offsets
         let dominant = key.g >= key.r && key.g >= key.b ? 1 : (key.b >= key.r ? 2 : 0)
@@ -129,36 +144,38 @@ public struct ChromaKey: Sendable, Equatable {
         var closest = 255
         var matte = clean ? [UInt8](repeating: 0, count: width * height) : []
         t.alpha.withUnsafeBufferPointer { alphaT in
-        t.near.withUnsafeBufferPointer { nearT in
-        for y in 0..<height {
-            var i = y * stride
-            for x in 0..<width {
-                var r = px[i + o.r], g = px[i + o.g], b = px[i + o.b]
-                let idx = Table.index(r, g, b)
-                let a = alphaT[idx]
-                if a < 128 { keyed += 1 } else {
-                    let d = Int(nearT[idx])
-                    if d != 255 { near += 1; closest = min(closest, d) }
-                }
-                if spillQ > 0 && a > 0 {
-                    // Cap the key's channel at the larger of the other two (where it exceeds them).
-                    switch dominant {
-                    case 1: let cap = max(r, b); if g > cap { g = UInt8(Int(g) - (Int(g - cap) * spillQ) >> 8) }
-                    case 2: let cap = max(r, g); if b > cap { b = UInt8(Int(b) - (Int(b - cap) * spillQ) >> 8) }
-                    default: let cap = max(g, b); if r > cap { r = UInt8(Int(r) - (Int(r - cap) * spillQ) >> 8) }
+            t.near.withUnsafeBufferPointer { nearT in
+                for y in 0..<height {
+                    var i = y * stride
+                    for x in 0..<width {
+                        var r = px[i + o.r], g = px[i + o.g], b = px[i + o.b]
+                        let idx = Table.index(r, g, b)
+                        let a = alphaT[idx]
+                        if a < 128 {
+                            keyed += 1
+                        } else {
+                            let d = Int(nearT[idx])
+                            if d != 255 { near += 1; closest = min(closest, d) }
+                        }
+                        if spillQ > 0 && a > 0 {
+                            // Cap the key's channel at the larger of the other two (where it exceeds them).
+                            switch dominant {
+                            case 1: let cap = max(r, b); if g > cap { g = UInt8(Int(g) - (Int(g - cap) * spillQ) >> 8) }
+                            case 2: let cap = max(r, g); if b > cap { b = UInt8(Int(b) - (Int(b - cap) * spillQ) >> 8) }
+                            default: let cap = max(g, b); if r > cap { r = UInt8(Int(r) - (Int(r - cap) * spillQ) >> 8) }
+                            }
+                        }
+                        if clean { matte[y * width + x] = a }
+                        switch mode {
+                        case .alpha:
+                            px[i + o.r] = r; px[i + o.g] = g; px[i + o.b] = b; px[i + o.a] = a
+                        case .matte:
+                            px[i + o.r] = a; px[i + o.g] = a; px[i + o.b] = a; px[i + o.a] = 255
+                        }
+                        i += 4
                     }
                 }
-                if clean { matte[y * width + x] = a }
-                switch mode {
-                case .alpha:
-                    px[i + o.r] = r; px[i + o.g] = g; px[i + o.b] = b; px[i + o.a] = a
-                case .matte:
-                    px[i + o.r] = a; px[i + o.g] = a; px[i + o.b] = a; px[i + o.a] = 255
-                }
-                i += 4
             }
-        }
-        }
         }
         if clean { cleanMatte(&px, matte: matte, width: width, height: height, stride: stride, order: order, mode: mode) }
         let total = Double(max(1, width * height))
@@ -173,9 +190,11 @@ public struct ChromaKey: Sendable, Equatable {
             for x in 1..<(width - 1) {
                 let me = matte[y * width + x] >= 128
                 var same = 0
-                for dy in -1...1 { for dx in -1...1 where dx != 0 || dy != 0 {
-                    if (matte[(y + dy) * width + x + dx] >= 128) == me { same += 1 }
-                } }
+                for dy in -1...1 {
+                    for dx in -1...1 where dx != 0 || dy != 0 {
+                        if (matte[(y + dy) * width + x + dx] >= 128) == me { same += 1 }
+                    }
+                }
                 guard same <= 2 else { continue }
                 let flipped: UInt8 = me ? 0 : 255
                 let i = y * stride + x * 4
@@ -186,7 +205,8 @@ public struct ChromaKey: Sendable, Equatable {
 
     /// The average colour (0...1) of a (2*radius+1)^2 patch around a normalised point of an RGB image.
     public static func pick(_ image: RGBImage, x: Double, y: Double, radius: Int = 2) -> (r: Double, g: Double, b: Double) {
-        let cx = min(image.width - 1, max(0, Int(x * Double(image.width)))), cy = min(image.height - 1, max(0, Int(y * Double(image.height))))
+        let cx = min(image.width - 1, max(0, Int(x * Double(image.width)))),
+            cy = min(image.height - 1, max(0, Int(y * Double(image.height))))
         var sum = (0.0, 0.0, 0.0), n = 0.0
         for yy in max(0, cy - radius)...min(image.height - 1, cy + radius) {
             for xx in max(0, cx - radius)...min(image.width - 1, cx + radius) {

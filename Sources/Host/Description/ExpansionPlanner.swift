@@ -54,9 +54,9 @@ struct ExpansionPlanner {
         for chain in chains {
             for node in chain.nodes {
                 switch node {
-                case let .element(factory, _, _):
+                case .element(let factory, _, _):
                     result.insert(factory)
-                case let .bin(text, _):
+                case .bin(let text, _):
                     let contents = try BinContents.parse(text)
                     result.insert(contents.factory)
                     result.formUnion(try factories(in: contents.chains))
@@ -78,7 +78,7 @@ struct ExpansionPlanner {
         let bins = try inspectBins()
         let hasStages = chains.contains { chain in
             chain.nodes.contains { node in
-                if case let .element(factory, _, _) = node { return stage(factory) != nil }
+                if case .element(let factory, _, _) = node { return stage(factory) != nil }
                 return false
             }
         }
@@ -118,7 +118,7 @@ struct ExpansionPlanner {
         var result: [BinNames] = []
         for chain in chains {
             for node in chain.nodes {
-                guard case let .bin(text, offset) = node else { continue }
+                guard case .bin(let text, let offset) = node else { continue }
                 result.append(try binNames(text: text, offset: offset))
             }
         }
@@ -147,7 +147,7 @@ struct ExpansionPlanner {
         for chain in contents.chains {
             for node in chain.nodes {
                 switch node {
-                case let .element(factory, _, innerOffset):
+                case .element(let factory, _, let innerOffset):
                     if stage(factory) != nil {
                         throw DescriptionError(
                             message: "stage '\(factory)' inside bin '\(text)' is not supported: move the stage out "
@@ -155,9 +155,9 @@ struct ExpansionPlanner {
                             token: factory, offset: offset + innerOffset)
                     }
                     if let name = node.explicitName { names.defined.append(name) }
-                case let .reference(name, _, _):
+                case .reference(let name, _, _):
                     names.referenced.append((name, node.text))
-                case let .bin(innerText, innerOffset):
+                case .bin(let innerText, let innerOffset):
                     try inspectBin(text: innerText, offset: offset + innerOffset, into: &names)
                 case .caps:
                     break
@@ -193,13 +193,13 @@ struct ExpansionPlanner {
         // References to automatic names (`tee0.`) only resolve after splitting if the name is written.
         var referenced: Set<String> = []
         for chain in chains {
-            for case let .reference(name, _, _) in chain.nodes { referenced.insert(name) }
+            for case .reference(let name, _, _) in chain.nodes { referenced.insert(name) }
         }
         for names in bins { referenced.formUnion(names.referenced.map(\.name)) }
 
         for element in named {
             let node = chains[element.chain].nodes[element.node]
-            guard case let .element(factory, properties, offset) = node else { continue }
+            guard case .element(let factory, let properties, let offset) = node else { continue }
             if let signature = stage(factory) {
                 let instance = StageInstance(
                     kind: factory, name: element.name, properties: properties.filter { $0.key != "name" },
@@ -306,7 +306,7 @@ struct ExpansionPlanner {
                     }
                     continue
                 }
-                if case let .reference(name, pad, offset) = node, let target = stageByName[name] {
+                if case .reference(let name, let pad, let offset) = node, let target = stageByName[name] {
                     let (g, position) = target
                     let text = node.text
                     if n == 0 && chain.nodes.count > 1 {
@@ -357,7 +357,8 @@ struct ExpansionPlanner {
         }
         guard let pad, instance.signature.outputs.contains(pad) else {
             let outputs = instance.signature.outputs
-            let listing = outputs.isEmpty
+            let listing =
+                outputs.isEmpty
                 ? "has no extra outputs; its main output is '\(instance.name).'"
                 : "has outputs: " + outputs.joined(separator: ", ")
             throw DescriptionError(
@@ -452,7 +453,7 @@ struct ExpansionPlanner {
                 token: fragment, offset: -1)
         }
         for chain in parsed.chains {
-            for case let .element(factory, _, _) in chain.nodes where stage(factory) != nil {
+            for case .element(let factory, _, _) in chain.nodes where stage(factory) != nil {
                 throw DescriptionError(
                     message: "default branch '\(fragment)' for '\(output)' contains stage '\(factory)': "
                         + "expected GStreamer elements only",
@@ -476,7 +477,7 @@ struct ExpansionPlanner {
             var bins: [BinNames] = []
             for node in piece {
                 if let name = node.explicitName { definedIn[name] = p }
-                if case let .bin(text, offset) = node {
+                if case .bin(let text, let offset) = node {
                     let names = try binNames(text: text, offset: offset)
                     for name in names.defined { definedIn[name] = p }
                     bins.append(names)
@@ -506,7 +507,7 @@ struct ExpansionPlanner {
         for (p, piece) in pieces.enumerated() {
             for node in piece {
                 switch node {
-                case let .reference(name, _, offset):
+                case .reference(let name, _, let offset):
                     try resolve(name, text: node.text, offset: offset, piece: p)
                 default:
                     break
@@ -565,7 +566,8 @@ struct ExpansionPlanner {
         var order: [Int] = []
         var placed = Array(repeating: false, count: drafts.count)
         while order.count < drafts.count {
-            let next = drafts.indices.first { !placed[$0] && predecessors[$0] == 0 }
+            let next =
+                drafts.indices.first { !placed[$0] && predecessors[$0] == 0 }
                 ?? drafts.indices.first { !placed[$0] }!  // a cycle: fall back to appearance order
             placed[next] = true
             order.append(next)

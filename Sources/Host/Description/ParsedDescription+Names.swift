@@ -27,7 +27,7 @@ extension ParsedDescription {
         var result: [NamedElement] = []
         for (c, chain) in chains.enumerated() {
             for (n, node) in chain.nodes.enumerated() {
-                guard case let .element(factory, _, _) = node, !factory.contains("://") else { continue }
+                guard case .element(let factory, _, _) = node, !factory.contains("://") else { continue }
                 if let name = node.explicitName {
                     result.append(NamedElement(chain: c, node: n, factory: factory, name: name, isExplicit: true))
                     continue

@@ -14,13 +14,13 @@ extension DescriptionNode {
     /// The node as gst-launch text.
     public var text: String {
         switch self {
-        case let .element(factory, properties, _):
+        case .element(let factory, let properties, _):
             return ([factory] + properties.map(\.text)).joined(separator: " ")
-        case let .caps(caps, _):
+        case .caps(let caps, _):
             return caps
-        case let .reference(name, pad, _):
+        case .reference(let name, let pad, _):
             return name + "." + (pad ?? "")
-        case let .bin(text, _):
+        case .bin(let text, _):
             return text
         }
     }
@@ -28,14 +28,14 @@ extension DescriptionNode {
     /// The character offset of the node in the description it was parsed from, or -1 if generated.
     public var offset: Int {
         switch self {
-        case let .element(_, _, offset), let .caps(_, offset), let .reference(_, _, offset), let .bin(_, offset):
+        case .element(_, _, let offset), .caps(_, let offset), .reference(_, _, let offset), .bin(_, let offset):
             return offset
         }
     }
 
     /// The value of this element's `name=` property, if it is an element that has one.
     public var explicitName: String? {
-        guard case let .element(_, properties, _) = self else { return nil }
+        guard case .element(_, let properties, _) = self else { return nil }
         return properties.last { $0.key == "name" }?.value
     }
 }
@@ -56,7 +56,7 @@ public struct DescriptionChain: Equatable, Sendable {
     /// in chains built by hand) is written as `capsfilter caps="..."` so it cannot swallow what follows.
     public func render() -> String {
         nodes.enumerated().map { index, node in
-            if case let .caps(caps, _) = node, index == 0 || index == nodes.count - 1 {
+            if case .caps(let caps, _) = node, index == 0 || index == nodes.count - 1 {
                 return "capsfilter caps=" + PropertyAssignment.quoted(caps)
             }
             return node.text
@@ -161,7 +161,7 @@ struct DescriptionParser {
     }
 
     mutating func parseSingleBin() throws(DescriptionError) -> BinContents {
-        guard position < tokens.count, case let .binOpen(factory) = tokens[position].kind else {
+        guard position < tokens.count, case .binOpen(let factory) = tokens[position].kind else {
             throw DescriptionError(
                 message: "expected a bin '( ... )'", token: tokens.first?.text ?? "", offset: 0)
         }
@@ -180,7 +180,7 @@ struct DescriptionParser {
         let opener = tokens[position]
         position += 1
         var properties: [PropertyAssignment] = []
-        while position < tokens.count, case let .assignment(assignment) = tokens[position].kind {
+        while position < tokens.count, case .assignment(let assignment) = tokens[position].kind {
             properties.append(assignment)
             position += 1
         }
@@ -204,7 +204,7 @@ struct DescriptionParser {
 
         func finishChain() throws(DescriptionError) {
             guard !current.isEmpty else { return }
-            if current.count == 1, case let .reference(name, pad, offset) = current[0] {
+            if current.count == 1, case .reference(let name, let pad, let offset) = current[0] {
                 let text = name + "." + (pad ?? "")
                 throw DescriptionError(
                     message: "reference '\(text)' is not linked: expected '\(text) ! element' or "
@@ -231,14 +231,14 @@ struct DescriptionParser {
                 try finishChain()
                 return chains
 
-            case let .link(caps):
+            case .link(let caps):
                 if pendingLink != nil || current.isEmpty {
                     let what = pendingLink != nil ? "after '!'" : "at the start of a chain"
                     throw DescriptionError(
                         message: "unexpected '\(token.text)' \(what): expected an element before '!'",
                         token: token.text, offset: token.offset)
                 }
-                if current.count > 1, case let .reference(name, pad, offset) = current[current.count - 1] {
+                if current.count > 1, case .reference(let name, let pad, let offset) = current[current.count - 1] {
                     let text = name + "." + (pad ?? "")
                     throw DescriptionError(
                         message: "reference '\(text)' in the middle of a chain: a reference can only start a "
@@ -260,18 +260,18 @@ struct DescriptionParser {
             case .element, .url, .reference, .binOpen:
                 let node: DescriptionNode
                 switch token.kind {
-                case let .element(factory), let .url(factory):
+                case .element(let factory), .url(let factory):
                     position += 1
                     var properties: [PropertyAssignment] = []
-                    while position < tokens.count, case let .assignment(assignment) = tokens[position].kind {
+                    while position < tokens.count, case .assignment(let assignment) = tokens[position].kind {
                         properties.append(assignment)
                         position += 1
                     }
                     node = .element(factory: factory, properties: properties, offset: token.offset)
-                case let .reference(name, pad):
+                case .reference(let name, let pad):
                     position += 1
                     node = .reference(name: name, pad: pad, offset: token.offset)
-                case let .binOpen(factory):
+                case .binOpen(let factory):
                     node = try parseBin(factory: factory).1
                 default:
                     preconditionFailure("unreachable")

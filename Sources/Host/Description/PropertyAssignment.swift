@@ -25,9 +25,11 @@ public struct PropertyAssignment: Equatable, Sendable {
     /// with a backslash. (A value ending in a backslash is a known gst-launch corner: its closing quote
     /// reads as escaped if a later quote follows in the same description.)
     public static func quoted(_ value: String) -> String {
-        let needsQuotes = value.isEmpty || value.contains { c in
-            DescriptionLexer.isSpace(c) || c == "\"" || c == "'" || c == "\\" || c == "!"
-        }
+        let needsQuotes =
+            value.isEmpty
+            || value.contains { c in
+                DescriptionLexer.isSpace(c) || c == "\"" || c == "'" || c == "\\" || c == "!"
+            }
         guard needsQuotes else { return value }
         var out = "\""
         for c in value {

@@ -54,9 +54,15 @@ final class CaptureOverlay: Sendable {
         let fullKey = "\(key)|\(y)|\(countdown.map(String.init) ?? "-")"
         let composition: OverlayComposition = cache.withLock { c in
             if let o = c.composition, c.compositionKey == fullKey { return o }
-            var layers = [OverlayComposition.Layer(pixels: image.pixels, width: image.width, height: image.height, stride: image.stride, x: margin, y: y)]
+            var layers = [
+                OverlayComposition.Layer(
+                    pixels: image.pixels, width: image.width, height: image.height, stride: image.stride, x: margin, y: y)
+            ]
             if let big {
-                layers.append(.init(pixels: big.image.pixels, width: big.image.width, height: big.image.height, stride: big.image.stride, x: big.x, y: big.y))
+                layers.append(
+                    .init(
+                        pixels: big.image.pixels, width: big.image.width, height: big.image.height, stride: big.image.stride, x: big.x,
+                        y: big.y))
             }
             let o = OverlayComposition(layers: layers)
             c.composition = o; c.compositionKey = fullKey

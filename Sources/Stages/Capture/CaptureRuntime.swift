@@ -29,9 +29,11 @@ struct CaptureRuntime {
     /// Feeds one frame: its running `time`, compose's latest analysis `comp` (`own` when it is of this
     /// very frame), whether compose is `analysing` it, the pts of a frame whose analysis was `skipped`,
     /// its luma `gray`, its clean `copy`. Warnings, refusals and the self-timer go to `messages`.
-    mutating func observe(_ frame: VideoFrame, time: UInt64, comp: FrameComposition?, own: FrameComposition?, analysing: Bool,
-                          skipped: UInt64?, gray: GrayImage?, copy: VideoFrame?, fired: Int, backlog: Int,
-                          settings s: CaptureSettings, openingWarnings: [String], messages: inout [CaptureMessage]) -> Shot? {
+    mutating func observe(
+        _ frame: VideoFrame, time: UInt64, comp: FrameComposition?, own: FrameComposition?, analysing: Bool,
+        skipped: UInt64?, gray: GrayImage?, copy: VideoFrame?, fired: Int, backlog: Int,
+        settings s: CaptureSettings, openingWarnings: [String], messages: inout [CaptureMessage]
+    ) -> Shot? {
         frames += 1
         if shutter.machine.phase == .startingCamera {
             _ = shutter.machine.handle(.firstFrame)
@@ -44,16 +46,20 @@ struct CaptureRuntime {
         if comp != nil { sawMeta = true }
         if s.auto && !sawMeta && !warnedNoMeta && frames == 90 {
             warnedNoMeta = true
-            messages.append(CaptureMessage(.warning("no ViewfinderComposition meta on the frames: auto capture needs 'compose' before 'capture'")))
+            messages.append(
+                CaptureMessage(.warning("no ViewfinderComposition meta on the frames: auto capture needs 'compose' before 'capture'")))
         }
         let current = FrameRing.Entry(frame: copy ?? frame, time: time, candidate: candidate, composition: own)
         ring.add(current, copy: copy, analysing: analysing, keepMs: s.ringMs, budget: s.ringBytes)
         // A verdict counts once: after a photo, auto waits for an analysis of a later frame (a slow
         // analysis must not make photos of moments nobody judged).
         let fresh = comp.map { c in ring.lastTakenPts.map { last in (c.analysisPts ?? UInt64.max) > last } ?? true } ?? false
-        let obs = CaptureStateMachine.Observation(time: time, stable: step?.stable ?? false,
-                                                  subject: comp?.subject != nil, composed: (comp?.composed ?? false) && fresh)
-        guard let kind = shutter.decide(obs, frame: frame.index, time: time, fired: fired, backlog: backlog, settings: s, messages: &messages) else { return nil }
+        let obs = CaptureStateMachine.Observation(
+            time: time, stable: step?.stable ?? false,
+            subject: comp?.subject != nil, composed: (comp?.composed ?? false) && fresh)
+        guard
+            let kind = shutter.decide(obs, frame: frame.index, time: time, fired: fired, backlog: backlog, settings: s, messages: &messages)
+        else { return nil }
         defer { nextNumber += 1 }
         return (kind, ring.pick(for: kind, current: current), nextNumber)
     }

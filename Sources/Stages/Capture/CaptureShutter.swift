@@ -39,8 +39,10 @@ struct CaptureShutter {
     /// The trigger of the capture to make on this frame, if any: `obs` for auto, the frame's number,
     /// running `time`, the manual shutter's generation `fired`, and `backlog` photos queued on the
     /// snapshot output. What it armed or refused is added to `messages`.
-    mutating func decide(_ obs: CaptureStateMachine.Observation, frame: Int, time: UInt64, fired: Int, backlog: Int,
-                         settings s: CaptureSettings, messages: inout [CaptureMessage]) -> CaptureTrigger? {
+    mutating func decide(
+        _ obs: CaptureStateMachine.Observation, frame: Int, time: UInt64, fired: Int, backlog: Int,
+        settings s: CaptureSettings, messages: inout [CaptureMessage]
+    ) -> CaptureTrigger? {
         // A branch of the user's own is not tracked file by file: its queue is the bound instead
         // (the appsrc blocks when full, and the video must never wait for a save).
         let busy = backlog >= s.maxPending
@@ -54,7 +56,8 @@ struct CaptureShutter {
         asked += due.filter { $0 != .manual }.map { ($0, nil) }
         events.removeAll()
         if busy && !asked.isEmpty {
-            messages.append(CaptureMessage(.refused(trigger: nil, reason: "busy: \(backlog) photos queued on the snapshot output", readiness: .busy)))
+            messages.append(
+                CaptureMessage(.refused(trigger: nil, reason: "busy: \(backlog) photos queued on the snapshot output", readiness: .busy)))
             asked.removeAll()
         }
         for (kind, timerOverride) in asked {
@@ -86,7 +89,12 @@ struct CaptureShutter {
         let countdown = timer.remaining(at: time)
         if let p = posted, p == now { return (now.0, now.1, countdown, nil) }
         posted = now
-        return (now.0, now.1, countdown, CaptureMessage(.state(now.0, reason: now.1, readiness: now.2, shots: machine.shots,
-                                                                pending: machine.pending, pts: pts ?? UInt64.max)))
+        return (
+            now.0, now.1, countdown,
+            CaptureMessage(
+                .state(
+                    now.0, reason: now.1, readiness: now.2, shots: machine.shots,
+                    pending: machine.pending, pts: pts ?? UInt64.max))
+        )
     }
 }

@@ -1,5 +1,5 @@
-import FrameAnalysis
 import Foundation
+import FrameAnalysis
 import GStreamerKit
 
 /// The photo made of a chosen frame: cropped to the aspect (placing the subject for the rule), the
@@ -29,7 +29,8 @@ struct FramedPhoto {
             photo = frame; full = nil; window = nil; composition = c
             return
         }
-        let w = CaptureChoice.crop(width: frame.info.width, height: frame.info.height, aspect: crop, subject: subject, rule: c?.rule ?? "thirds")
+        let w = CaptureChoice.crop(
+            width: frame.info.width, height: frame.info.height, aspect: crop, subject: subject, rule: c?.rule ?? "thirds")
         let aligned = frame.alignedCrop(x: w.x, y: w.y, width: w.width, height: w.height)
         do { photo = try frame.cropped(x: w.x, y: w.y, width: w.width, height: w.height) } catch {
             throw StageError(.stream, "crop failed: \(error.message)")

@@ -25,7 +25,8 @@ public struct ShotSchedule: Sendable {
         public init(interval: String, at: String, maxShots: String, quality: String) {
             self.interval = Property("interval", interval, .double(0...86_400), default: 0, mutability: .playing)
             self.at = Property("at", at, .intList, default: [])
-            self.manual = Property("manual", "React to SIGUSR1 and to the 's' key when stdin is a terminal", .bool, default: true, mutability: .playing)
+            self.manual = Property(
+                "manual", "React to SIGUSR1 and to the 's' key when stdin is a terminal", .bool, default: true, mutability: .playing)
             self.maxShots = Property("max-shots", maxShots, .int(0...1_000_000), default: 0, mutability: .playing)
             self.quality = Property("quality", quality, .int(1...100), default: 90)
         }

@@ -42,8 +42,10 @@ public struct CompositionMeta: Sendable, Equatable {
         public var inputHeight: Int
 
         /// Creates a verdict.
-        public init(rule: String, score: Double, composed: Bool, locked: Bool = false, advice: String, subject: Box? = nil,
-                    measured: Box? = nil, analysisPts: UInt64? = nil, inputWidth: Int = 0, inputHeight: Int = 0) {
+        public init(
+            rule: String, score: Double, composed: Bool, locked: Bool = false, advice: String, subject: Box? = nil,
+            measured: Box? = nil, analysisPts: UInt64? = nil, inputWidth: Int = 0, inputHeight: Int = 0
+        ) {
             self.rule = rule; self.score = score; self.composed = composed; self.locked = locked; self.advice = advice
             self.subject = subject; self.measured = measured; self.analysisPts = analysisPts
             self.inputWidth = inputWidth; self.inputHeight = inputHeight
@@ -51,10 +53,11 @@ public struct CompositionMeta: Sendable, Equatable {
 
         /// The verdict of `guidance`, with its boxes mapped to a `width` x `height` input frame.
         public init(_ guidance: Guidance, inputWidth width: Int, inputHeight height: Int) {
-            self.init(rule: guidance.rule, score: guidance.score, composed: guidance.wellComposed, locked: guidance.locked,
-                      advice: guidance.advice, subject: guidance.subjectBox(width: width, height: height),
-                      measured: guidance.measuredNormalized.map { $0.scaled(Double(width), Double(height)) },
-                      analysisPts: guidance.pts, inputWidth: width, inputHeight: height)
+            self.init(
+                rule: guidance.rule, score: guidance.score, composed: guidance.wellComposed, locked: guidance.locked,
+                advice: guidance.advice, subject: guidance.subjectBox(width: width, height: height),
+                measured: guidance.measuredNormalized.map { $0.scaled(Double(width), Double(height)) },
+                analysisPts: guidance.pts, inputWidth: width, inputHeight: height)
         }
 
         /// Where the subject is in the analysed frame's pixels (the measured box, else the drawn one),
@@ -86,14 +89,20 @@ public struct CompositionMeta: Sendable, Equatable {
         var fields: [(String, MessageStructure.Value)] = []
         if let a = analysis {
             func box(_ prefix: String, _ b: Box?) -> [(String, MessageStructure.Value)] {
-                [("\(prefix)x", .double(b?.x ?? -1)), ("\(prefix)y", .double(b?.y ?? -1)),
-                 ("\(prefix)width", .double(b?.width ?? 0)), ("\(prefix)height", .double(b?.height ?? 0))]
+                [
+                    ("\(prefix)x", .double(b?.x ?? -1)), ("\(prefix)y", .double(b?.y ?? -1)),
+                    ("\(prefix)width", .double(b?.width ?? 0)), ("\(prefix)height", .double(b?.height ?? 0)),
+                ]
             }
-            fields = [("analysis-pts", .uint64(a.analysisPts ?? UInt64.max)), ("rule", .string(a.rule)), ("score", .double(a.score)),
-                      ("well-composed", .bool(a.composed)), ("locked", .bool(a.locked))]
+            fields = [
+                ("analysis-pts", .uint64(a.analysisPts ?? UInt64.max)), ("rule", .string(a.rule)), ("score", .double(a.score)),
+                ("well-composed", .bool(a.composed)), ("locked", .bool(a.locked)),
+            ]
             fields += box("", a.subject) + box("measured-", a.measured)
-            fields += [("input-width", .int(Int32(clamping: a.inputWidth))), ("input-height", .int(Int32(clamping: a.inputHeight))),
-                       ("advice", .string(a.advice))]
+            fields += [
+                ("input-width", .int(Int32(clamping: a.inputWidth))), ("input-height", .int(Int32(clamping: a.inputHeight))),
+                ("advice", .string(a.advice)),
+            ]
         }
         if analysing { fields.append(("analysing", .bool(true))) }
         if let skippedPts { fields.append(("skipped-pts", .uint64(skippedPts))) }
@@ -110,15 +119,17 @@ public struct CompositionMeta: Sendable, Equatable {
         guard let score = m.double("score") else { analysis = nil; return }
         func box(_ prefix: String) -> Box? {
             guard let w = m.double("\(prefix)width"), let h = m.double("\(prefix)height"), w > 0, h > 0,
-                  let x = m.double("\(prefix)x"), let y = m.double("\(prefix)y") else { return nil }
+                let x = m.double("\(prefix)x"), let y = m.double("\(prefix)y")
+            else { return nil }
             return Box(x: x, y: y, width: w, height: h)
         }
         let pts = m.integer("analysis-pts").map { UInt64(bitPattern: $0) }
-        analysis = Analysis(rule: m.string("rule") ?? "", score: score, composed: m.bool("well-composed") ?? false,
-                            locked: m.bool("locked") ?? false, advice: m.string("advice") ?? "",
-                            subject: box(""), measured: box("measured-"), analysisPts: pts == UInt64.max ? nil : pts,
-                            inputWidth: m.integer("input-width").map { Int($0) } ?? 0,
-                            inputHeight: m.integer("input-height").map { Int($0) } ?? 0)
+        analysis = Analysis(
+            rule: m.string("rule") ?? "", score: score, composed: m.bool("well-composed") ?? false,
+            locked: m.bool("locked") ?? false, advice: m.string("advice") ?? "",
+            subject: box(""), measured: box("measured-"), analysisPts: pts == UInt64.max ? nil : pts,
+            inputWidth: m.integer("input-width").map { Int($0) } ?? 0,
+            inputHeight: m.integer("input-height").map { Int($0) } ?? 0)
     }
 
     /// The meta on `frame`; nil when the frame carries none (or it does not parse).

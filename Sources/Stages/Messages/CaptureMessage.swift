@@ -14,8 +14,9 @@ public struct CaptureMessage: ViewfinderMessage {
         /// The state, its reason or the readiness changed (`pts`: of the frame it changed on, `UInt64.max` unknown).
         case state(CapturePhase, reason: String, readiness: CaptureReadiness, shots: Int, pending: Int, pts: UInt64)
         /// A frame was chosen and pushed down `snapshot` (`score` -1: no analysis of it).
-        case capture(number: Int, trigger: CaptureTrigger, pts: UInt64, frame: UInt64, score: Double,
-                     width: Int, height: Int, state: CapturePhase, readiness: CaptureReadiness)
+        case capture(
+            number: Int, trigger: CaptureTrigger, pts: UInt64, frame: UInt64, score: Double,
+            width: Int, height: Int, state: CapturePhase, readiness: CaptureReadiness)
         /// A photo's files are in place (and indexed).
         case saved(number: Int, file: String?)
         /// A capture or a save failed (`number` nil: before a photo number was given).
@@ -38,32 +39,38 @@ public struct CaptureMessage: ViewfinderMessage {
     public var structure: MessageStructure {
         var f: [(String, MessageStructure.Value)]
         switch event {
-        case let .state(phase, reason, readiness, shots, pending, pts):
-            f = [("event", .string("state")), ("state", .string(phase.rawValue)), ("reason", .string(reason)),
-                 ("readiness", .string(readiness.rawValue)), ("shots", .int(Int32(clamping: shots))),
-                 ("pending", .int(Int32(clamping: pending))), ("pts", .uint64(pts))]
-        case let .capture(number, trigger, pts, frame, score, width, height, state, readiness):
-            f = [("event", .string("capture")), ("number", .int(Int32(clamping: number))), ("trigger", .string(trigger.rawValue)),
-                 ("pts", .uint64(pts)), ("frame", .uint64(frame)), ("score", .double(score)),
-                 ("width", .int(Int32(clamping: width))), ("height", .int(Int32(clamping: height))),
-                 ("state", .string(state.rawValue)), ("readiness", .string(readiness.rawValue))]
-        case let .saved(number, file):
+        case .state(let phase, let reason, let readiness, let shots, let pending, let pts):
+            f = [
+                ("event", .string("state")), ("state", .string(phase.rawValue)), ("reason", .string(reason)),
+                ("readiness", .string(readiness.rawValue)), ("shots", .int(Int32(clamping: shots))),
+                ("pending", .int(Int32(clamping: pending))), ("pts", .uint64(pts)),
+            ]
+        case .capture(let number, let trigger, let pts, let frame, let score, let width, let height, let state, let readiness):
+            f = [
+                ("event", .string("capture")), ("number", .int(Int32(clamping: number))), ("trigger", .string(trigger.rawValue)),
+                ("pts", .uint64(pts)), ("frame", .uint64(frame)), ("score", .double(score)),
+                ("width", .int(Int32(clamping: width))), ("height", .int(Int32(clamping: height))),
+                ("state", .string(state.rawValue)), ("readiness", .string(readiness.rawValue)),
+            ]
+        case .saved(let number, let file):
             f = [("event", .string("saved")), ("number", .int(Int32(clamping: number)))]
             if let file { f.append(("file", .string(file))) }
-        case let .error(number, file, reason):
+        case .error(let number, let file, let reason):
             f = [("event", .string("error"))]
             if let number { f.append(("number", .int(Int32(clamping: number)))) }
             if let file { f.append(("file", .string(file))) }
             f.append(("reason", .string(reason)))
-        case let .refused(trigger, reason, readiness):
+        case .refused(let trigger, let reason, let readiness):
             f = [("event", .string("refused"))]
             if let trigger { f.append(("trigger", .string(trigger.rawValue))) }
             f.append(("reason", .string(reason)))
             if let readiness { f.append(("readiness", .string(readiness.rawValue))) }
-        case let .timer(trigger, seconds, firesAt):
-            f = [("event", .string("timer")), ("trigger", .string(trigger.rawValue)),
-                 ("seconds", .int(Int32(clamping: seconds))), ("fires-at", .uint64(firesAt))]
-        case let .warning(text):
+        case .timer(let trigger, let seconds, let firesAt):
+            f = [
+                ("event", .string("timer")), ("trigger", .string(trigger.rawValue)),
+                ("seconds", .int(Int32(clamping: seconds))), ("fires-at", .uint64(firesAt)),
+            ]
+        case .warning(let text):
             f = [("event", .string("warning")), ("text", .string(text))]
         }
         return MessageStructure(Self.structureName, f)
@@ -85,21 +92,24 @@ public struct CaptureMessage: ViewfinderMessage {
         }
         switch kind {
         case "state":
-            event = .state(try word("state", as: CapturePhase.self), reason: try s.required(string: "reason"),
-                           readiness: try word("readiness", as: CaptureReadiness.self), shots: try int("shots"),
-                           pending: try int("pending"), pts: try u64("pts"))
+            event = .state(
+                try word("state", as: CapturePhase.self), reason: try s.required(string: "reason"),
+                readiness: try word("readiness", as: CaptureReadiness.self), shots: try int("shots"),
+                pending: try int("pending"), pts: try u64("pts"))
         case "capture":
-            event = .capture(number: try int("number"), trigger: try word("trigger", as: CaptureTrigger.self), pts: try u64("pts"),
-                             frame: try u64("frame"), score: try s.required(double: "score"), width: try int("width"),
-                             height: try int("height"), state: try word("state", as: CapturePhase.self),
-                             readiness: try word("readiness", as: CaptureReadiness.self))
+            event = .capture(
+                number: try int("number"), trigger: try word("trigger", as: CaptureTrigger.self), pts: try u64("pts"),
+                frame: try u64("frame"), score: try s.required(double: "score"), width: try int("width"),
+                height: try int("height"), state: try word("state", as: CapturePhase.self),
+                readiness: try word("readiness", as: CaptureReadiness.self))
         case "saved":
             event = .saved(number: try int("number"), file: s.string("file"))
         case "error":
             event = .error(number: s.integer("number").map { Int($0) }, file: s.string("file"), reason: try s.required(string: "reason"))
         case "refused":
-            event = .refused(trigger: try optional("trigger", as: CaptureTrigger.self), reason: try s.required(string: "reason"),
-                             readiness: try optional("readiness", as: CaptureReadiness.self))
+            event = .refused(
+                trigger: try optional("trigger", as: CaptureTrigger.self), reason: try s.required(string: "reason"),
+                readiness: try optional("readiness", as: CaptureReadiness.self))
         case "timer":
             event = .timer(trigger: try word("trigger", as: CaptureTrigger.self), seconds: try int("seconds"), firesAt: try u64("fires-at"))
         case "warning":

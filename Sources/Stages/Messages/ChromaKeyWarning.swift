@@ -25,14 +25,20 @@ public struct ChromaKeyWarning: ViewfinderMessage {
     /// The warning for key `key` (`#rrggbb`) whose nearest colour is `closestHue` degrees away and
     /// covers `share` of the frame: numbers rounded as posted, the sentence from the unrounded ones.
     public init(key: String, closestHue: Double, share: Double) {
-        self.init(key: key, closestHueDegrees: (closestHue * 10).rounded() / 10, share: (share * 1000).rounded() / 1000,
-                  text: "key colour \(key) is within \(Int(closestHue.rounded())) degrees of hue of colours covering \(Int((share * 100).rounded())) % of the frame: they may be keyed out too")
+        self.init(
+            key: key, closestHueDegrees: (closestHue * 10).rounded() / 10, share: (share * 1000).rounded() / 1000,
+            text:
+                "key colour \(key) is within \(Int(closestHue.rounded())) degrees of hue of colours covering \(Int((share * 100).rounded())) % of the frame: they may be keyed out too"
+        )
     }
 
     public var structure: MessageStructure {
-        MessageStructure(Self.structureName, [
-            ("key", .string(key)), ("closest-hue-degrees", .double(closestHueDegrees)), ("share", .double(share)), ("text", .string(text)),
-        ])
+        MessageStructure(
+            Self.structureName,
+            [
+                ("key", .string(key)), ("closest-hue-degrees", .double(closestHueDegrees)), ("share", .double(share)),
+                ("text", .string(text)),
+            ])
     }
 
     public init(structure s: MessageStructure) throws(MessageDecodingError) {

@@ -35,8 +35,10 @@ public struct CompositionMessage: ViewfinderMessage {
     public var analysisMs: Double
 
     /// Creates a message.
-    public init(pts: UInt64?, frame: Int, rule: String, score: Double, wellComposed: Bool, locked: Bool, subject: Box?,
-                engine: String, faces: [Box], advice: String, analysisMs: Double) {
+    public init(
+        pts: UInt64?, frame: Int, rule: String, score: Double, wellComposed: Bool, locked: Bool, subject: Box?,
+        engine: String, faces: [Box], advice: String, analysisMs: Double
+    ) {
         self.pts = pts; self.frame = frame; self.rule = rule; self.score = score; self.wellComposed = wellComposed
         self.locked = locked; self.subject = subject; self.engine = engine; self.faces = faces; self.advice = advice
         self.analysisMs = analysisMs
@@ -45,10 +47,11 @@ public struct CompositionMessage: ViewfinderMessage {
     /// The message for `guidance` of frame `frame`, with boxes in a `width` x `height` input frame.
     public init(_ g: Guidance, frame: Int, inputWidth w: Int, inputHeight h: Int) {
         let sx = Double(w) / Double(g.frameWidth), sy = Double(h) / Double(g.frameHeight)
-        self.init(pts: g.pts, frame: frame, rule: g.rule, score: g.score, wellComposed: g.wellComposed, locked: g.locked,
-                  subject: g.subjectBox(width: w, height: h), engine: g.engine ?? "none",
-                  faces: g.detections.filter { $0.kind == .face || $0.kind == .profileFace }.map { $0.box.scaled(sx, sy) },
-                  advice: g.advice, analysisMs: g.totalMs)
+        self.init(
+            pts: g.pts, frame: frame, rule: g.rule, score: g.score, wellComposed: g.wellComposed, locked: g.locked,
+            subject: g.subjectBox(width: w, height: h), engine: g.engine ?? "none",
+            faces: g.detections.filter { $0.kind == .face || $0.kind == .profileFace }.map { $0.box.scaled(sx, sy) },
+            advice: g.advice, analysisMs: g.totalMs)
     }
 
     /// `x,y,w,h;...` in whole pixels.
@@ -58,14 +61,16 @@ public struct CompositionMessage: ViewfinderMessage {
     }
 
     public var structure: MessageStructure {
-        MessageStructure(Self.structureName, [
-            ("pts", .uint64(pts ?? UInt64.max)), ("frame", .uint64(UInt64(max(0, frame)))), ("rule", .string(rule)),
-            ("score", .double(score)), ("well-composed", .bool(wellComposed)), ("locked", .bool(locked)),
-            ("x", .double(subject?.x ?? -1)), ("y", .double(subject?.y ?? -1)),
-            ("width", .double(subject?.width ?? 0)), ("height", .double(subject?.height ?? 0)),
-            ("engine", .string(engine)), ("faces", .string(facesText)), ("face-count", .int(Int32(clamping: faces.count))),
-            ("advice", .string(advice)), ("analysis-ms", .double(analysisMs)),
-        ])
+        MessageStructure(
+            Self.structureName,
+            [
+                ("pts", .uint64(pts ?? UInt64.max)), ("frame", .uint64(UInt64(max(0, frame)))), ("rule", .string(rule)),
+                ("score", .double(score)), ("well-composed", .bool(wellComposed)), ("locked", .bool(locked)),
+                ("x", .double(subject?.x ?? -1)), ("y", .double(subject?.y ?? -1)),
+                ("width", .double(subject?.width ?? 0)), ("height", .double(subject?.height ?? 0)),
+                ("engine", .string(engine)), ("faces", .string(facesText)), ("face-count", .int(Int32(clamping: faces.count))),
+                ("advice", .string(advice)), ("analysis-ms", .double(analysisMs)),
+            ])
     }
 
     public init(structure s: MessageStructure) throws(MessageDecodingError) {

@@ -23,14 +23,19 @@ public struct OutputErrorMessage: ViewfinderMessage {
     /// Decodes a `viewfinder/output-error` structure.
     public init(structure s: MessageStructure) throws(MessageDecodingError) {
         try s.expect(Self.self)
-        self.init(stage: try s.required(string: "stage"), output: try s.required(string: "output"),
-                  element: try s.required(string: "element"), text: try s.required(string: "text"))
+        self.init(
+            stage: try s.required(string: "stage"), output: try s.required(string: "output"),
+            element: try s.required(string: "element"), text: try s.required(string: "text"))
     }
 
     /// The structure: stage, output, element, text (all strings).
     public var structure: MessageStructure {
-        MessageStructure(Self.structureName, [("stage", .string(stage)), ("output", .string(output)),
-                                              ("element", .string(element)), ("text", .string(text))])
+        MessageStructure(
+            Self.structureName,
+            [
+                ("stage", .string(stage)), ("output", .string(output)),
+                ("element", .string(element)), ("text", .string(text)),
+            ])
     }
 }
 

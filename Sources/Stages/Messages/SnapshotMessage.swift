@@ -28,10 +28,12 @@ public struct SnapshotMessage: ViewfinderMessage {
 
     /// The structure posted on the bus.
     public var structure: MessageStructure {
-        MessageStructure(Self.structureName, [
-            ("stage", .string(stage)), ("shot", .int(Int32(clamping: shot))), ("frame", .uint64(frame)),
-            ("pts", .uint64(pts)), ("reason", .string(reason.rawValue)), ("pushed", .bool(pushed)),
-        ])
+        MessageStructure(
+            Self.structureName,
+            [
+                ("stage", .string(stage)), ("shot", .int(Int32(clamping: shot))), ("frame", .uint64(frame)),
+                ("pts", .uint64(pts)), ("reason", .string(reason.rawValue)), ("pushed", .bool(pushed)),
+            ])
     }
 
     /// Decodes a `viewfinder/snapshot` structure; a missing field or an unknown reason is an error.
@@ -41,8 +43,9 @@ public struct SnapshotMessage: ViewfinderMessage {
         guard let reason = CaptureTrigger(rawValue: reasonText) else {
             throw MessageDecodingError("\(Self.structureName): unknown reason '\(reasonText)'")
         }
-        self.init(stage: try s.required(string: "stage"), shot: Int(try s.required(integer: "shot")),
-                  frame: UInt64(bitPattern: try s.required(integer: "frame")), pts: UInt64(bitPattern: try s.required(integer: "pts")),
-                  reason: reason, pushed: try s.required(bool: "pushed"))
+        self.init(
+            stage: try s.required(string: "stage"), shot: Int(try s.required(integer: "shot")),
+            frame: UInt64(bitPattern: try s.required(integer: "frame")), pts: UInt64(bitPattern: try s.required(integer: "pts")),
+            reason: reason, pushed: try s.required(bool: "pushed"))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GStreamerKit
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,7 +11,9 @@ public struct PhotoRecord: Codable, Sendable, Equatable {
     public struct Rect: Codable, Sendable, Equatable {
         public var x: Double, y: Double, width: Double, height: Double
         /// Creates a rectangle.
-        public init(x: Double, y: Double, width: Double, height: Double) { self.x = x; self.y = y; self.width = width; self.height = height }
+        public init(x: Double, y: Double, width: Double, height: Double) {
+            self.x = x; self.y = y; self.width = width; self.height = height
+        }
     }
     /// Photo number (the digits of IMG_nnnnn.jpg).
     public var id: Int
@@ -53,9 +56,11 @@ public struct PhotoRecord: Codable, Sendable, Equatable {
     public var exif: [String: String]
 
     /// Creates a record.
-    public init(id: Int, file: String, thumbnail: String? = nil, full: String? = nil, time: String, pts: UInt64? = nil,
-                width: Int, height: Int, rule: String? = nil, score: Double? = nil, advice: String? = nil, subject: Rect? = nil,
-                analysisPts: UInt64? = nil, trigger: String, crop: String = "none", cropWindow: Rect? = nil, exif: [String: String] = [:]) {
+    public init(
+        id: Int, file: String, thumbnail: String? = nil, full: String? = nil, time: String, pts: UInt64? = nil,
+        width: Int, height: Int, rule: String? = nil, score: Double? = nil, advice: String? = nil, subject: Rect? = nil,
+        analysisPts: UInt64? = nil, trigger: String, crop: String = "none", cropWindow: Rect? = nil, exif: [String: String] = [:]
+    ) {
         self.id = id; self.file = file; self.thumbnail = thumbnail; self.full = full; self.time = time; self.pts = pts
         self.width = width; self.height = height; self.rule = rule; self.score = score; self.advice = advice; self.subject = subject
         self.analysisPts = analysisPts
@@ -85,7 +90,9 @@ public final class PhotoIndex: @unchecked Sendable {
         self.directory = directory
         let fm = FileManager.default
         // Say what is wrong in words (a file in the way, no permission), not as Foundation's error number.
-        if let problem = PathCheck.creatableDirectory(directory) { throw StageError(.resource, "cannot use photo directory '\(Echo.value(directory))': \(problem)") }
+        if let problem = PathCheck.creatableDirectory(directory) {
+            throw StageError(.resource, "cannot use photo directory '\(Echo.value(directory))': \(problem)")
+        }
         do {
             try fm.createDirectory(atPath: FilePaths.join(directory, "thumbs"), withIntermediateDirectories: true)
             try fm.createDirectory(atPath: FilePaths.join(partialDirectory, "thumbs"), withIntermediateDirectories: true)
@@ -169,9 +176,11 @@ public final class PhotoIndex: @unchecked Sendable {
             let attrs = try? fm.attributesOfItem(atPath: full)
             let date = (attrs?[.modificationDate] as? Date) ?? Date()
             let thumb = "thumbs/" + f
-            records.append(PhotoRecord(id: Self.number(of: f)!, file: f,
-                                       thumbnail: fm.fileExists(atPath: FilePaths.join(directory, thumb)) ? thumb : nil,
-                                       time: Self.timeText(date), width: info.width, height: info.height, trigger: "found", exif: info.tags))
+            records.append(
+                PhotoRecord(
+                    id: Self.number(of: f)!, file: f,
+                    thumbnail: fm.fileExists(atPath: FilePaths.join(directory, thumb)) ? thumb : nil,
+                    time: Self.timeText(date), width: info.width, height: info.height, trigger: "found", exif: info.tags))
             warnings.append("\(f) was on disk but not listed: added to records.json")
             changed = true
         }
@@ -199,7 +208,9 @@ public final class PhotoIndex: @unchecked Sendable {
         let enc = JSONEncoder()
         enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data: Data
-        do { data = try enc.encode(Document(photos: records)) } catch { throw StageError(.resource, "cannot encode records.json: \(error)") }
+        do { data = try enc.encode(Document(photos: records)) } catch {
+            throw StageError(.resource, "cannot encode records.json: \(error)")
+        }
         try Self.writeAtomically(data, to: path)
     }
 

@@ -1,7 +1,8 @@
-import FrameAnalysis
 import Foundation
+import FrameAnalysis
 import GStreamerKit
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -92,7 +93,9 @@ final class PhotoSaver: Sendable {
             return "queue max-size-buffers=8 ! jpegenc quality=\(quality) ! jifmux ! " + sink("IMG_%05d.jpg")
         case "thumbnail":
             guard thumbnails else { return nil }
-            return "queue max-size-buffers=8 ! videoscale ! video/x-raw,width=[1,300],height=[1,300],pixel-aspect-ratio=1/1 ! jpegenc quality=85 ! " + sink("thumbs/IMG_%05d.jpg")
+            return
+                "queue max-size-buffers=8 ! videoscale ! video/x-raw,width=[1,300],height=[1,300],pixel-aspect-ratio=1/1 ! jpegenc quality=85 ! "
+                + sink("thumbs/IMG_%05d.jpg")
         case "full":
             guard full else { return nil }
             return "queue max-size-buffers=8 ! jpegenc quality=\(quality) ! jifmux ! " + sink("IMG_%05d_full.jpg")
@@ -126,8 +129,10 @@ final class PhotoSaver: Sendable {
 
     /// Registers photo `number` before it is pushed (a fast branch may report its file before the push
     /// returns). Returns whether the snapshot branch is a default one (its files are tracked).
-    func register(number: Int, pts: UInt64?, trigger: CaptureTrigger, composition: FrameComposition?,
-                  crop: FrameComposition.Window?, full: Bool, thumbnails: Bool) -> Bool {
+    func register(
+        number: Int, pts: UInt64?, trigger: CaptureTrigger, composition: FrameComposition?,
+        crop: FrameComposition.Window?, full: Bool, thumbnails: Bool
+    ) -> Bool {
         let defaults = defaultOutputs.withLock { $0 }
         let tracked = defaults.contains("snapshot")
         var expected: Set<String> = tracked ? ["snapshot"] : []
@@ -135,8 +140,10 @@ final class PhotoSaver: Sendable {
         if full && defaults.contains("full") { expected.insert("full") }
         guard keepIndex || tracked else { return tracked }
         pending.withLock { list in
-            list.append(Pending(number: number, pts: pts, trigger: trigger, composition: composition,
-                                crop: crop, date: Date(), expected: expected, tracked: tracked))
+            list.append(
+                Pending(
+                    number: number, pts: pts, trigger: trigger, composition: composition,
+                    crop: crop, date: Date(), expected: expected, tracked: tracked))
             // Bounded: tracked saves are limited by max-pending; untracked leftovers by this.
             if list.count > 4 * maxPending { list.removeFirst(list.count - 4 * maxPending) }
         }
@@ -166,9 +173,11 @@ final class PhotoSaver: Sendable {
         let done: Pending? = pending.withLock { list in
             // Our default sinks name their output; any other multifilesink is the user's snapshot branch.
             let kind = output ?? "snapshot"
-            guard let i = list.firstIndex(where: { p in
-                p.pts == ts && p.files[kind] == nil && (output != nil ? p.expected.contains(kind) : !p.tracked)
-            }) else { return nil }
+            guard
+                let i = list.firstIndex(where: { p in
+                    p.pts == ts && p.files[kind] == nil && (output != nil ? p.expected.contains(kind) : !p.tracked)
+                })
+            else { return nil }
             list[i].files[kind] = file
             guard list[i].complete else { return nil }
             return list.remove(at: i)
@@ -191,7 +200,10 @@ final class PhotoSaver: Sendable {
         let partial = (directory as NSString).appendingPathComponent(".partial")
         writer.async {
             for p in failed {
-                for rel in [String(format: "IMG_%05d.jpg", p.number), String(format: "IMG_%05d_full.jpg", p.number), String(format: "thumbs/IMG_%05d.jpg", p.number)] {
+                for rel in [
+                    String(format: "IMG_%05d.jpg", p.number), String(format: "IMG_%05d_full.jpg", p.number),
+                    String(format: "thumbs/IMG_%05d.jpg", p.number),
+                ] {
                     try? FileManager.default.removeItem(atPath: (partial as NSString).appendingPathComponent(rel))
                 }
             }
@@ -210,7 +222,8 @@ final class PhotoSaver: Sendable {
         // such a capture takes the next free number for all of its files.
         var renumber: Int?
         if p.tracked, let photo = p.files["snapshot"],
-           FileManager.default.fileExists(atPath: (dir as NSString).appendingPathComponent((photo as NSString).lastPathComponent)) {
+            FileManager.default.fileExists(atPath: (dir as NSString).appendingPathComponent((photo as NSString).lastPathComponent))
+        {
             renumber = PhotoIndex.highestNumber(in: dir) + 1
         }
         for (output, file) in p.files.sorted(by: { $0.key < $1.key }) {
@@ -246,7 +259,8 @@ final class PhotoSaver: Sendable {
             saved.withLock { $0 += 1 }
         }
         let events: [CaptureStateMachine.Event] = !p.tracked ? [] : problem.map { [.saveFailed($0, time: p.pts ?? 0)] } ?? [.saved]
-        let message = problem.map { CaptureMessage(.error(number: p.number, file: final["snapshot"], reason: $0)) }
+        let message =
+            problem.map { CaptureMessage(.error(number: p.number, file: final["snapshot"], reason: $0)) }
             ?? CaptureMessage(.saved(number: p.number, file: final["snapshot"]))
         listener.withLock { $0 }?(Report(events: events, message: message))
     }
@@ -266,7 +280,9 @@ final class PhotoSaver: Sendable {
             subject: c?.subject.map { PhotoRecord.Rect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) },
             analysisPts: c?.analysisPts,
             trigger: p.trigger.rawValue, crop: cropName,
-            cropWindow: p.crop.map { PhotoRecord.Rect(x: Double($0.x), y: Double($0.y), width: Double($0.width), height: Double($0.height)) },
+            cropWindow: p.crop.map {
+                PhotoRecord.Rect(x: Double($0.x), y: Double($0.y), width: Double($0.width), height: Double($0.height))
+            },
             exif: info.tags)
     }
 }
