@@ -66,13 +66,9 @@ public final class CaptureStage: Stage {
         saver = PhotoSaver(
             stage: name, directory: s.directory, index: s.index, cropName: s.crop?.description ?? "none", maxPending: s.maxPending)
         // Read only: the default branches' multifilesink numbers start here, before the index is opened.
-        var rt = CaptureRuntime(
+        let rt = CaptureRuntime(
             shutter: CaptureShutter(schedule: ShotSchedule(p, keys: CaptureSettings.schedule, triggers: triggers), settings: s),
-            nextNumber: PhotoIndex.plannedNextNumber(directory: s.directory))
-        rt.estimator.stableAfter = p[CaptureSettings.stableAfter]
-        rt.estimator.unstableAfter = p[CaptureSettings.unstableAfter]
-        rt.estimator.steadyPixels = p[CaptureSettings.steadyPixels]
-        rt.estimator.resetPixels = p[CaptureSettings.resetPixels]
+            nextNumber: PhotoIndex.plannedNextNumber(directory: s.directory), estimator: CaptureSettings.estimator(p))
         runtime = Mutex(rt)
         saver.onReport { [weak self] report in self?.settle(report) }
     }

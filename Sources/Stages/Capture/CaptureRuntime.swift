@@ -24,7 +24,9 @@ struct CaptureRuntime {
     private var frames = 0
 
     /// The runtime of a stage whose first photo is numbered `nextNumber`.
-    init(shutter: CaptureShutter, nextNumber: Int) { self.shutter = shutter; self.nextNumber = nextNumber }
+    init(shutter: CaptureShutter, nextNumber: Int, estimator: StabilityEstimator = StabilityEstimator()) {
+        self.shutter = shutter; self.nextNumber = nextNumber; self.estimator = estimator
+    }
 
     /// Feeds one frame: its running `time`, compose's latest analysis `comp` (`own` when it is of this
     /// very frame), whether compose is `analysing` it, the pts of a frame whose analysis was `skipped`,

@@ -77,6 +77,16 @@ struct CaptureSettings: Sendable {
         quality: "JPEG quality of the default branches")
 
     /// Every property, in the order `inspect` lists them.
+    /// The stability estimator set from stable-after, unstable-after, steady-pixels and reset-pixels.
+    static func estimator(_ p: PropertyValues) -> StabilityEstimator {
+        var e = StabilityEstimator()
+        e.stableAfter = p[stableAfter]
+        e.unstableAfter = p[unstableAfter]
+        e.steadyPixels = p[steadyPixels]
+        e.resetPixels = p[resetPixels]
+        return e
+    }
+
     static let specs: [PropertySpec] = [
         auto.spec, delay.spec, cooldown.spec, schedule.maxShots.spec, maxPending.spec, schedule.manual.spec, schedule.at.spec,
         schedule.interval.spec, timer.spec, ringMs.spec, ringMb.spec, directory.spec, schedule.quality.spec, crop.spec,
