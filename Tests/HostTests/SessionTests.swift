@@ -1,5 +1,6 @@
 import Foundation
 import GStreamerKit
+import Stages
 import Testing
 
 @testable import Host
@@ -220,5 +221,31 @@ import Testing
         FileManager.default.createFile(atPath: photos, contents: Data("in the way".utf8))
         #expect(s.run() == 1)
         #expect(s.errors.contains { $0.contains("stage 'cap' cannot start") && $0.contains("is a file, not a directory") }, "\(s.errors)")
+    }
+
+    /// The messages of a real run decode to their typed values: compose's one per analysis, snapshot's
+    /// one per shot, capture's capture event (ring-ms=0: the triggering frame itself), each with its frame.
+    @Test func aRunsMessagesDecodeToTheirTypes() throws {
+        let dir = Self.tmp("typed")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let s = try Session(
+            description: "videotestsrc pattern=ball num-buffers=40 ! video/x-raw,width=320,height=240,framerate=30/1 "
+                + "! compose warmup=0 sync=true analysis-fps=10 ! snapshot at=5,20 location=\(dir)/snap-%02d.jpg "
+                + "! capture auto=false at=10 ring-ms=0 directory=\(dir)/photos ! fakesink")
+        #expect(s.run() == 0, "\(s.errors)")
+        let raw = s.elementMessages.filter { $0.structure.name == CompositionMessage.structureName }
+        let analyses = s.messages(CompositionMessage.self)
+        // Every posted structure decodes; sync at 10 analyses/s of 30 fps: frames 0, 3, ..., 39.
+        #expect(analyses.count == raw.count)
+        #expect(analyses.map(\.frame) == Array(stride(from: 0, to: 40, by: 3)))
+        #expect(analyses.allSatisfy { $0.pts == UInt64($0.frame) * 1_000_000_000 / 30 && (0...1).contains($0.score) && !$0.rule.isEmpty })
+        let shots = s.messages(SnapshotMessage.self)
+        #expect(shots.map(\.frame) == [5, 20])
+        #expect(shots.allSatisfy { $0.pushed && $0.reason.rawValue == "at" })
+        let captures = s.messages(CaptureMessage.self).compactMap { m -> String? in
+            if case .capture(_, let trigger, _, let frame, _, _, _, _, _) = m.event { return "\(frame) \(trigger.rawValue)" }
+            return nil
+        }
+        #expect(captures == ["10 at"])
     }
 }
