@@ -1,6 +1,7 @@
 import Foundation
 import GStreamerKit
 import Stages
+import Synchronization
 
 /// A description turned into running segments: built by `SessionBuilder` (with the `Preflight` checks),
 /// run here (open the stages, start the segments, `BusLoop` to the end, tear down), reported by
@@ -24,6 +25,12 @@ public final class Session: @unchecked Sendable {
     private let supervisor: BranchSupervisor
     private let reporter: SessionReporter
     private let createdFiles: [String]
+    /// Every stage's current property values: the validated description (+ overrides), then each
+    /// successful `update(stage:_:)`. Its own mutex, taken alone.
+    private let values: Mutex<[String: [String: PropertyValue]]>
+    /// Where the run is, and since when it was timed (nil before the pipelines play).
+    /// The final report is kept here too, so other threads read it under the lock.
+    private let progress = Mutex<(phase: Phase, start: Date?, final: SessionReport?)>((.built, nil, nil))
     /// Human-readable problems that ended the run (empty after a clean EOS).
     public private(set) var errors: [String] = []
     /// The figures of the last run.
@@ -50,6 +57,62 @@ public final class Session: @unchecked Sendable {
         createdFiles = built.createdFiles
         supervisor = BranchSupervisor(pipelines: built.pipelines, groups: built.groups)
         reporter = SessionReporter(groups: built.groups, copiesAtStart: copiesAtStart)
+        var current: [String: [String: PropertyValue]] = [:]
+        for g in built.plan.groups {
+            for p in g.stages {
+                guard let t = StageRegistry.type(of: p.kind),
+                    let v = try? PropertyValues(
+                        specs: t.descriptor.properties, assignments: p.properties.map { ($0.key, $0.value) }, stage: p.name)
+                else { continue }
+                current[p.name] = Dictionary(uniqueKeysWithValues: t.descriptor.properties.compactMap { s in v.value(named: s.name).map { (s.name, $0) } })
+            }
+        }
+        values = Mutex(current)
+    }
+
+    /// Where a session is.
+    public enum Phase: String, Sendable {
+        /// Built, not yet playing.
+        case built
+        /// The pipelines play.
+        case running
+        /// End-of-stream was requested; the pipelines drain.
+        case stopping
+        /// `run()` returned.
+        case ended
+    }
+
+    /// Where the run is now (any thread).
+    public var phase: Phase {
+        let p = progress.withLock { $0.phase }
+        return p == .running && stopRequested ? .stopping : p
+    }
+
+    /// The figures so far while the run plays (any thread; the same as the end-of-run report's), nil before
+    /// the pipelines play; after the run, the final report.
+    public var liveReport: SessionReport? {
+        let (start, final) = progress.withLock { ($0.start, $0.final) }
+        if let final { return final }
+        guard let start else { return nil }
+        return reporter.report(start: start)
+    }
+
+    /// The stage instances in plan order: name and kind (`compose0`, `compose`).
+    public var stageInstances: [(name: String, kind: String)] { plan.groups.flatMap(\.stages).map { ($0.name, $0.kind) } }
+
+    /// The current value of every property of stage `name` (description, overrides, then changes while
+    /// playing), nil for an unknown stage. Any thread.
+    public func propertyValues(ofStage name: String) -> [String: PropertyValue]? { values.withLock { $0[name] } }
+
+    /// Applies validated values to properties marked `.playing` of stage `name` with `Stage.update`
+    /// (effective on the next frame), in order, and records each that took. Any thread. Throws the
+    /// first refusal (unknown stage, a stage that refuses); the ones before it stay applied.
+    public func update(stage name: String, _ changes: [(String, PropertyValue)]) throws(StageError) {
+        guard let stage = stage(named: name) else { throw StageError(.usage, "no stage '\(name)'") }
+        for (property, value) in changes {
+            try stage.update(property, value: value)
+            values.withLock { $0[name, default: [:]][property] = value }
+        }
     }
 
     /// Element messages seen (and the host's output messages), oldest first: the newest 1000.
@@ -91,6 +154,7 @@ public final class Session: @unchecked Sendable {
         case .success(let s): start = s
         case .failure(let problem): return finish(code: 1, fallback: problem.text, start: problem.start)
         }
+        progress.withLock { $0 = (.running, start, nil) }
         onPlaying?(self)
         let loop = BusLoop(
             pipelines: pipelines, groups: groups, appSources: Set(plan.segments.flatMap(\.appSources)), options: options,
@@ -191,6 +255,7 @@ public final class Session: @unchecked Sendable {
         var r = reporter.report(start: start)
         r.notes = reporter.notes()
         report = r
+        progress.withLock { $0.phase = .ended; $0.final = r }
         if code != 0 && r.framesOut == 0 {
             // A failed start leaves no half-written files behind.
             for f in createdFiles { try? FileManager.default.removeItem(atPath: f) }
