@@ -15,6 +15,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1"),
     ],
     targets: [
         // C shims: system libraries found by pkg-config, plus static inline wrappers for macros.
@@ -38,10 +39,12 @@ let package = Package(
         .target(name: "StageTesting", dependencies: ["Stages", "GStreamerKit"]),
         // Description parsing/expansion, segments, bridging, runtime, stats.
         .target(name: "Host", dependencies: ["GStreamerKit", "Stages"]),
+        // The HTTP control API of a running session (`--http`): its own async tasks, off the video threads.
+        .target(name: "Control", dependencies: ["Host", "Stages", .product(name: "FlyingFox", package: "FlyingFox")]),
         // Side-by-side measurements (`viewfinder bench ...`): linked by the executable, not in any product library.
         .target(name: "ViewfinderBench", dependencies: ["Host", "Stages", "GStreamerKit", "GStreamerTrace", "FrameAnalysis"]),
         .executableTarget(name: "viewfinder", dependencies: [
-            "Host", "Stages", "GStreamerKit", "ViewfinderBench",
+            "Host", "Stages", "GStreamerKit", "ViewfinderBench", "Control",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Fixtures are read by path (#filePath), with the script that produced them.
@@ -52,5 +55,6 @@ let package = Package(
         .testTarget(name: "StageTestingTests", dependencies: ["StageTesting", "Stages", "GStreamerKit"]),
         .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit", "GStreamerTrace"]),
         .testTarget(name: "ViewfinderTests", dependencies: ["viewfinder"]),
+        .testTarget(name: "ControlTests", dependencies: ["viewfinder", "Control"]),
     ]
 )

@@ -15,12 +15,17 @@ enum LaunchArguments {
     }
 
     /// Options that take a value (`--set x=y` or `--set=x=y`).
-    static let valued: Set<String> = ["--set", "--queue", "--queue-size"]
+    static let valued: Set<String> = ["--set", "--queue", "--queue-size", "--http", "--token"]
     /// Flags.
     static let flags: Set<String> = ["--print-expanded", "--dry-run", "--progress", "-m", "--messages", "--quiet"]
+    /// What a valued option looks like, for "needs a value".
+    static let example = [
+        "--set": "--set target.prop=value", "--queue": "--queue auto|leaky|lossless", "--queue-size": "--queue-size N",
+        "--http": "--http HOST:PORT", "--token": "--token TOKEN",
+    ]
     /// The options as listed in errors.
     static let listing =
-        "--print-expanded, --dry-run, --progress, -m/--messages, --queue auto|leaky|lossless, --queue-size N, --set target.prop=value, --quiet, -h/--help"
+        "--print-expanded, --dry-run, --progress, -m/--messages, --queue auto|leaky|lossless, --queue-size N, --set target.prop=value, --quiet, --http HOST:PORT, --token TOKEN, -h/--help"
 
     /// Reorders `arguments` (all after the program name). Arguments of other subcommands pass unchanged.
     static func normalize(_ arguments: [String]) throws(HostError) -> Outcome {
@@ -44,7 +49,7 @@ enum LaunchArguments {
             guard i < arguments.count, !(valued.contains(arguments[i]) || flags.contains(arguments[i])) else {
                 throw HostError(
                     .usage,
-                    "option '\(a)' needs a value: \(a == "--set" ? "--set target.prop=value" : a == "--queue" ? "--queue auto|leaky|lossless" : "--queue-size N")"
+                    "option '\(a)' needs a value: \(example[a] ?? a + " VALUE")"
                 )
             }
             options += [a, arguments[i]]

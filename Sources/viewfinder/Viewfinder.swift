@@ -1,4 +1,5 @@
 import ArgumentParser
+import Control
 import Foundation
 import GStreamerKit
 import Host
@@ -69,6 +70,10 @@ struct RunOptions: ParsableArguments {
     var overrides: [String] = []
     @Flag(name: .long, help: "Do not print the end-of-run figures.")
     var quiet = false
+    @Option(name: .long, help: "Serve the control API (JSON over HTTP) on HOST:PORT while running, e.g. 127.0.0.1:8080.")
+    var http: String?
+    @Option(name: .long, help: "Bearer token the control API demands (required when --http binds anything but 127.0.0.1).")
+    var token: String?
 
     func sessionOptions() throws -> SessionOptions {
         var o = SessionOptions()
@@ -87,14 +92,31 @@ struct RunOptions: ParsableArguments {
         return o
     }
 
+    /// Where the control API listens, nil without `--http`; a token without `--http` is refused.
+    func controlAddress() throws -> ControlAddress? {
+        guard let http else {
+            if token != nil { throw HostError(.usage, "--token without --http: expected --http HOST:PORT too") }
+            return nil
+        }
+        return try ControlAddress(parsing: http, token: token)
+    }
+
     func execute(_ description: String) throws {
+        let control = try controlAddress()
         let session = try Session(description: description, options: sessionOptions())
         if printExpanded || dryRun { print(session.plan.render()) }
         if dryRun { return }
         // Without a display autovideosink would crash in DirectFB's sink: say so before anything runs.
         try DisplayCheck.check(session, description: description, overrides: overrides)
         let ends = StreamEndCheck(session, description: description)
+        var server: ControlServer?
+        if let control {
+            let s = ControlServer(session: session, address: control, fire: { Triggers.shared.fire() })
+            AppendFile.writeStandardError("control: \(try s.start())\n")
+            server = s
+        }
         let code = Interactive.run(session)
+        server?.stop()
         DisplayCheck.releaseProbes()
         if code == 0 && !session.stopRequested { for w in ends.warnings() { AppendFile.writeStandardError("\(w)\n") } }
         if !quiet, let r = session.report { AppendFile.writeStandardError("\(r.text)\n") }

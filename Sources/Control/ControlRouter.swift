@@ -1,0 +1,212 @@
+import FlyingFox
+import Foundation
+import Host
+import Stages
+
+/// Answers every request of the control API: security checks first (token, origin), then the route.
+///
+/// Routes: `GET /api/stages`, `PATCH /api/stages/{name}`, `POST /api/capture`, `GET /api/state`,
+/// `POST /api/stop`, `GET /api/events`. Errors are JSON: `{"error": "...", "field": "..."}` (field when one
+/// is to blame). Threads: runs on the server's tasks; it reaches the session only through its
+/// thread-safe accessors (`update`, `requestStop`, `liveReport`, ...), never the video threads.
+struct ControlRouter: HTTPHandler {
+    /// Largest request body read (larger: 413).
+    static let bodyLimit = 64 * 1024
+
+    let session: Session
+    let hub: EventHub
+    let address: ControlAddress
+    /// The server's own origin (`http://HOST:PORT`), set once the port is known.
+    let origin: String
+    /// Fires the manual shutter (as SIGUSR1 does).
+    let fire: @Sendable () -> Void
+
+    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
+        if let token = address.token {
+            let given = request.headers[HTTPHeader("Authorization")] ?? ""
+            guard Self.same(given, "Bearer \(token)") else {
+                return Self.error(.unauthorized, "missing or wrong 'Authorization: Bearer TOKEN' header", headers: [HTTPHeader("WWW-Authenticate"): "Bearer"])
+            }
+        }
+        if let o = request.headers[HTTPHeader("Origin")], o != origin {
+            return Self.error(.forbidden, "origin '\(o)' refused: expected none or \(origin)", field: "Origin")
+        }
+        let path = request.path
+        let method = request.method
+        func only(_ allowed: HTTPMethod, _ answer: () async -> HTTPResponse) async -> HTTPResponse {
+            guard method == allowed else {
+                return Self.error(
+                    .methodNotAllowed, "\(method.rawValue) not allowed on \(path): expected \(allowed.rawValue)",
+                    headers: [HTTPHeader("Allow"): allowed.rawValue])
+            }
+            return await answer()
+        }
+        switch path {
+        case "/api/stages": return await only(.GET) { stages() }
+        case "/api/state": return await only(.GET) { state() }
+        case "/api/events": return await only(.GET) { events() }
+        case "/api/capture": return await only(.POST) { await capture(request) }
+        case "/api/stop": return await only(.POST) { stop() }
+        default:
+            if path.hasPrefix("/api/stages/") {
+                let name = String(path.dropFirst("/api/stages/".count))
+                return await only(.PATCH) { await patch(name, request) }
+            }
+            return Self.error(.notFound, "no route \(path): expected /api/stages, /api/state, /api/events, /api/capture or /api/stop")
+        }
+    }
+
+    // MARK: routes
+
+    /// Every stage with every property: type, range, default, current value, live-changeable.
+    func stages() -> HTTPResponse {
+        var list: [[String: Any]] = []
+        for (name, kind) in session.stageInstances {
+            let specs = StageRegistry.type(of: kind)?.descriptor.properties ?? []
+            let current = session.propertyValues(ofStage: name) ?? [:]
+            let props: [[String: Any]] = specs.map { s in
+                [
+                    "name": s.name, "blurb": s.blurb, "type": s.type.name, "range": s.type.rangeText, "default": s.defaultText,
+                    "value": current[s.name]?.description ?? s.defaultText, "mutable": s.mutability == .playing,
+                ]
+            }
+            list.append(["name": name, "kind": kind, "properties": props])
+        }
+        return Self.json(.ok, ["stages": list])
+    }
+
+    /// Validates every field first; applies only when all are good.
+    func patch(_ name: String, _ request: HTTPRequest) async -> HTTPResponse {
+        guard let kind = session.stageInstances.first(where: { $0.name == name })?.kind,
+            let specs = StageRegistry.type(of: kind)?.descriptor.properties
+        else {
+            let names = session.stageInstances.map(\.name).joined(separator: ", ")
+            return Self.error(.notFound, "no stage '\(Echo.value(name))': stages are \(names.isEmpty ? "none" : names)", field: "stage")
+        }
+        let body: Data
+        switch await Self.body(of: request) {
+        case .success(let d): body = d
+        case .failure(let r): return r.response
+        }
+        let fields: [(String, JSONScalar)]
+        do { fields = try JSONScalar.object(body) } catch { return Self.error(.badRequest, error.message, field: error.field) }
+        guard !fields.isEmpty else { return Self.error(.badRequest, "empty object: expected {\"property\": value, ...}") }
+        var changes: [(String, PropertyValue)] = []
+        var refused: (String, String)?
+        for (key, raw) in fields {
+            guard let spec = specs.first(where: { $0.name == key }) else {
+                return Self.error(
+                    .badRequest, "\(name): no property '\(Echo.value(key))'; properties are: \(specs.map(\.name).joined(separator: ", "))",
+                    field: key)
+            }
+            guard let text = raw.text else {
+                return Self.error(
+                    .badRequest, "\(name): bad JSON value for '\(key)': expected a string, number or boolean (\(spec.type.rangeText))",
+                    field: key)
+            }
+            do { changes.append((key, try spec.parse(text, stage: name))) } catch {
+                return Self.error(.badRequest, error.message, field: key)
+            }
+            if spec.mutability != .playing, refused == nil {
+                refused = (key, "\(name): property '\(key)' can only be set before start (in the description or with --set)")
+            }
+        }
+        if let refused { return Self.error(.conflict, refused.1, field: refused.0) }
+        do { try session.update(stage: name, changes) } catch { return Self.error(.conflict, error.message) }
+        var applied: [String: String] = [:]
+        for (k, v) in changes { applied[k] = v.description }
+        return Self.json(.ok, ["stage": name, "changed": applied])
+    }
+
+    /// Fires the manual shutter, as SIGUSR1 does.
+    func capture(_ request: HTTPRequest) async -> HTTPResponse {
+        let body: Data
+        switch await Self.body(of: request) {
+        case .success(let d): body = d
+        case .failure(let r): return r.response
+        }
+        if !body.isEmpty {
+            let fields: [(String, JSONScalar)]
+            do { fields = try JSONScalar.object(body) } catch { return Self.error(.badRequest, error.message, field: error.field) }
+            if let (key, _) = fields.first {
+                return Self.error(.badRequest, "unknown field '\(Echo.value(key))': expected an empty body or {}", field: key)
+            }
+        }
+        fire()
+        return Self.json(.accepted, ["trigger": "manual"])
+    }
+
+    /// The run's phase and the figures of the stats line.
+    func state() -> HTTPResponse {
+        var o: [String: Any] = ["state": session.phase.rawValue]
+        if let r = session.liveReport {
+            o["framesIn"] = r.framesIn; o["framesOut"] = r.framesOut; o["dropped"] = r.dropped
+            o["fps"] = r.fps; o["seconds"] = r.seconds; o["copies"] = r.copies
+        }
+        o["eventClients"] = hub.count
+        return Self.json(.ok, o)
+    }
+
+    /// End-of-stream, as Ctrl-C.
+    func stop() -> HTTPResponse {
+        session.requestStop()
+        return Self.json(.accepted, ["state": "stopping"])
+    }
+
+    /// Server-sent events, one per `viewfinder/*` message.
+    func events() -> HTTPResponse {
+        guard let client = hub.subscribe() else {
+            return Self.error(.serviceUnavailable, "too many event clients: at most \(EventHub.clientLimit)")
+        }
+        client.push(Data(": connected\n\n".utf8))
+        return HTTPResponse(
+            statusCode: .ok,
+            headers: [.contentType: "text/event-stream", HTTPHeader("Cache-Control"): "no-cache"],
+            body: HTTPBodySequence(from: EventStream(client: client)))
+    }
+
+    // MARK: helpers
+
+    /// A refused request, ready to send.
+    struct Refusal: Error { var response: HTTPResponse }
+
+    /// The request body, at most `bodyLimit` bytes (413 beyond).
+    static func body(of request: HTTPRequest) async -> Result<Data, Refusal> {
+        let tooLarge = Refusal(response: error(.payloadTooLarge, "request body larger than \(bodyLimit) bytes"))
+        if let n = request.bodySequence.count, n > bodyLimit { return .failure(tooLarge) }
+        var data = Data()
+        do {
+            for try await chunk in request.bodySequence {
+                data.append(chunk)
+                if data.count > bodyLimit { return .failure(tooLarge) }
+            }
+        } catch {
+            return .failure(Refusal(response: Self.error(.badRequest, "cannot read the request body: \(error)")))
+        }
+        return .success(data)
+    }
+
+    /// Compares without stopping at the first difference (tokens).
+    static func same(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        var diff = x.count ^ y.count
+        for i in 0..<min(x.count, y.count) { diff |= Int(x[i] ^ y[i]) }
+        return diff == 0
+    }
+
+    /// A JSON answer.
+    static func json(_ status: HTTPStatusCode, _ object: [String: Any], headers: [HTTPHeader: String] = [:]) -> HTTPResponse {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        var h = HTTPHeaders()
+        h[.contentType] = "application/json"
+        for (k, v) in headers { h[k] = v }
+        return HTTPResponse(statusCode: status, headers: h, body: data + Data("\n".utf8))
+    }
+
+    /// `{"error": text, "field": field}`.
+    static func error(_ status: HTTPStatusCode, _ text: String, field: String? = nil, headers: [HTTPHeader: String] = [:]) -> HTTPResponse {
+        var o: [String: Any] = ["error": text]
+        if let field { o["field"] = field }
+        return json(status, o, headers: headers)
+    }
+}

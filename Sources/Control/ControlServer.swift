@@ -1,0 +1,144 @@
+import FlyingFox
+import FlyingSocks
+import Foundation
+import Host
+import Stages
+import Synchronization
+
+/// The HTTP control API of one running session (`viewfinder launch --http HOST:PORT`).
+///
+/// Threads: the FlyingFox server runs in Swift concurrency tasks of its own (the cooperative pool), never
+/// on the bus loop's thread, a stage worker or a streaming thread. `start()` is called on the session's
+/// thread before `run()` and waits (bounded) until the socket listens or fails, so a port that cannot be
+/// bound ends the command with exit 2 before any pipeline plays. Element messages reach the `EventHub`
+/// from the bus loop without blocking it.
+public final class ControlServer: Sendable {
+    /// Where it listens and the token it demands.
+    public let address: ControlAddress
+    /// The `/api/events` fan-out.
+    public let hub = EventHub()
+    private let session: Session
+    private let fire: @Sendable () -> Void
+    private let server = Mutex<HTTPServer?>(nil)
+    private let tasks = Mutex<[Task<Void, Never>]>([])
+
+    /// A server for `session`; `fire` is the manual shutter (the CLI passes `Triggers.shared.fire`).
+    public init(session: Session, address: ControlAddress, fire: @escaping @Sendable () -> Void) {
+        self.session = session
+        self.address = address
+        self.fire = fire
+    }
+
+    /// Binds and starts listening; returns the URL (`http://127.0.0.1:PORT/`). Installs the session's
+    /// element-message hook (keeping any set before). A failed bind is a usage error naming the address.
+    public func start() throws(HostError) -> String {
+        let socketAddress: sockaddr_in
+        do { socketAddress = try .inet(ip4: address.host, port: address.port) } catch {
+            throw HostError(.usage, "cannot listen on \(address.host):\(address.port): \(error)")
+        }
+        // The port is known before the server exists only when given; with port 0 bind first to learn it.
+        let port: UInt16
+        do { port = try Self.probePort(socketAddress, requested: address.port) } catch {
+            throw HostError(.usage, "cannot listen on \(address.host):\(address.port): \(error.message)")
+        }
+        let bound = address.port == 0 ? try Self.inet(address.host, port) : socketAddress
+        let origin = "http://\(address.host):\(port)"
+        let router = ControlRouter(session: session, hub: hub, address: address, origin: origin, fire: fire)
+        let http = HTTPServer(config: .init(address: bound, timeout: 15, logger: .disabled), handler: router)
+        server.withLock { $0 = http }
+        let gate = StartGate()
+        let run = Task {
+            do { try await http.run() } catch { gate.settle(.failed("\(error)")) }
+        }
+        let wait = Task {
+            do {
+                try await http.waitUntilListening(timeout: 5)
+                gate.settle(.listening)
+            } catch { gate.settle(.failed("not listening after 5 s")) }
+        }
+        switch gate.wait(seconds: 6) {
+        case .listening?: break
+        case .failed(let why)?:
+            run.cancel()
+            throw HostError(.usage, "cannot listen on \(address.host):\(address.port): \(why)")
+        case nil:
+            run.cancel()
+            throw HostError(.usage, "cannot listen on \(address.host):\(address.port): no answer in 6 s")
+        }
+        let hub = self.hub
+        let heartbeat = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: 2_000_000_000)
+                hub.ping()
+            }
+        }
+        tasks.withLock { $0 = [run, wait, heartbeat] }
+        let previous = session.onElementMessage
+        session.onElementMessage = { m in
+            previous?(m)
+            hub.publish(m)
+        }
+        return "http://\(address.host):\(port)/"
+    }
+
+    /// Ends the event streams and stops listening (after the run).
+    public func stop() {
+        hub.close()
+        for t in tasks.withLock({ $0 }) { t.cancel() }
+        if let http = server.withLock({ $0 }) {
+            let done = DispatchSemaphore(value: 0)
+            Task { await http.stop(timeout: 0.5); done.signal() }
+            _ = done.wait(timeout: .now() + 1)
+        }
+    }
+
+    /// How the start ended.
+    enum Outcome: Sendable { case listening, failed(String) }
+
+    /// The first outcome of the start, waited for by the starting thread.
+    final class StartGate: Sendable {
+        private let outcome = Mutex<Outcome?>(nil)
+        private let ready = DispatchSemaphore(value: 0)
+        /// Keeps the first outcome only.
+        func settle(_ o: Outcome) {
+            let first = outcome.withLock { v in
+                guard v == nil else { return false }
+                v = o
+                return true
+            }
+            if first { ready.signal() }
+        }
+        /// The outcome, nil when none came in time.
+        func wait(seconds: Double) -> Outcome? {
+            _ = ready.wait(timeout: .now() + seconds)
+            return outcome.withLock { $0 }
+        }
+    }
+
+    /// A bind failure, named.
+    struct BindError: Error { var message: String }
+
+    /// Binds `address` once to see that it can be (EADDRINUSE, EACCES...) and learn the port when 0 was
+    /// asked; the socket is closed again before the server binds it (SO_REUSEADDR on both).
+    static func probePort(_ address: sockaddr_in, requested: UInt16) throws(BindError) -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw BindError(message: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var a = address
+        let r = withUnsafePointer(to: &a) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard r == 0 else { throw BindError(message: String(cString: strerror(errno))) }
+        guard listen(fd, 1) == 0 else { throw BindError(message: String(cString: strerror(errno))) }
+        var out = sockaddr_in()
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &out) { p in p.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        return requested != 0 ? requested : UInt16(bigEndian: out.sin_port)
+    }
+
+    static func inet(_ host: String, _ port: UInt16) throws(HostError) -> sockaddr_in {
+        do { return try .inet(ip4: host, port: port) } catch { throw HostError(.usage, "cannot listen on \(host):\(port): \(error)") }
+    }
+}

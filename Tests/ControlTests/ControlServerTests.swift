@@ -1,0 +1,184 @@
+import Foundation
+import Testing
+
+/// The control API through the real binary (`viewfinder launch --http`) and a real client (curl).
+@Suite(.serialized) struct ControlServerTests {
+    /// A closed connection must fail the test's write, not kill the test process.
+    init() { signal(SIGPIPE, SIG_IGN) }
+
+    /// records.json's photos.
+    static func records(_ dir: URL) -> [[String: Any]] {
+        guard let data = try? Data(contentsOf: dir.appendingPathComponent("records.json")),
+            let top = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+        else { return [] }
+        return top["photos"] as? [[String: Any]] ?? []
+    }
+
+    static func property(_ stages: [String: Any], _ stage: String, _ name: String) -> [String: Any] {
+        let list = stages["stages"] as? [[String: Any]] ?? []
+        let props = list.first { $0["name"] as? String == stage }?["properties"] as? [[String: Any]] ?? []
+        return props.first { $0["name"] as? String == name } ?? [:]
+    }
+
+    @Test func stagesPatchEventsCaptureStateAndStop() throws {
+        let dir = ControlTools.tempDir().appendingPathComponent("photos")
+        let vf = try ControlTools.launch(
+            "videotestsrc is-live=true pattern=ball ! video/x-raw,width=320,height=240,framerate=30/1 ! compose analysis-width=160 warmup=0 ! capture directory=\(dir.path) auto=false ! fakesink"
+        )
+        defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
+        let api = vf.base + "/api"
+
+        // Listing: every stage, every property, with current values.
+        let list = try ControlTools.curl("GET", api + "/stages")
+        #expect(list.status == 200, "\(list.body)")
+        let names = (list.json["stages"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        #expect(names == ["compose0", "capture0"])
+        let rule = Self.property(list.json, "compose0", "rule")
+        #expect(rule["value"] as? String == "auto" && rule["mutable"] as? Bool == false && rule["type"] as? String == "Enum")
+        #expect((rule["range"] as? String ?? "").contains("thirds"))
+        #expect(Self.property(list.json, "capture0", "auto")["value"] as? String == "false")
+        #expect(Self.property(list.json, "capture0", "directory")["value"] as? String == dir.path)
+        let fps = Self.property(list.json, "compose0", "analysis-fps")
+        #expect(fps["value"] as? String == "10" && fps["default"] as? String == "10" && fps["mutable"] as? Bool == true)
+
+        // A good PATCH applies and shows in the listing.
+        let ok = try ControlTools.curl("PATCH", api + "/stages/compose0", body: #"{"analysis-fps": 5, "overlay": false}"#)
+        #expect(ok.status == 200, "\(ok.body)")
+        let after = try ControlTools.curl("GET", api + "/stages").json
+        #expect(Self.property(after, "compose0", "analysis-fps")["value"] as? String == "5")
+        #expect(Self.property(after, "compose0", "overlay")["value"] as? String == "false")
+
+        // Refusals, each with its JSON error; nothing changes when one field is bad.
+        let early = try ControlTools.curl("PATCH", api + "/stages/compose0", body: #"{"rule": "thirds"}"#)
+        #expect(early.status == 409 && early.json["field"] as? String == "rule", "\(early.body)")
+        #expect((early.json["error"] as? String ?? "").contains("before start"))
+        let missing = try ControlTools.curl("PATCH", api + "/stages/nope", body: #"{"overlay": true}"#)
+        #expect(missing.status == 404 && (missing.json["error"] as? String ?? "").contains("no stage 'nope'"), "\(missing.body)")
+        let range = try ControlTools.curl("PATCH", api + "/stages/compose0", body: #"{"analysis-fps": 500}"#)
+        #expect(range.status == 400 && range.json["field"] as? String == "analysis-fps", "\(range.body)")
+        #expect((range.json["error"] as? String ?? "").contains("bad value '500'") && (range.json["error"] as? String ?? "").contains("0.1 - 120"))
+        let mixed = try ControlTools.curl("PATCH", api + "/stages/compose0", body: #"{"overlay": true, "zoom": 2}"#)
+        #expect(mixed.status == 400 && mixed.json["field"] as? String == "zoom", "\(mixed.body)")
+        let wrongType = try ControlTools.curl("PATCH", api + "/stages/compose0", body: #"{"overlay": [1]}"#)
+        #expect(wrongType.status == 400 && wrongType.json["field"] as? String == "overlay", "\(wrongType.body)")
+        let badJSON = try ControlTools.curl("PATCH", api + "/stages/compose0", body: "{overlay")
+        #expect(badJSON.status == 400 && (badJSON.json["error"] as? String ?? "").contains("expected a JSON object"), "\(badJSON.body)")
+        let unchanged = try ControlTools.curl("GET", api + "/stages").json
+        #expect(Self.property(unchanged, "compose0", "overlay")["value"] as? String == "false")
+        let huge = try ControlTools.curl("PATCH", api + "/stages/compose0", body: "{\"x\": \"" + String(repeating: "a", count: 70_000) + "\"}")
+        #expect(huge.status == 413 && (huge.json["error"] as? String ?? "").contains("65536"), "\(huge.status) \(huge.body.prefix(200))")
+        for (method, path) in [("GET", "/stop"), ("GET", "/capture"), ("GET", "/stages/compose0"), ("POST", "/stages")] {
+            let wrong = try ControlTools.curl(method, api + path)
+            #expect(wrong.status == 405 && (wrong.json["error"] as? String ?? "").contains("not allowed"), "\(method) \(path): \(wrong.body)")
+        }
+        let foreign = try ControlTools.curl("GET", api + "/state", headers: ["Origin: http://evil.example"])
+        #expect(foreign.status == 403 && foreign.json["field"] as? String == "Origin", "\(foreign.body)")
+        let own = try ControlTools.curl("GET", api + "/state", headers: ["Origin: \(vf.base)"])
+        #expect(own.status == 200)
+        #expect(own.json["state"] as? String == "running" && (own.json["framesIn"] as? Int ?? 0) > 0, "\(own.body)")
+
+        // Events: compose's analyses as they happen, as JSON.
+        let events = try ControlTools.events(api + "/events", seconds: 3)
+        let compositions = events.filter { $0["name"] as? String == "viewfinder/composition" }
+        #expect(compositions.count >= 3, "\(events.count) events")
+        #expect(compositions.allSatisfy { ($0["fields"] as? [String: Any])?["stage"] as? String == "compose0" && ($0["fields"] as? [String: Any])?["rule"] != nil })
+
+        // The shutter: a photo in records.json.
+        let shot = try ControlTools.curl("POST", api + "/capture")
+        #expect(shot.status == 202, "\(shot.body)")
+        let deadline = Date().addingTimeInterval(20)
+        while Self.records(dir).isEmpty && Date() < deadline { usleep(100_000) }
+        #expect(Self.records(dir).first?["trigger"] as? String == "manual", "\(Self.records(dir))")
+
+        // Stop drains: exit 0 with the figures.
+        let stop = try ControlTools.curl("POST", api + "/stop")
+        #expect(stop.status == 202)
+        #expect(vf.finish() == 0, "\(vf.stderr)")
+        #expect(vf.stderr.contains("frames:"))
+    }
+
+    @Test func tokenIsDemandedOfEveryRequest() throws {
+        let vf = try ControlTools.launch("videotestsrc is-live=true ! video/x-raw,width=160,height=120 ! passthrough ! fakesink", extra: ["--token", "s3cret"])
+        defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
+        let none = try ControlTools.curl("GET", vf.base + "/api/state")
+        #expect(none.status == 401 && (none.json["error"] as? String ?? "").contains("Bearer"), "\(none.body)")
+        let wrong = try ControlTools.curl("POST", vf.base + "/api/stop", headers: ["Authorization: Bearer nope"])
+        #expect(wrong.status == 401)
+        let good = try ControlTools.curl("GET", vf.base + "/api/state", headers: ["Authorization: Bearer s3cret"])
+        #expect(good.status == 200, "\(good.body)")
+        let stop = try ControlTools.curl("POST", vf.base + "/api/stop", headers: ["Authorization: Bearer s3cret"])
+        #expect(stop.status == 202)
+        #expect(vf.finish() == 0, "\(vf.stderr)")
+    }
+
+    @Test func otherAddressesNeedAToken() throws {
+        let r = try ControlTools.Running(["launch", "--http", "0.0.0.0:\(ControlTools.freePort())", "videotestsrc ! fakesink"], port: 0)
+        #expect(r.finish() == 2)
+        #expect(r.stderr.contains("--token"), "\(r.stderr)")
+    }
+
+    @Test func aTakenPortIsAUsageErrorNamingTheAddress() throws {
+        // Hold a listening socket on a port, then ask viewfinder for it.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &a) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        #expect(bound == 0 && listen(fd, 1) == 0)
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &a) { p in p.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        let port = UInt16(bigEndian: a.sin_port)
+        let dir = ControlTools.tempDir().appendingPathComponent("photos")
+        let r = try ControlTools.Running(
+            ["launch", "--http", "127.0.0.1:\(port)", "videotestsrc ! capture directory=\(dir.path) ! fakesink"], port: port)
+        #expect(r.finish() == 2)
+        #expect(r.stderr.contains("127.0.0.1:\(port)"), "\(r.stderr)")
+        // Before the pipeline ran: capture opened nothing.
+        #expect(!FileManager.default.fileExists(atPath: dir.path))
+    }
+
+    /// One run of 300 live frames at 60 fps through compose (an analysis, so an event, per frame), with or
+    /// without an `/api/events` client that never reads. Returns the stats line.
+    static func run(stuckClient: Bool) throws -> (code: Int32, stats: String, state: Int) {
+        let vf = try ControlTools.launch(
+            "videotestsrc is-live=true num-buffers=300 ! video/x-raw,width=320,height=240,framerate=60/1 ! compose analysis-width=64 analysis-fps=60 warmup=0 ! fakesink"
+        )
+        defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
+        var fd: Int32 = -1
+        if stuckClient {
+            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var small: Int32 = 1024
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+            var a = sockaddr_in()
+            a.sin_family = sa_family_t(AF_INET)
+            a.sin_addr.s_addr = inet_addr("127.0.0.1")
+            a.sin_port = vf.port.bigEndian
+            let c = withUnsafePointer(to: &a) { p in
+                p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            #expect(c == 0)
+            let request = "GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            _ = request.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        }
+        defer { if fd >= 0 { close(fd) } }
+        usleep(1_000_000)
+        // The server still answers others meanwhile.
+        let state = try ControlTools.curl("GET", vf.base + "/api/state", maxTime: 5)
+        let code = vf.finish(timeout: 60)
+        let line = vf.stderr.split(separator: "\n").first { $0.hasPrefix("frames:") }.map(String.init) ?? vf.stderr
+        return (code, line, state.status)
+    }
+
+    @Test func aClientThatNeverReadsDropsNoFrame() throws {
+        let quiet = try Self.run(stuckClient: false)
+        let stuck = try Self.run(stuckClient: true)
+        #expect(quiet.code == 0 && stuck.code == 0, "\(quiet.stats) / \(stuck.stats)")
+        #expect(quiet.stats.contains(" 0 dropped"), "\(quiet.stats)")
+        #expect(stuck.stats.contains("300 in, 300 out, 0 dropped"), "\(stuck.stats)")
+        #expect(stuck.state == 200)
+        print("without a client: \(quiet.stats)\nwith a stuck client: \(stuck.stats)")
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+
+/// Starts the real `viewfinder` binary with `--http` and talks to it with `/usr/bin/curl`.
+enum ControlTools {
+    /// The `viewfinder` executable next to the test bundle.
+    static var viewfinder: String {
+        let dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [dir, dir.deletingLastPathComponent()] {
+            let p = candidate.appendingPathComponent("viewfinder").path
+            if FileManager.default.isExecutableFile(atPath: p) { return p }
+        }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".build/debug/viewfinder").path
+    }
+
+    /// A port nothing listens on right now (bound to 0, read back, closed).
+    static func freePort() -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_addr.s_addr = inet_addr("127.0.0.1")
+        a.sin_port = 0
+        _ = withUnsafePointer(to: &a) { p in p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &a) { p in p.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        return UInt16(bigEndian: a.sin_port)
+    }
+
+    /// A fresh empty directory.
+    static func tempDir() -> URL {
+        let d = FileManager.default.temporaryDirectory.appendingPathComponent("vf-control-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
+        return d
+    }
+
+    /// A running `viewfinder` with its output files.
+    final class Running {
+        let process = Process()
+        let out: URL, err: URL
+        let port: UInt16
+        var base: String { "http://127.0.0.1:\(port)" }
+
+        init(_ args: [String], port: UInt16) throws {
+            self.port = port
+            out = ControlTools.tempDir().appendingPathComponent("out")
+            err = ControlTools.tempDir().appendingPathComponent("err")
+            FileManager.default.createFile(atPath: out.path, contents: nil)
+            FileManager.default.createFile(atPath: err.path, contents: nil)
+            process.executableURL = URL(fileURLWithPath: ControlTools.viewfinder)
+            process.arguments = args
+            process.standardOutput = try FileHandle(forWritingTo: out)
+            process.standardError = try FileHandle(forWritingTo: err)
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+        }
+
+        var stderr: String { (try? String(contentsOf: err, encoding: .utf8)) ?? "" }
+
+        /// Waits until stderr says `control: ...` (or the process ended).
+        func waitListening(timeout: Double = 60) -> Bool {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                if stderr.contains("control: \(base)/") { return true }
+                if !process.isRunning { return false }
+                usleep(50_000)
+            }
+            return false
+        }
+
+        /// Waits for the end (SIGKILL after `timeout`); the exit code, -1 when killed.
+        func finish(timeout: Double = 60) -> Int32 {
+            let deadline = Date().addingTimeInterval(timeout)
+            while process.isRunning && Date() < deadline { usleep(20_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit(); return -1 }
+            return process.terminationStatus
+        }
+    }
+
+    /// Starts `viewfinder launch --http 127.0.0.1:PORT EXTRA DESCRIPTION` and waits until it listens.
+    static func launch(_ description: String, extra: [String] = []) throws -> Running {
+        let port = freePort()
+        let r = try Running(["launch", "--http", "127.0.0.1:\(port)"] + extra + [description], port: port)
+        #expect(r.waitListening(), "not listening: \(r.stderr)")
+        return r
+    }
+
+    /// An HTTP answer as curl saw it.
+    struct Answer {
+        var status: Int
+        var body: String
+        /// The body as a JSON object (empty when it is none).
+        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any] ?? [:] }
+    }
+
+    /// Runs curl for one request.
+    static func curl(_ method: String, _ url: String, body: String? = nil, headers: [String] = [], maxTime: Double = 10) throws -> Answer {
+        let file = tempDir().appendingPathComponent("body")
+        var args = ["-s", "-o", file.path, "-w", "%{http_code}", "-X", method, "--max-time", String(maxTime)]
+        for h in headers { args += ["-H", h] }
+        if let body {
+            let bodyFile = tempDir().appendingPathComponent("request")
+            try Data(body.utf8).write(to: bodyFile)
+            args += ["-H", "Content-Type: application/json", "--data-binary", "@\(bodyFile.path)"]
+        }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        p.arguments = args + [url]
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let status = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        let text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+        return Answer(status: Int(String(decoding: status, as: UTF8.self)) ?? -1, body: text)
+    }
+
+    /// Reads `/api/events` for `seconds` with `curl -N`; the `data:` lines as JSON objects.
+    static func events(_ url: String, seconds: Double) throws -> [[String: Any]] {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        p.arguments = ["-s", "-N", "--max-time", String(seconds), url]
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { line in
+            guard line.hasPrefix("data: ") else { return nil }
+            return (try? JSONSerialization.jsonObject(with: Data(line.dropFirst(6).utf8))) as? [String: Any]
+        }
+    }
+}
