@@ -137,6 +137,10 @@ public final class Session: @unchecked Sendable {
         return nil
     }
 
+    /// Hands a custom event (as an application's GST_EVENT_CUSTOM_* would carry) to every stage group,
+    /// delivered to its stages on their worker before their next frame (`Stage.customEvent`). Any thread.
+    public func sendCustomEvent(_ event: MessageStructure) { for g in groups { g.inject(event) } }
+
     /// Ends the stream at every source (as Ctrl-C does): the pipelines drain, files get finalised.
     public func requestStop() { signals.eosRequests.add(1, ordering: .relaxed) }
     /// True once `requestStop()` was called (the stream was ended on purpose).

@@ -187,6 +187,18 @@ final class StageGroup: @unchecked Sendable {
         for e in extras.values { e.src.endOfStream() }
     }
 
+    /// Custom events the host hands the group (the control API's capture with a timer), at most 64 (the
+    /// oldest go first); delivered with the watched ones, on the worker, before the next frame.
+    private let injected = Mutex<[MessageStructure]>([])
+
+    /// Queues a custom event for the group's stages (any thread).
+    func inject(_ event: MessageStructure) {
+        injected.withLock { q in
+            if q.count >= 64 { q.removeFirst() }
+            q.append(event)
+        }
+    }
+
     /// Custom events reaching the group: downstream into its appsink, upstream into any of its appsrcs.
     private lazy var eventWatches: [CustomEventWatch] = {
         var w = [sink.watchCustomEvents(pad: "sink", names: [])]
@@ -227,7 +239,11 @@ final class StageGroup: @unchecked Sendable {
                             }
                         }
                     }
-                    chain.deliver(eventWatches.flatMap { $0.drain() })
+                    let hosted = injected.withLock { q in
+                        defer { q.removeAll() }
+                        return q
+                    }
+                    chain.deliver(hosted + eventWatches.flatMap { $0.drain() })
                     (frame, times) = try chain.process(buffer, caps: caps, segment: segment)
                 } catch {
                     fail(error.message); return
