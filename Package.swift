@@ -40,7 +40,7 @@ let package = Package(
         // Description parsing/expansion, segments, bridging, runtime, stats.
         .target(name: "Host", dependencies: ["GStreamerKit", "Stages"]),
         // The HTTP control API of a running session (`--http`): its own async tasks, off the video threads.
-        .target(name: "Control", dependencies: ["Host", "Stages", .product(name: "FlyingFox", package: "FlyingFox")]),
+        .target(name: "Control", dependencies: ["Host", "Stages", "GStreamerKit", .product(name: "FlyingFox", package: "FlyingFox")]),
         // Side-by-side measurements (`viewfinder bench ...`): linked by the executable, not in any product library.
         .target(name: "ViewfinderBench", dependencies: ["Host", "Stages", "GStreamerKit", "GStreamerTrace", "FrameAnalysis"]),
         .executableTarget(name: "viewfinder", dependencies: [

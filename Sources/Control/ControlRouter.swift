@@ -1,5 +1,6 @@
 import FlyingFox
 import Foundation
+import GStreamerKit
 import Host
 import Stages
 
@@ -118,19 +119,27 @@ struct ControlRouter: HTTPHandler {
         return Self.json(.ok, ["stage": name, "changed": applied])
     }
 
-    /// Fires the manual shutter, as SIGUSR1 does.
+    /// Fires the manual shutter, as SIGUSR1 does; with `{"timer": N}` sends the `viewfinder-capture` custom
+    /// event with that self-timer instead (trigger `event` in records.json).
     func capture(_ request: HTTPRequest) async -> HTTPResponse {
         let body: Data
         switch await Self.body(of: request) {
         case .success(let d): body = d
         case .failure(let r): return r.response
         }
+        var fields: [(String, JSONScalar)] = []
         if !body.isEmpty {
-            let fields: [(String, JSONScalar)]
             do { fields = try JSONScalar.object(body) } catch { return Self.error(.badRequest, error.message, field: error.field) }
-            if let (key, _) = fields.first {
-                return Self.error(.badRequest, "unknown field '\(Echo.value(key))': expected an empty body or {}", field: key)
+        }
+        for (key, _) in fields where key != "timer" {
+            return Self.error(.badRequest, "unknown field '\(Echo.value(key))': expected an empty body, {} or {\"timer\": seconds}", field: key)
+        }
+        if let (_, raw) = fields.first {
+            guard case .int(let seconds) = raw, (0...60).contains(seconds) else {
+                return Self.error(.badRequest, "bad value '\(raw.text ?? "?")' for 'timer': expected an integer 0 - 60 (seconds)", field: "timer")
             }
+            session.sendCustomEvent(MessageStructure(CaptureStage.eventName, [("timer", .int(Int32(seconds)))]))
+            return Self.json(.accepted, ["trigger": "event", "timer": seconds])
         }
         fire()
         return Self.json(.accepted, ["trigger": "manual"])

@@ -83,8 +83,8 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     /// `rule`: the composition rule. Computed for the same reason as `descriptor`.
     public static var rule: Property<RuleName> {
         Property(
-            "rule", "Composition rule; auto picks the one the subject is closest to satisfying", .choice(RuleRegistry.names), default: .auto
-        )
+            "rule", "Composition rule; auto picks the one the subject is closest to satisfying", .choice(RuleRegistry.names), default: .auto,
+            mutability: .playing)
     }
     /// `overlay`: draw the guidance.
     public static let overlay = Property<Bool>(
@@ -135,7 +135,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     // Lock order: settings, then state, then results; `analysis` is taken alone (analysis thread,
     // configure), never together with the others. The analysis thread takes settings and results
     // one after the other, never nested.
-    private struct Settings { var overlay: Bool; var grid: [GridMark]; var fps: Double; var textScale: Double }
+    private struct Settings { var overlay: Bool; var grid: [GridMark]; var fps: Double; var textScale: Double; var rule: String }
     private struct State {
         var firstPTS: UInt64?
         var lastSubmitted: UInt64?
@@ -186,7 +186,6 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     private let reducer = Mutex<VideoScaler?>(nil)
     private let engineChoice: Engine
     private let faceOptions: ComposeEngines.FaceOptions
-    private let ruleName: String
     /// The marks of every rule registered when the stage was made (and of its own rule), by name.
     private let ruleMarks: [String: RuleMarks]
     private let minFace: Int
@@ -199,17 +198,17 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     /// Creates the stage; opens `metadata-location` for appending.
     public init(name: String, properties p: PropertyValues) throws(StageError) {
         self.name = name
-        settings = Mutex(
-            Settings(overlay: p[Self.overlay], grid: p[Self.grid].flags, fps: p[Self.analysisFPS], textScale: p[Self.textScale]))
-        analysisWidth = p[Self.analysisWidth]
-        warmupNs = UInt64(p[Self.warmup] * 1e9)
-        synchronous = p[Self.sync]
         let ruleChoice = p[Self.rule].name
         guard let rule = RuleRegistry.rule(named: ruleChoice) else {
             throw StageError(.usage, "\(name): unknown rule '\(ruleChoice)'")
         }
+        settings = Mutex(
+            Settings(
+                overlay: p[Self.overlay], grid: p[Self.grid].flags, fps: p[Self.analysisFPS], textScale: p[Self.textScale], rule: rule.name))
+        analysisWidth = p[Self.analysisWidth]
+        warmupNs = UInt64(p[Self.warmup] * 1e9)
+        synchronous = p[Self.sync]
         engineChoice = p[Self.engine]
-        ruleName = rule.name
         ruleMarks = Dictionary((RuleRegistry.all + [rule]).map { ($0.name, $0.marks) }, uniquingKeysWith: { first, _ in first })
         faceOptions = ComposeEngines.FaceOptions(verify: p[Self.verify], profiles: p[Self.profiles], rotations: p[Self.rotations])
         minFace = p[Self.minFace]
@@ -231,8 +230,17 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     /// How many frames were analysed so far.
     public var analysedFrames: Int { results.withLock { $0.analysed } }
 
-    /// Changes overlay, grid, analysis-fps or text-scale while playing.
+    /// Changes overlay, grid, analysis-fps, text-scale or rule while playing (a new rule restarts the smoothing).
     public func update(_ property: String, value: PropertyValue) throws(StageError) {
+        if property == Self.rule.name {
+            // The analyser's rule is the analysis thread's (taken alone, never with settings); the name
+            // drawn before the next verdict is a setting. The smoother starts again for the new rule.
+            let cannotChange = StageError(.usage, "\(name): bad value '\(value)' for property 'rule'")
+            guard let rule = RuleRegistry.rule(named: try Self.rule.value(value, orThrow: cannotChange).name) else { throw cannotChange }
+            analysis.withLock { $0.analyzer.rule = rule; $0.smoother = GuidanceSmoother() }
+            settings.withLock { $0.rule = rule.name }
+            return
+        }
         try settings.withLock { (s: inout Settings) throws(StageError) in
             let cannotChange = StageError(.usage, "\(name): property '\(property)' cannot change while playing")
             switch property {
@@ -317,7 +325,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
             analysing: analysing, skippedPts: skipped)
         meta.attach(to: frame)
         guard s.overlay else { return }
-        let drawing = Self.drawing(latest, grid: s.grid, rule: ruleName, marks: ruleMarks)
+        let drawing = Self.drawing(latest, grid: s.grid, rule: s.rule, marks: ruleMarks)
         let w = frame.info.width, h = frame.info.height
         // Two cached layers: the grid (changes with size or lines only) and the guidance sprites.
         let (grid, guidance): (OverlayComposition?, OverlayComposition) = state.withLock { st in
@@ -435,7 +443,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         let s = settings.withLock { $0 }
         var prepared: Results.Prepared?
         if s.overlay {
-            let drawing = Self.drawing(g, grid: s.grid, rule: ruleName, marks: ruleMarks)
+            let drawing = Self.drawing(g, grid: s.grid, rule: s.rule, marks: ruleMarks)
             let comp = Self.guidanceComposition(drawing, width: job.inputWidth, height: job.inputHeight, textScale: s.textScale)
             comp.prepare(for: job.format)
             let advice = GuidanceRenderer.adviceSprite(

@@ -34,7 +34,8 @@ import Testing
         let names = (list.json["stages"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
         #expect(names == ["compose0", "capture0"])
         let rule = Self.property(list.json, "compose0", "rule")
-        #expect(rule["value"] as? String == "auto" && rule["mutable"] as? Bool == false && rule["type"] as? String == "Enum")
+        #expect(rule["value"] as? String == "auto" && rule["mutable"] as? Bool == true && rule["type"] as? String == "Enum")
+        #expect(Self.property(list.json, "compose0", "engine")["mutable"] as? Bool == false)
         #expect((rule["range"] as? String ?? "").contains("thirds"))
         #expect(Self.property(list.json, "capture0", "auto")["value"] as? String == "false")
         #expect(Self.property(list.json, "capture0", "directory")["value"] as? String == dir.path)
@@ -49,8 +50,8 @@ import Testing
         #expect(Self.property(after, "compose0", "overlay")["value"] as? String == "false")
 
         // Refusals, each with its JSON error; nothing changes when one field is bad.
-        let early = try ControlTools.curl("PATCH", api + "/stages/compose0", body: #"{"rule": "thirds"}"#)
-        #expect(early.status == 409 && early.json["field"] as? String == "rule", "\(early.body)")
+        let early = try ControlTools.curl("PATCH", api + "/stages/compose0", body: #"{"engine": "faces", "overlay": true}"#)
+        #expect(early.status == 409 && early.json["field"] as? String == "engine", "\(early.body)")
         #expect((early.json["error"] as? String ?? "").contains("before start"))
         let missing = try ControlTools.curl("PATCH", api + "/stages/nope", body: #"{"overlay": true}"#)
         #expect(missing.status == 404 && (missing.json["error"] as? String ?? "").contains("no stage 'nope'"), "\(missing.body)")
@@ -78,10 +79,19 @@ import Testing
         #expect(own.json["state"] as? String == "running" && (own.json["framesIn"] as? Int ?? 0) > 0, "\(own.body)")
 
         // Events: compose's analyses as they happen, as JSON.
-        let events = try ControlTools.events(api + "/events", seconds: 3)
-        let compositions = events.filter { $0["name"] as? String == "viewfinder/composition" }
-        #expect(compositions.count >= 3, "\(events.count) events")
-        #expect(compositions.allSatisfy { ($0["fields"] as? [String: Any])?["stage"] as? String == "compose0" && ($0["fields"] as? [String: Any])?["rule"] != nil })
+        func rules(_ seconds: Double) throws -> [String] {
+            let events = try ControlTools.events(api + "/events", seconds: seconds)
+            let fields = events.filter { $0["name"] as? String == "viewfinder/composition" }.compactMap { $0["fields"] as? [String: Any] }
+            #expect(fields.allSatisfy { $0["stage"] as? String == "compose0" })
+            return fields.compactMap { $0["rule"] as? String }
+        }
+        let before = try rules(2)
+        #expect(before.count >= 3 && !before.contains("center"), "\(before)")
+        // The rule changes while playing: the following analyses judge with it.
+        let center = try ControlTools.curl("PATCH", api + "/stages/compose0", body: #"{"rule": "center"}"#)
+        #expect(center.status == 200 && (center.json["changed"] as? [String: String])?["rule"] == "center", "\(center.body)")
+        let afterPatch = try rules(2)
+        #expect(afterPatch.count >= 3 && afterPatch.suffix(3).allSatisfy { $0 == "center" }, "\(afterPatch)")
 
         // The shutter: a photo in records.json.
         let shot = try ControlTools.curl("POST", api + "/capture")
@@ -89,6 +99,14 @@ import Testing
         let deadline = Date().addingTimeInterval(20)
         while Self.records(dir).isEmpty && Date() < deadline { usleep(100_000) }
         #expect(Self.records(dir).first?["trigger"] as? String == "manual", "\(Self.records(dir))")
+        // With a self-timer: the viewfinder-capture event, a second photo a second later (trigger "timer").
+        let badTimer = try ControlTools.curl("POST", api + "/capture", body: #"{"timer": "soon"}"#)
+        #expect(badTimer.status == 400 && badTimer.json["field"] as? String == "timer", "\(badTimer.body)")
+        let timed = try ControlTools.curl("POST", api + "/capture", body: #"{"timer": 1}"#)
+        #expect(timed.status == 202, "\(timed.body)")
+        let timedDeadline = Date().addingTimeInterval(20)
+        while Self.records(dir).count < 2 && Date() < timedDeadline { usleep(100_000) }
+        #expect(Self.records(dir).last?["trigger"] as? String == "timer", "\(Self.records(dir))")
 
         // Stop drains: exit 0 with the figures.
         let stop = try ControlTools.curl("POST", api + "/stop")
