@@ -26,7 +26,9 @@ struct ControlRouter: HTTPHandler {
         if let token = address.token {
             let given = request.headers[HTTPHeader("Authorization")] ?? ""
             guard Self.same(given, "Bearer \(token)") else {
-                return Self.error(.unauthorized, "missing or wrong 'Authorization: Bearer TOKEN' header", headers: [HTTPHeader("WWW-Authenticate"): "Bearer"])
+                return Self.error(
+                    .unauthorized, "missing or wrong 'Authorization: Bearer TOKEN' header",
+                    headers: [HTTPHeader("WWW-Authenticate"): "Bearer"])
             }
         }
         if let o = request.headers[HTTPHeader("Origin")], o != origin {
@@ -132,11 +134,13 @@ struct ControlRouter: HTTPHandler {
             do { fields = try JSONScalar.object(body) } catch { return Self.error(.badRequest, error.message, field: error.field) }
         }
         for (key, _) in fields where key != "timer" {
-            return Self.error(.badRequest, "unknown field '\(Echo.value(key))': expected an empty body, {} or {\"timer\": seconds}", field: key)
+            return Self.error(
+                .badRequest, "unknown field '\(Echo.value(key))': expected an empty body, {} or {\"timer\": seconds}", field: key)
         }
         if let (_, raw) = fields.first {
             guard case .int(let seconds) = raw, (0...60).contains(seconds) else {
-                return Self.error(.badRequest, "bad value '\(raw.text ?? "?")' for 'timer': expected an integer 0 - 60 (seconds)", field: "timer")
+                return Self.error(
+                    .badRequest, "bad value '\(raw.text ?? "?")' for 'timer': expected an integer 0 - 60 (seconds)", field: "timer")
             }
             session.sendCustomEvent(MessageStructure(CaptureStage.eventName, [("timer", .int(Int32(seconds)))]))
             return Self.json(.accepted, ["trigger": "event", "timer": seconds])
@@ -205,7 +209,8 @@ struct ControlRouter: HTTPHandler {
 
     /// A JSON answer.
     static func json(_ status: HTTPStatusCode, _ object: [String: Any], headers: [HTTPHeader: String] = [:]) -> HTTPResponse {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        let data =
+            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         var h = HTTPHeaders()
         h[.contentType] = "application/json"
         for (k, v) in headers { h[k] = v }

@@ -87,13 +87,18 @@ public final class ControlServer: Sendable {
         for t in tasks.withLock({ $0 }) { t.cancel() }
         if let http = server.withLock({ $0 }) {
             let done = DispatchSemaphore(value: 0)
-            Task { await http.stop(timeout: 0.5); done.signal() }
+            Task {
+                await http.stop(timeout: 0.5); done.signal()
+            }
             _ = done.wait(timeout: .now() + 1)
         }
     }
 
     /// How the start ended.
-    enum Outcome: Sendable { case listening, failed(String) }
+    enum Outcome: Sendable {
+        case listening
+        case failed(String)
+    }
 
     /// The first outcome of the start, waited for by the starting thread.
     final class StartGate: Sendable {

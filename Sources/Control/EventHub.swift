@@ -77,7 +77,8 @@ public final class EventHub: Sendable {
             }
         }
         let object: [String: Any] = ["source": message.source, "name": message.structure.name, "fields": fields]
-        let json = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        let json =
+            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         return Data("data: ".utf8) + json + Data("\n\n".utf8)
     }
 }

@@ -64,7 +64,8 @@ public final class Session: @unchecked Sendable {
                     let v = try? PropertyValues(
                         specs: t.descriptor.properties, assignments: p.properties.map { ($0.key, $0.value) }, stage: p.name)
                 else { continue }
-                current[p.name] = Dictionary(uniqueKeysWithValues: t.descriptor.properties.compactMap { s in v.value(named: s.name).map { (s.name, $0) } })
+                current[p.name] = Dictionary(
+                    uniqueKeysWithValues: t.descriptor.properties.compactMap { s in v.value(named: s.name).map { (s.name, $0) } })
             }
         }
         values = Mutex(current)
@@ -259,7 +260,9 @@ public final class Session: @unchecked Sendable {
         var r = reporter.report(start: start)
         r.notes = reporter.notes()
         report = r
-        progress.withLock { $0.phase = .ended; $0.final = r }
+        progress.withLock {
+            $0.phase = .ended; $0.final = r
+        }
         if code != 0 && r.framesOut == 0 {
             // A failed start leaves no half-written files behind.
             for f in createdFiles { try? FileManager.default.removeItem(atPath: f) }

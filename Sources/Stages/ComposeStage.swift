@@ -83,7 +83,8 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     /// `rule`: the composition rule. Computed for the same reason as `descriptor`.
     public static var rule: Property<RuleName> {
         Property(
-            "rule", "Composition rule; auto picks the one the subject is closest to satisfying", .choice(RuleRegistry.names), default: .auto,
+            "rule", "Composition rule; auto picks the one the subject is closest to satisfying", .choice(RuleRegistry.names),
+            default: .auto,
             mutability: .playing)
     }
     /// `overlay`: draw the guidance.
@@ -204,7 +205,8 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         }
         settings = Mutex(
             Settings(
-                overlay: p[Self.overlay], grid: p[Self.grid].flags, fps: p[Self.analysisFPS], textScale: p[Self.textScale], rule: rule.name))
+                overlay: p[Self.overlay], grid: p[Self.grid].flags, fps: p[Self.analysisFPS], textScale: p[Self.textScale], rule: rule.name)
+        )
         analysisWidth = p[Self.analysisWidth]
         warmupNs = UInt64(p[Self.warmup] * 1e9)
         synchronous = p[Self.sync]
@@ -237,7 +239,9 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
             // drawn before the next verdict is a setting. The smoother starts again for the new rule.
             let cannotChange = StageError(.usage, "\(name): bad value '\(value)' for property 'rule'")
             guard let rule = RuleRegistry.rule(named: try Self.rule.value(value, orThrow: cannotChange).name) else { throw cannotChange }
-            analysis.withLock { $0.analyzer.rule = rule; $0.smoother = GuidanceSmoother() }
+            analysis.withLock {
+                $0.analyzer.rule = rule; $0.smoother = GuidanceSmoother()
+            }
             settings.withLock { $0.rule = rule.name }
             return
         }

@@ -57,7 +57,9 @@ import Testing
         #expect(missing.status == 404 && (missing.json["error"] as? String ?? "").contains("no stage 'nope'"), "\(missing.body)")
         let range = try ControlTools.curl("PATCH", api + "/stages/compose0", body: #"{"analysis-fps": 500}"#)
         #expect(range.status == 400 && range.json["field"] as? String == "analysis-fps", "\(range.body)")
-        #expect((range.json["error"] as? String ?? "").contains("bad value '500'") && (range.json["error"] as? String ?? "").contains("0.1 - 120"))
+        #expect(
+            (range.json["error"] as? String ?? "").contains("bad value '500'")
+                && (range.json["error"] as? String ?? "").contains("0.1 - 120"))
         let mixed = try ControlTools.curl("PATCH", api + "/stages/compose0", body: #"{"overlay": true, "zoom": 2}"#)
         #expect(mixed.status == 400 && mixed.json["field"] as? String == "zoom", "\(mixed.body)")
         let wrongType = try ControlTools.curl("PATCH", api + "/stages/compose0", body: #"{"overlay": [1]}"#)
@@ -66,11 +68,13 @@ import Testing
         #expect(badJSON.status == 400 && (badJSON.json["error"] as? String ?? "").contains("expected a JSON object"), "\(badJSON.body)")
         let unchanged = try ControlTools.curl("GET", api + "/stages").json
         #expect(Self.property(unchanged, "compose0", "overlay")["value"] as? String == "false")
-        let huge = try ControlTools.curl("PATCH", api + "/stages/compose0", body: "{\"x\": \"" + String(repeating: "a", count: 70_000) + "\"}")
+        let huge = try ControlTools.curl(
+            "PATCH", api + "/stages/compose0", body: "{\"x\": \"" + String(repeating: "a", count: 70_000) + "\"}")
         #expect(huge.status == 413 && (huge.json["error"] as? String ?? "").contains("65536"), "\(huge.status) \(huge.body.prefix(200))")
         for (method, path) in [("GET", "/stop"), ("GET", "/capture"), ("GET", "/stages/compose0"), ("POST", "/stages")] {
             let wrong = try ControlTools.curl(method, api + path)
-            #expect(wrong.status == 405 && (wrong.json["error"] as? String ?? "").contains("not allowed"), "\(method) \(path): \(wrong.body)")
+            #expect(
+                wrong.status == 405 && (wrong.json["error"] as? String ?? "").contains("not allowed"), "\(method) \(path): \(wrong.body)")
         }
         let foreign = try ControlTools.curl("GET", api + "/state", headers: ["Origin: http://evil.example"])
         #expect(foreign.status == 403 && foreign.json["field"] as? String == "Origin", "\(foreign.body)")
@@ -116,7 +120,8 @@ import Testing
     }
 
     @Test func tokenIsDemandedOfEveryRequest() throws {
-        let vf = try ControlTools.launch("videotestsrc is-live=true ! video/x-raw,width=160,height=120 ! passthrough ! fakesink", extra: ["--token", "s3cret"])
+        let vf = try ControlTools.launch(
+            "videotestsrc is-live=true ! video/x-raw,width=160,height=120 ! passthrough ! fakesink", extra: ["--token", "s3cret"])
         defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
         let none = try ControlTools.curl("GET", vf.base + "/api/state")
         #expect(none.status == 401 && (none.json["error"] as? String ?? "").contains("Bearer"), "\(none.body)")
@@ -133,6 +138,12 @@ import Testing
         let r = try ControlTools.Running(["launch", "--http", "0.0.0.0:\(ControlTools.freePort())", "videotestsrc ! fakesink"], port: 0)
         #expect(r.finish() == 2)
         #expect(r.stderr.contains("--token"), "\(r.stderr)")
+    }
+
+    @Test func aTokenWithoutHttpIsAUsageError() throws {
+        let r = try ControlTools.Running(["launch", "--token", "abc", "videotestsrc ! fakesink"], port: 0)
+        #expect(r.finish() == 2)
+        #expect(r.stderr.contains("--token without --http"), "\(r.stderr)")
     }
 
     @Test func aTakenPortIsAUsageErrorNamingTheAddress() throws {

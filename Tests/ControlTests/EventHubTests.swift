@@ -8,7 +8,9 @@ import Testing
 /// The events fan-out: JSON per message, only `viewfinder/*`, a bounded newest-only buffer per client.
 struct EventHubTests {
     static func message(_ n: Int, name: String = "viewfinder/composition") -> BusMessage {
-        BusMessage(source: "compose0", structure: MessageStructure(name, [("n", .int(Int32(n))), ("rule", .string("thirds")), ("score", .double(0.5))]))
+        BusMessage(
+            source: "compose0",
+            structure: MessageStructure(name, [("n", .int(Int32(n))), ("rule", .string("thirds")), ("score", .double(0.5))]))
     }
 
     @Test func eventIsOneDataLineOfJSON() throws {
