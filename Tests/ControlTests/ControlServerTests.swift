@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test func stagesPatchEventsCaptureStateAndStop() throws {
-        let dir = ControlTools.tempDir().appendingPathComponent("photos")
+        let dir = Tools.tempDir().appendingPathComponent("photos")
         let vf = try ControlTools.launch(
             "videotestsrc is-live=true pattern=ball ! video/x-raw,width=320,height=240,framerate=30/1 ! compose analysis-width=160 warmup=0 ! capture directory=\(dir.path) auto=false ! fakesink"
         )
@@ -160,7 +160,7 @@ import Testing
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &a) { p in p.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
         let port = UInt16(bigEndian: a.sin_port)
-        let dir = ControlTools.tempDir().appendingPathComponent("photos")
+        let dir = Tools.tempDir().appendingPathComponent("photos")
         let r = try ControlTools.Running(
             ["launch", "--http", "127.0.0.1:\(port)", "videotestsrc ! capture directory=\(dir.path) ! fakesink"], port: port)
         #expect(r.finish() == 2)

@@ -1,19 +1,9 @@
 import Foundation
 import Testing
 
-/// Starts the real `viewfinder` binary with `--http` and talks to it with `/usr/bin/curl`.
+/// Starts the real `viewfinder` binary with `--http` and talks to it with `/usr/bin/curl` (the binary and
+/// temporary directories come from the CLI tests' `Tools`, shared by symlink as in HostTests).
 enum ControlTools {
-    /// The `viewfinder` executable next to the test bundle.
-    static var viewfinder: String {
-        let dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for candidate in [dir, dir.deletingLastPathComponent()] {
-            let p = candidate.appendingPathComponent("viewfinder").path
-            if FileManager.default.isExecutableFile(atPath: p) { return p }
-        }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent(".build/debug/viewfinder").path
-    }
-
     /// A port nothing listens on right now (bound to 0, read back, closed).
     static func freePort() -> UInt16 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -30,13 +20,6 @@ enum ControlTools {
         return UInt16(bigEndian: a.sin_port)
     }
 
-    /// A fresh empty directory.
-    static func tempDir() -> URL {
-        let d = FileManager.default.temporaryDirectory.appendingPathComponent("vf-control-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
-        return d
-    }
-
     /// A running `viewfinder` with its output files.
     final class Running {
         let process = Process()
@@ -46,11 +29,11 @@ enum ControlTools {
 
         init(_ args: [String], port: UInt16) throws {
             self.port = port
-            out = ControlTools.tempDir().appendingPathComponent("out")
-            err = ControlTools.tempDir().appendingPathComponent("err")
+            out = Tools.tempDir().appendingPathComponent("out")
+            err = Tools.tempDir().appendingPathComponent("err")
             FileManager.default.createFile(atPath: out.path, contents: nil)
             FileManager.default.createFile(atPath: err.path, contents: nil)
-            process.executableURL = URL(fileURLWithPath: ControlTools.viewfinder)
+            process.executableURL = URL(fileURLWithPath: Tools.viewfinder)
             process.arguments = args
             process.standardOutput = try FileHandle(forWritingTo: out)
             process.standardError = try FileHandle(forWritingTo: err)
@@ -98,41 +81,39 @@ enum ControlTools {
 
     /// Runs curl for one request.
     static func curl(_ method: String, _ url: String, body: String? = nil, headers: [String] = [], maxTime: Double = 10) throws -> Answer {
-        let file = tempDir().appendingPathComponent("body")
+        let file = Tools.tempDir().appendingPathComponent("body")
         var args = ["-s", "-o", file.path, "-w", "%{http_code}", "-X", method, "--max-time", String(maxTime)]
         for h in headers { args += ["-H", h] }
         if let body {
-            let bodyFile = tempDir().appendingPathComponent("request")
+            let bodyFile = Tools.tempDir().appendingPathComponent("request")
             try Data(body.utf8).write(to: bodyFile)
             args += ["-H", "Content-Type: application/json", "--data-binary", "@\(bodyFile.path)"]
         }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        p.arguments = args + [url]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let status = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
+        let status = try runCurl(args + [url])
         let text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
         return Answer(status: Int(String(decoding: status, as: UTF8.self)) ?? -1, body: text)
     }
 
     /// Reads `/api/events` for `seconds` with `curl -N`; the `data:` lines as JSON objects.
     static func events(_ url: String, seconds: Double) throws -> [[String: Any]] {
+        let data = try runCurl(["-s", "-N", "--max-time", String(seconds), url])
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { line in
+            guard line.hasPrefix("data: ") else { return nil }
+            return (try? JSONSerialization.jsonObject(with: Data(line.dropFirst(6).utf8))) as? [String: Any]
+        }
+    }
+
+    /// Runs `/usr/bin/curl` with `arguments`; what it wrote on stdout.
+    private static func runCurl(_ arguments: [String]) throws -> Data {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        p.arguments = ["-s", "-N", "--max-time", String(seconds), url]
+        p.arguments = arguments
         let pipe = Pipe()
         p.standardOutput = pipe
         p.standardError = FileHandle.nullDevice
         try p.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { line in
-            guard line.hasPrefix("data: ") else { return nil }
-            return (try? JSONSerialization.jsonObject(with: Data(line.dropFirst(6).utf8))) as? [String: Any]
-        }
+        return data
     }
 }

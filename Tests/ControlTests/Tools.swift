@@ -1,0 +1,1 @@
+../ViewfinderTests/Tools.swift
