@@ -78,14 +78,9 @@ struct ControlRouter: HTTPHandler {
         return Self.json(.ok, ["stages": list])
     }
 
-    /// Validates every field first; applies only when all are good.
+    /// Validates every field first; applies only when all are good (`PropertyPatch`).
     func patch(_ name: String, _ request: HTTPRequest) async -> HTTPResponse {
-        guard let kind = session.stageInstances.first(where: { $0.name == name })?.kind,
-            let specs = StageRegistry.type(of: kind)?.descriptor.properties
-        else {
-            let names = session.stageInstances.map(\.name).joined(separator: ", ")
-            return Self.error(.notFound, "no stage '\(Echo.value(name))': stages are \(names.isEmpty ? "none" : names)", field: "stage")
-        }
+        do { _ = try PropertyPatch.specs(of: name, in: session) } catch { return Self.refused(error) }
         let body: Data
         switch await Self.body(of: request) {
         case .success(let d): body = d
@@ -93,32 +88,19 @@ struct ControlRouter: HTTPHandler {
         }
         let fields: [(String, JSONScalar)]
         do { fields = try JSONScalar.object(body) } catch { return Self.error(.badRequest, error.message, field: error.field) }
-        guard !fields.isEmpty else { return Self.error(.badRequest, "empty object: expected {\"property\": value, ...}") }
-        var changes: [(String, PropertyValue)] = []
-        var refused: (String, String)?
-        for (key, raw) in fields {
-            guard let spec = specs.first(where: { $0.name == key }) else {
-                return Self.error(
-                    .badRequest, "\(name): no property '\(Echo.value(key))'; properties are: \(specs.map(\.name).joined(separator: ", "))",
-                    field: key)
-            }
-            guard let text = raw.text else {
-                return Self.error(
-                    .badRequest, "\(name): bad JSON value for '\(key)': expected a string, number or boolean (\(spec.type.rangeText))",
-                    field: key)
-            }
-            do { changes.append((key, try spec.parse(text, stage: name))) } catch {
-                return Self.error(.badRequest, error.message, field: key)
-            }
-            if spec.mutability != .playing, refused == nil {
-                refused = (key, "\(name): property '\(key)' can only be set before start (in the description or with --set)")
-            }
+        do {
+            let applied = try PropertyPatch.apply(fields, to: name, in: session)
+            return Self.json(.ok, ["stage": name, "changed": applied])
+        } catch { return Self.refused(error) }
+    }
+
+    /// A refused property change as its HTTP answer (404 unknown stage, 400 bad value, 409 not now).
+    static func refused(_ r: PropertyPatch.Refusal) -> HTTPResponse {
+        switch r.kind {
+        case .unknownStage: return error(.notFound, r.message, field: r.field)
+        case .badValue: return error(.badRequest, r.message, field: r.field)
+        case .conflict: return error(.conflict, r.message, field: r.field)
         }
-        if let refused { return Self.error(.conflict, refused.1, field: refused.0) }
-        do { try session.update(stage: name, changes) } catch { return Self.error(.conflict, error.message) }
-        var applied: [String: String] = [:]
-        for (k, v) in changes { applied[k] = v.description }
-        return Self.json(.ok, ["stage": name, "changed": applied])
     }
 
     /// Fires the manual shutter, as SIGUSR1 does; with `{"timer": N}` sends the `viewfinder-capture` custom

@@ -65,7 +65,10 @@ public final class EventHub: Sendable {
     func remove(_ id: Int) { _ = clients.withLock { $0.all.removeValue(forKey: id) } }
 
     /// `data: {"source": ..., "name": ..., "fields": {...}}` and a blank line.
-    static func event(_ message: BusMessage) -> Data {
+    static func event(_ message: BusMessage) -> Data { Data("data: ".utf8) + json(message) + Data("\n\n".utf8) }
+
+    /// `{"source": ..., "name": ..., "fields": {...}}`: the JSON of one message (SSE and MQTT).
+    public static func json(_ message: BusMessage) -> Data {
         var fields: [String: Any] = [:]
         for (k, v) in message.structure.fields {
             switch v {
@@ -77,9 +80,7 @@ public final class EventHub: Sendable {
             }
         }
         let object: [String: Any] = ["source": message.source, "name": message.structure.name, "fields": fields]
-        let json =
-            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        return Data("data: ".utf8) + json + Data("\n\n".utf8)
+        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
     }
 }
 
