@@ -16,23 +16,39 @@ struct ControlRouter: HTTPHandler {
 
     let session: Session
     let hub: EventHub
+    /// The live preview's viewers.
+    let preview: PreviewHub
     let address: ControlAddress
-    /// The server's own origin (`http://HOST:PORT`), set once the port is known.
-    let origin: String
+    /// The server's own origins (`http://127.0.0.1:PORT`, `http://localhost:PORT`), set once the port is known.
+    let origins: Set<String>
+    /// The `Host` headers answered without a token (the origins without the scheme).
+    var hosts: Set<String> { Set(origins.map { String($0.dropFirst("http://".count)) }) }
     /// Fires the manual shutter (as SIGUSR1 does).
     let fire: @Sendable () -> Void
 
     func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let cookieToken = Self.cookie("viewfinder-token", in: request.headers[HTTPHeader("Cookie")] ?? "")
         if let token = address.token {
             let given = request.headers[HTTPHeader("Authorization")] ?? ""
-            guard Self.same(given, "Bearer \(token)") else {
+            // A browser cannot add the header to <img>/EventSource requests: the page's own cookie (set by
+            // `/?token=T`, SameSite=Strict) or that first `?token=` counts too.
+            let fromQuery = request.path == "/" ? request.query["token"] : nil
+            guard Self.same(given, "Bearer \(token)") || cookieToken.map({ Self.same($0, token) }) == true
+                || fromQuery.map({ Self.same($0, token) }) == true
+            else {
                 return Self.error(
                     .unauthorized, "missing or wrong 'Authorization: Bearer TOKEN' header",
                     headers: [HTTPHeader("WWW-Authenticate"): "Bearer"])
             }
+        } else if let host = request.headers[HTTPHeader("Host")], !hosts.contains(host) {
+            // Without a token only this machine's names are answered: a page on another name resolving here
+            // (DNS rebinding) gets nothing.
+            return Self.error(.forbidden, "host '\(Echo.value(host))' refused: expected \(hosts.sorted().joined(separator: " or "))", field: "Host")
         }
-        if let o = request.headers[HTTPHeader("Origin")], o != origin {
-            return Self.error(.forbidden, "origin '\(o)' refused: expected none or \(origin)", field: "Origin")
+        if let o = request.headers[HTTPHeader("Origin")], !origins.contains(o),
+            !(address.token != nil && request.headers[HTTPHeader("Host")].map({ "http://\($0)" }) == o)
+        {
+            return Self.error(.forbidden, "origin '\(o)' refused: expected none or \(origins.sorted().joined(separator: " or "))", field: "Origin")
         }
         let path = request.path
         let method = request.method
@@ -50,6 +66,18 @@ struct ControlRouter: HTTPHandler {
         case "/api/events": return await only(.GET) { events() }
         case "/api/capture": return await only(.POST) { await capture(request) }
         case "/api/stop": return await only(.POST) { stop() }
+        case "/api/preview.mjpeg": return await only(.GET) { previewStream() }
+        case "/api/preview.jpg": return await only(.GET) { await previewPicture() }
+        case "/", "/index.html":
+            return await only(.GET) {
+                var page = Self.page(.html)
+                if let token = address.token, let t = request.query["token"], Self.same(t, token) {
+                    page.headers[HTTPHeader("Set-Cookie")] = "viewfinder-token=\(token); Path=/; HttpOnly; SameSite=Strict"
+                }
+                return page
+            }
+        case "/app.js": return await only(.GET) { Self.page(.script) }
+        case "/app.css": return await only(.GET) { Self.page(.style) }
         default:
             if path.hasPrefix("/api/stages/") {
                 let name = String(path.dropFirst("/api/stages/".count))
@@ -68,10 +96,18 @@ struct ControlRouter: HTTPHandler {
             let specs = StageRegistry.type(of: kind)?.descriptor.properties ?? []
             let current = session.propertyValues(ofStage: name) ?? [:]
             let props: [[String: Any]] = specs.map { s in
-                [
+                var p: [String: Any] = [
                     "name": s.name, "blurb": s.blurb, "type": s.type.name, "range": s.type.rangeText, "default": s.defaultText,
                     "value": current[s.name]?.description ?? s.defaultText, "mutable": s.mutability == .playing,
                 ]
+                // Machine-readable limits, so a page can make a select or a slider without parsing `range`.
+                switch s.type {
+                case .int(let r): p["min"] = r.lowerBound; p["max"] = r.upperBound
+                case .double(let r): p["min"] = r.lowerBound; p["max"] = r.upperBound
+                case .choice(let c), .set(let c): p["choices"] = c
+                default: break
+                }
+                return p
             }
             list.append(["name": name, "kind": kind, "properties": props])
         }
@@ -160,6 +196,45 @@ struct ControlRouter: HTTPHandler {
             body: HTTPBodySequence(from: EventStream(client: client)))
     }
 
+    /// The live preview as multipart/x-mixed-replace JPEG parts (an `<img src>` shows it as video).
+    func previewStream() -> HTTPResponse {
+        guard session.hasPreview else { return Self.noPreview }
+        guard let client = preview.subscribe() else {
+            return Self.error(.serviceUnavailable, "too many preview viewers: at most \(PreviewHub.clientLimit)")
+        }
+        return HTTPResponse(
+            statusCode: .ok,
+            headers: [
+                .contentType: "multipart/x-mixed-replace; boundary=\(PreviewHub.boundary)", HTTPHeader("Cache-Control"): "no-cache, no-store",
+            ],
+            body: HTTPBodySequence(from: EventStream(client: client)))
+    }
+
+    /// One fresh preview picture (JPEG).
+    func previewPicture() async -> HTTPResponse {
+        guard session.hasPreview else { return Self.noPreview }
+        guard let jpeg = await preview.picture() else {
+            return Self.error(.serviceUnavailable, "no preview frame within 3 s: is the pipeline playing?")
+        }
+        return HTTPResponse(
+            statusCode: .ok, headers: [.contentType: "image/jpeg", HTTPHeader("Cache-Control"): "no-cache, no-store"], body: jpeg)
+    }
+
+    static let noPreview = error(
+        .notFound, "no preview: the pipeline has no Viewfinder stage (the preview shows the last stage's output)")
+
+    /// The control page's files (no build step, nothing fetched from elsewhere).
+    static func page(_ file: ControlPage.File) -> HTTPResponse {
+        HTTPResponse(
+            statusCode: .ok,
+            headers: [
+                .contentType: file.contentType, HTTPHeader("Cache-Control"): "no-cache",
+                HTTPHeader("Content-Security-Policy"): "default-src 'self'; img-src 'self' blob: data:; frame-ancestors 'none'",
+                HTTPHeader("X-Content-Type-Options"): "nosniff",
+            ],
+            body: Data(file.text.utf8))
+    }
+
     // MARK: helpers
 
     /// A refused request, ready to send.
@@ -179,6 +254,15 @@ struct ControlRouter: HTTPHandler {
             return .failure(Refusal(response: Self.error(.badRequest, "cannot read the request body: \(error)")))
         }
         return .success(data)
+    }
+
+    /// The value of cookie `name` in a `Cookie` header.
+    static func cookie(_ name: String, in header: String) -> String? {
+        for part in header.split(separator: ";") {
+            let kv = part.trimmingCharacters(in: .whitespaces)
+            if kv.hasPrefix(name + "=") { return String(kv.dropFirst(name.count + 1)) }
+        }
+        return nil
     }
 
     /// Compares without stopping at the first difference (tokens).

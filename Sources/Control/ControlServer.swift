@@ -17,6 +17,8 @@ public final class ControlServer: Sendable {
     public let address: ControlAddress
     /// The `/api/events` fan-out.
     public let hub = EventHub()
+    /// The live preview's viewers.
+    let preview: PreviewHub
     private let session: Session
     private let fire: @Sendable () -> Void
     private let server = Mutex<HTTPServer?>(nil)
@@ -25,6 +27,7 @@ public final class ControlServer: Sendable {
     /// A server for `session`; `fire` is the manual shutter (the CLI passes `Triggers.shared.fire`).
     public init(session: Session, address: ControlAddress, fire: @escaping @Sendable () -> Void) {
         self.session = session
+        preview = PreviewHub(tap: session.preview)
         self.address = address
         self.fire = fire
     }
@@ -42,8 +45,9 @@ public final class ControlServer: Sendable {
             throw HostError(.usage, "cannot listen on \(address.host):\(address.port): \(error.message)")
         }
         let bound = address.port == 0 ? try Self.inet(address.host, port) : socketAddress
-        let origin = "http://\(address.host):\(port)"
-        let router = ControlRouter(session: session, hub: hub, address: address, origin: origin, fire: fire)
+        var origins: Set<String> = ["http://\(address.host):\(port)"]
+        if address.host == "127.0.0.1" { origins.insert("http://localhost:\(port)") }
+        let router = ControlRouter(session: session, hub: hub, preview: preview, address: address, origins: origins, fire: fire)
         let http = HTTPServer(config: .init(address: bound, timeout: 15, logger: .disabled), handler: router)
         server.withLock { $0 = http }
         let gate = StartGate()
@@ -73,6 +77,8 @@ public final class ControlServer: Sendable {
             }
         }
         tasks.withLock { $0 = [run, wait, heartbeat] }
+        let preview = self.preview
+        session.preview.onJPEG = { preview.publish($0) }
         let previous = session.onElementMessage
         session.onElementMessage = { m in
             previous?(m)
@@ -84,6 +90,7 @@ public final class ControlServer: Sendable {
     /// Ends the event streams and stops listening (after the run).
     public func stop() {
         hub.close()
+        preview.close()
         for t in tasks.withLock({ $0 }) { t.cancel() }
         if let http = server.withLock({ $0 }) {
             let done = DispatchSemaphore(value: 0)

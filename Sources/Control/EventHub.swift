@@ -54,7 +54,7 @@ public final class EventHub: Sendable {
     func subscribe() -> EventClient? {
         clients.withLock { c in
             guard c.all.count < Self.clientLimit else { return nil }
-            let client = EventClient(id: c.next, hub: self)
+            let client = EventClient(id: c.next, limit: Self.perClientLimit, notesDrops: true) { [weak self] in self?.remove($0) }
             c.all[c.next] = client
             c.next += 1
             return client
@@ -84,8 +84,8 @@ public final class EventHub: Sendable {
     }
 }
 
-/// One `/api/events` connection: a bounded newest-only buffer filled by the hub, drained by the
-/// connection's task through `EventStream`.
+/// One streaming connection (`/api/events`, the preview): a bounded newest-only buffer filled by a hub,
+/// drained by the connection's task through `EventStream`.
 final class EventClient: Sendable {
     struct State {
         var items: [Data] = []
@@ -94,18 +94,24 @@ final class EventClient: Sendable {
         var dropped = 0
     }
     let id: Int
-    private weak let hub: EventHub?
+    /// Items kept before the oldest is dropped.
+    let limit: Int
+    /// Whether the next item after drops starts with an SSE comment saying how many were dropped.
+    let notesDrops: Bool
+    private let onLeave: @Sendable (Int) -> Void
     private let state = Mutex(State())
 
-    init(id: Int, hub: EventHub) { self.id = id; self.hub = hub }
+    init(id: Int, limit: Int, notesDrops: Bool, onLeave: @escaping @Sendable (Int) -> Void) {
+        self.id = id; self.limit = limit; self.notesDrops = notesDrops; self.onLeave = onLeave
+    }
 
-    /// Adds an event; beyond `EventHub.perClientLimit` the oldest waiting one is dropped. Never blocks.
+    /// Adds an item; beyond `limit` the oldest waiting one is dropped. Never blocks.
     func push(_ data: Data) {
         let waiter: CheckedContinuation<Data?, Never>? = state.withLock { s in
             if s.closed { return nil }
             if let w = s.waiter { s.waiter = nil; return w }
             s.items.append(data)
-            if s.items.count > EventHub.perClientLimit { s.items.removeFirst(); s.dropped += 1 }
+            if s.items.count > limit { s.items.removeFirst(); s.dropped += 1 }
             return nil
         }
         waiter?.resume(returning: data)
@@ -117,7 +123,10 @@ final class EventClient: Sendable {
             let ready: Data?? = state.withLock { s in
                 if !s.items.isEmpty {
                     var d = s.items.removeFirst()
-                    if s.dropped > 0 { d = Data(": dropped \(s.dropped)\n\n".utf8) + d; s.dropped = 0 }
+                    if s.dropped > 0 {
+                        if notesDrops { d = Data(": dropped \(s.dropped)\n\n".utf8) + d }
+                        s.dropped = 0
+                    }
                     return .some(d)
                 }
                 if s.closed { return .some(nil) }
@@ -141,7 +150,7 @@ final class EventClient: Sendable {
     /// Leaves the hub (called when the connection's stream is released).
     func leave() {
         close()
-        hub?.remove(id)
+        onLeave(id)
     }
 }
 

@@ -37,6 +37,10 @@ public final class Session: @unchecked Sendable {
     public private(set) var report: SessionReport?
     /// Called once the pipelines are PLAYING (tests use it to change things mid-run).
     public var onPlaying: (@Sendable (Session) -> Void)?
+    /// The live preview of the last stage group's output (off until a viewer asks; `--http` serves it).
+    public let preview: PreviewTap
+    /// Whether the run has a stage group to feed the preview (a description without Viewfinder stages has none).
+    public var hasPreview: Bool { !groups.isEmpty }
     /// Called for every element message, and for the host's own output messages, as they are recorded.
     public var onElementMessage: (@Sendable (BusMessage) -> Void)?
 
@@ -48,7 +52,9 @@ public final class Session: @unchecked Sendable {
         signal(SIGPIPE, SIG_IGN)
         let copiesAtStart = BufferCopies.count
         let signals = SessionSignals()
-        let built = try SessionBuilder(options: options, onLatencyChange: { signals.latencyChanged(segment: $0) }).build(description)
+        let preview = PreviewTap()
+        self.preview = preview
+        let built = try SessionBuilder(options: options, preview: preview, onLatencyChange: { signals.latencyChanged(segment: $0) }).build(description)
         self.options = options
         self.signals = signals
         plan = built.plan
@@ -252,6 +258,7 @@ public final class Session: @unchecked Sendable {
             }
             errors.append(fallback)
         }
+        preview.close()
         for g in groups { g.stop() }
         // Sources first so nothing new enters while the rest shuts down.
         for p in pipelines { p.setState(.null) }

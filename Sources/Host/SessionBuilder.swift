@@ -21,6 +21,8 @@ struct SessionBuilder {
     }
 
     let options: SessionOptions
+    /// The live preview, fed by the plan's last group.
+    let preview: PreviewTap
     /// Called by stage workers with the segment whose latency changed.
     let onLatencyChange: @Sendable (Int) -> Void
 
@@ -136,7 +138,7 @@ struct SessionBuilder {
             gs.append(
                 try StageGroup(
                     plan: g, stages: stages, sink: sink, sinkSegment: si, main: main, extras: extras,
-                    handoff: handoff, budgetNs: budget, onLatencyChange: onLatencyChange))
+                    handoff: handoff, budgetNs: budget, preview: gs.isEmpty ? preview : nil, onLatencyChange: onLatencyChange))
         }
         return gs.reversed()
     }

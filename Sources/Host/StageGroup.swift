@@ -41,6 +41,8 @@ final class StageGroup: @unchecked Sendable {
     let budgetNs: UInt64
     /// The appsink's hand-off, as configured at init.
     let handoff: Handoff
+    /// The live preview fed with every frame pushed (the last group of the plan only).
+    let preview: PreviewTap?
     /// Called with the segment index whose latency changed, so the session recalculates it.
     let onLatencyChange: (@Sendable (Int) -> Void)?
     /// Whether the group's input is live; set by `prepare(live:)` before the worker starts.
@@ -54,8 +56,9 @@ final class StageGroup: @unchecked Sendable {
     init(
         plan: StageGroupPlan, stages: [(String, any Stage)], sink: AppSink, sinkSegment: Int,
         main: (AppSource, Int)?, extras: [String: (AppSource, Int)], handoff: Handoff, budgetNs: UInt64,
-        onLatencyChange: (@Sendable (Int) -> Void)?
+        preview: PreviewTap? = nil, onLatencyChange: (@Sendable (Int) -> Void)?
     ) throws(HostError) {
+        self.preview = preview
         self.plan = plan
         self.stages = stages.map { (name: $0.0, stage: $0.1) }
         self.sink = sink; self.sinkSegment = sinkSegment
@@ -252,6 +255,7 @@ final class StageGroup: @unchecked Sendable {
                     v.pulled += 1
                     for (i, s) in stages.enumerated() { v.perStage[s.name]?.record(ms: times[i]) }
                 }
+                preview?.offer(frame)
                 if let main {
                     // Given away: the next group finds the frame writable (no copy-on-write race with us).
                     if main.src.push(consuming: frame.buffer, caps: caps, segment: segment) {

@@ -1,0 +1,62 @@
+extension ControlPage {
+    /// `/`: the layout; everything dynamic comes from app.js.
+    static let html = #"""
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>Viewfinder</title>
+        <link rel="stylesheet" href="/app.css">
+        </head>
+        <body>
+        <header>
+          <h1>Viewfinder</h1>
+          <span id="phase" class="badge">connecting</span>
+          <span id="readiness" class="badge">–</span>
+          <span id="stats" class="stats"></span>
+        </header>
+        <main>
+          <section id="live">
+            <div class="frame">
+              <img id="preview" alt="live preview" src="/api/preview.mjpeg">
+              <p id="no-preview" hidden>No preview: the pipeline has no Viewfinder stage.</p>
+            </div>
+            <div class="readout">
+              <div><span class="label">Score</span> <strong id="score">–</strong></div>
+              <div><span class="label">Rule</span> <strong id="rule">–</strong></div>
+              <div><span class="label">Subject</span> <strong id="engine">–</strong></div>
+              <div class="advice"><span class="label">Advice</span> <span id="advice">–</span></div>
+            </div>
+            <div class="shutter">
+              <button id="shutter" type="button" title="Take a photo now">Shutter</button>
+              <button id="timer3" type="button" data-timer="3">Timer 3 s</button>
+              <button id="timer10" type="button" data-timer="10">Timer 10 s</button>
+              <span id="countdown"></span>
+            </div>
+            <p id="message" role="status"></p>
+          </section>
+          <section id="settings">
+            <h2>Controls</h2>
+            <div id="controls"></div>
+          </section>
+          <section id="photos">
+            <h2>Gallery <span id="photo-count"></span></h2>
+            <div id="gallery"></div>
+          </section>
+        </main>
+        <dialog id="photo-view">
+          <form method="dialog"><button class="close" value="close" aria-label="Close">×</button></form>
+          <div class="photo-frame"><img id="photo-img" alt=""><div id="photo-box"></div></div>
+          <dl id="photo-facts"></dl>
+          <div class="photo-actions">
+            <a id="photo-card" download>Share card</a>
+            <button id="photo-delete" type="button" class="danger">Delete</button>
+          </div>
+          <details><summary>EXIF</summary><table id="photo-exif"></table></details>
+        </dialog>
+        <script src="/app.js"></script>
+        </body>
+        </html>
+        """#
+}

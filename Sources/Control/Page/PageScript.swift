@@ -1,0 +1,224 @@
+extension ControlPage {
+    /// `/app.js`: controls from `/api/stages`, the readout from `/api/events`, the shutter, the gallery.
+    /// Plain ES2017, no libraries; every request goes to this server (same origin).
+    static let script = #"""
+        "use strict";
+        const $ = (id) => document.getElementById(id);
+        const el = (tag, attrs = {}, ...kids) => {
+          const e = document.createElement(tag);
+          for (const [k, v] of Object.entries(attrs)) {
+            if (k === "class") e.className = v; else if (k === "text") e.textContent = v;
+            else if (k.startsWith("data-")) e.setAttribute(k, v); else e[k] = v;
+          }
+          for (const k of kids) e.append(k);
+          return e;
+        };
+
+        function say(text, error = false) {
+          const m = $("message");
+          m.textContent = text;
+          m.className = error ? "error" : "";
+        }
+
+        async function api(method, url, body) {
+          const init = { method, headers: {} };
+          if (body !== undefined) { init.headers["Content-Type"] = "application/json"; init.body = JSON.stringify(body); }
+          const r = await fetch(url, init);
+          let data = {};
+          try { data = await r.json(); } catch (e) { /* not JSON */ }
+          if (!r.ok) throw new Error(data.error || (r.status + " " + r.statusText));
+          return data;
+        }
+
+        // ---- controls, generated from the stage property specs
+        function controlFor(stage, p) {
+          const id = `p-${stage}-${p.name}`;
+          const label = el("label", { htmlFor: id, text: p.name, title: p.blurb });
+          const out = el("output", { text: "" });
+          let input;
+          const send = async (value) => {
+            try {
+              const r = await api("PATCH", `/api/stages/${encodeURIComponent(stage)}`, { [p.name]: value });
+              say(`${stage}.${p.name} = ${r.changed[p.name]}`);
+            } catch (e) { say(e.message, true); loadStages(); }
+          };
+          if (p.choices && p.type === "Enum") {
+            input = el("select", { id });
+            for (const c of p.choices) input.append(el("option", { value: c, text: c }));
+            input.value = p.value;
+            input.addEventListener("change", () => send(input.value));
+          } else if (p.choices && p.type === "Flags") {
+            input = el("div", { id, class: "flags" });
+            const on = new Set(String(p.value).split("+"));
+            for (const c of p.choices) {
+              const box = el("input", { type: "checkbox", value: c, checked: on.has(c) });
+              box.addEventListener("change", () => {
+                const picked = [...input.querySelectorAll("input:checked")].map((b) => b.value).filter((v) => v !== "none");
+                send(picked.length ? picked.join("+") : "none");
+              });
+              input.append(el("label", {}, box, " " + c + " "));
+            }
+          } else if (p.type === "Boolean") {
+            input = el("input", { id, type: "checkbox", checked: p.value === "true" });
+            input.addEventListener("change", () => send(input.checked));
+          } else if ((p.type === "Integer" || p.type === "Double") && p.min !== undefined) {
+            const wide = p.max - p.min;
+            input = el("input", { id, type: "range", min: p.min, max: p.max,
+                                  step: p.type === "Integer" ? 1 : (wide > 10 ? 0.1 : wide / 100), value: p.value });
+            out.textContent = p.value;
+            input.addEventListener("input", () => { out.textContent = input.value; });
+            input.addEventListener("change", () => send(p.type === "Integer" ? parseInt(input.value, 10) : parseFloat(input.value)));
+          } else {
+            input = el("input", { id, type: "text", value: p.value });
+            input.addEventListener("change", () => send(input.value));
+          }
+          input.setAttribute("data-stage", stage);
+          input.setAttribute("data-prop", p.name);
+          return el("div", { class: "control" }, label, input, out);
+        }
+
+        async function loadStages() {
+          let data;
+          try { data = await api("GET", "/api/stages"); } catch (e) { say(e.message, true); return; }
+          const box = $("controls");
+          box.replaceChildren();
+          for (const s of data.stages) {
+            const live = s.properties.filter((p) => p.mutable);
+            const fixed = s.properties.filter((p) => !p.mutable);
+            const set = el("fieldset", {}, el("legend", { text: `${s.name} (${s.kind})` }));
+            for (const p of live) set.append(controlFor(s.name, p));
+            if (fixed.length) {
+              const d = el("details", { class: "fixed" }, el("summary", { text: `${fixed.length} set at start` }));
+              for (const p of fixed) d.append(el("div", { text: `${p.name} = ${p.value}` }));
+              set.append(d);
+            }
+            box.append(set);
+          }
+        }
+
+        // ---- live readout from the event stream
+        let countdownTimer = null;
+        function onEvent(ev) {
+          const f = ev.fields || {};
+          if (ev.name === "viewfinder/composition") {
+            $("score").textContent = typeof f.score === "number" ? f.score.toFixed(2) : "–";
+            $("rule").textContent = f.rule || "–";
+            $("engine").textContent = (f.engine || "–") + (f["face-count"] ? ` (${f["face-count"]} faces)` : "");
+            $("advice").textContent = f.advice || "–";
+            $("rule").dataset.frame = f.frame;
+          } else if (ev.name === "viewfinder/capture") {
+            if (f.readiness) setReadiness(f.readiness);
+            if (f.event === "saved") { say(`saved ${f.file || "#" + f.number}`); loadPhotos(); }
+            else if (f.event === "refused") say(`capture refused: ${f.reason}`, true);
+            else if (f.event === "error") say(`capture error: ${f.reason}`, true);
+            else if (f.event === "timer") startCountdown(f.seconds);
+          } else if (ev.name === "viewfinder/chromakey-warning" || (ev.name || "").endsWith("error")) {
+            say(`${ev.source}: ${f.text || f.reason || ev.name}`, true);
+          }
+        }
+        function setReadiness(r) {
+          const b = $("readiness");
+          b.textContent = r;
+          b.className = "badge " + r;
+        }
+        function startCountdown(seconds) {
+          clearInterval(countdownTimer);
+          let left = seconds;
+          $("countdown").textContent = left > 0 ? `${left}…` : "";
+          countdownTimer = setInterval(() => {
+            left -= 1;
+            $("countdown").textContent = left > 0 ? `${left}…` : "";
+            if (left <= 0) clearInterval(countdownTimer);
+          }, 1000);
+        }
+        function listen() {
+          const es = new EventSource("/api/events");
+          es.onmessage = (m) => { try { onEvent(JSON.parse(m.data)); } catch (e) { /* ignore a bad line */ } };
+          es.onerror = () => { $("phase").textContent = "reconnecting"; };
+          es.onopen = () => refreshState();
+        }
+        async function refreshState() {
+          try {
+            const s = await api("GET", "/api/state");
+            $("phase").textContent = s.state;
+            if (s.fps !== undefined) $("stats").textContent = `${s.fps.toFixed(1)} fps · ${s.framesOut} frames · ${s.dropped} dropped`;
+          } catch (e) { $("phase").textContent = "stopped"; }
+        }
+
+        // ---- shutter
+        async function shoot(timer) {
+          try {
+            await api("POST", "/api/capture", timer ? { timer } : {});
+            say(timer ? `timer ${timer} s started` : "shutter");
+          } catch (e) { say(e.message, true); }
+        }
+
+        // ---- gallery
+        let photos = [];
+        async function loadPhotos() {
+          let data;
+          try { data = await api("GET", "/api/photos"); } catch (e) { return; }
+          photos = data.photos || [];
+          const g = $("gallery");
+          g.replaceChildren();
+          $("photo-count").textContent = photos.length ? `(${photos.length})` : "";
+          for (const p of photos) {
+            if (!p.url) continue;
+            const b = el("button", { class: "thumb", type: "button", title: p.file, "data-id": p.id, "data-stage": p.stage },
+                         el("img", { src: p.thumbUrl || p.url, alt: p.file, loading: "lazy" }),
+                         el("span", { text: `#${p.id} · ${p.rule || "?"} ${typeof p.score === "number" ? p.score.toFixed(2) : ""}` }));
+            b.addEventListener("click", () => openPhoto(p));
+            g.append(b);
+          }
+        }
+        let shown = null;
+        function openPhoto(p) {
+          shown = p;
+          const img = $("photo-img");
+          const box = $("photo-box");
+          box.hidden = true;
+          img.onload = () => {
+            if (p.subject && p.width && p.height) {
+              box.style.left = (100 * p.subject.x / p.width) + "%";
+              box.style.top = (100 * p.subject.y / p.height) + "%";
+              box.style.width = (100 * p.subject.width / p.width) + "%";
+              box.style.height = (100 * p.subject.height / p.height) + "%";
+              box.hidden = false;
+            }
+          };
+          img.src = p.url;
+          const facts = $("photo-facts");
+          facts.replaceChildren();
+          const add = (k, v) => { if (v !== undefined && v !== null && v !== "") facts.append(el("dt", { text: k }), el("dd", { text: String(v) })); };
+          add("Photo", `#${p.id} ${p.file}`); add("Taken", p.time); add("Size", `${p.width} × ${p.height}`);
+          add("Rule", p.rule); add("Score", typeof p.score === "number" ? p.score.toFixed(2) : p.score);
+          add("Advice", p.advice); add("Trigger", p.trigger); add("Crop", p.crop);
+          const ex = $("photo-exif");
+          ex.replaceChildren();
+          for (const [k, v] of Object.entries(p.exif || {}).sort()) ex.append(el("tr", {}, el("td", { text: k }), el("td", { text: v })));
+          const card = $("photo-card");
+          if (p.cardUrl) { card.href = p.cardUrl; card.hidden = false; card.download = `IMG_${String(p.id).padStart(5, "0")}_card.jpg`; }
+          else card.hidden = true;
+          $("photo-view").showModal();
+        }
+        $("photo-delete").addEventListener("click", async () => {
+          if (!shown || !confirm(`Delete photo #${shown.id}?`)) return;
+          try {
+            await api("DELETE", `/api/photos/${encodeURIComponent(shown.stage)}/${shown.id}`);
+            say(`deleted #${shown.id}`);
+            $("photo-view").close();
+            loadPhotos();
+          } catch (e) { say(e.message, true); }
+        });
+
+        // ---- start
+        $("shutter").addEventListener("click", () => shoot(0));
+        for (const b of document.querySelectorAll("[data-timer]")) b.addEventListener("click", () => shoot(parseInt(b.dataset.timer, 10)));
+        $("preview").addEventListener("error", () => { $("preview").hidden = true; $("no-preview").hidden = false; });
+        loadStages();
+        loadPhotos();
+        refreshState();
+        setInterval(refreshState, 2000);
+        listen();
+        """#
+}
