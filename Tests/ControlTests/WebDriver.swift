@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+
+/// Headless Chromium driven through chromedriver's W3C WebDriver HTTP API (Debian's chromium and
+/// chromium-driver), with curl as the HTTP client: the page is loaded, clicked and read by a real
+/// browser.
+final class WebDriver {
+    let process = Process()
+    let port: UInt16
+    private(set) var session = ""
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    /// Whether chromium and chromedriver are installed (launch/setup installs them).
+    static var available: Bool {
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver") && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")
+    }
+
+    /// Starts chromedriver and a headless browser of `width` x `height`.
+    init(width: Int = 1280, height: Int = 1000) throws {
+        port = ControlTools.freePort()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/chromedriver")
+        process.arguments = ["--port=\(port)"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline, (try? ControlTools.curl("GET", base + "/status"))?.status != 200 { usleep(100_000) }
+        let args = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=\(width),\(height)"]
+        let caps: [String: Any] = ["capabilities": ["alwaysMatch": ["goog:chromeOptions": ["binary": "/usr/bin/chromium", "args": args]]]]
+        let answer = try ControlTools.curl("POST", base + "/session", body: Self.text(caps), maxTime: 60)
+        session = ((answer.json["value"] as? [String: Any])?["sessionId"] as? String) ?? ""
+        #expect(!session.isEmpty, "chromedriver: \(answer.body)")
+    }
+
+    deinit {
+        if !session.isEmpty { _ = try? ControlTools.curl("DELETE", base + "/session/\(session)") }
+        // chromedriver ends on its /shutdown command (it ignores SIGTERM); SIGKILL if it does not.
+        _ = try? ControlTools.curl("GET", base + "/shutdown", maxTime: 3)
+        let deadline = Date().addingTimeInterval(3)
+        while process.isRunning && Date() < deadline { usleep(50_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    static func text(_ object: Any) -> String {
+        String(decoding: (try? JSONSerialization.data(withJSONObject: object)) ?? Data("{}".utf8), as: UTF8.self)
+    }
+
+    /// A WebDriver command; its `value`.
+    @discardableResult func command(_ method: String, _ path: String, _ body: [String: Any]? = nil) throws -> Any? {
+        let a = try ControlTools.curl(method, base + "/session/\(session)" + path, body: body.map(Self.text), maxTime: 30)
+        let value = a.json["value"]
+        if a.status != 200 { Issue.record("webdriver \(method) \(path): \(a.status) \(a.body.prefix(300))") }
+        return value
+    }
+
+    /// Opens `url`.
+    func open(_ url: String) throws { try command("POST", "/url", ["url": url]) }
+
+    /// Runs `script` (a function body) in the page; what it returned.
+    func run(_ script: String, _ args: [Any] = []) throws -> Any? { try command("POST", "/execute/sync", ["script": script, "args": args]) }
+
+    /// Waits until `script` returns true (or `timeout` seconds pass); whether it did.
+    func wait(_ timeout: Double = 15, until script: String) throws -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try run(script) as? Bool == true { return true }
+            usleep(100_000)
+        }
+        return false
+    }
+
+    /// Clicks the element matching `css` as a user would (WebDriver element click).
+    func click(_ css: String) throws {
+        let found = try command("POST", "/element", ["using": "css selector", "value": css]) as? [String: Any]
+        guard let id = found?.values.first as? String else { Issue.record("no element \(css)"); return }
+        try command("POST", "/element/\(id)/click", [:])
+    }
+
+    /// Sets the window size.
+    func resize(width: Int, height: Int) throws { try command("POST", "/window/rect", ["width": width, "height": height]) }
+
+    /// A PNG screenshot of the viewport.
+    func screenshot() throws -> Data {
+        let value = try command("GET", "/screenshot") as? String ?? ""
+        return Data(base64Encoded: value) ?? Data()
+    }
+}
