@@ -31,7 +31,7 @@ extension ControlRouter {
         func only(_ allowed: HTTPMethod, _ answer: () async -> HTTPResponse) async -> HTTPResponse {
             guard method == allowed else {
                 return Self.error(
-                    .methodNotAllowed, "\(method.rawValue) not allowed on \(raw): expected \(allowed.rawValue)",
+                    .methodNotAllowed, "\(method.rawValue) not allowed on \(Echo.value(raw)): expected \(allowed.rawValue)",
                     headers: [HTTPHeader("Allow"): allowed.rawValue])
             }
             return await answer()

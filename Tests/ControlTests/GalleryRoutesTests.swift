@@ -221,4 +221,34 @@ import Testing
         // After the run: still not back (the stage's close and a reopen reconcile from records.json).
         #expect(!Self.records(dir).contains { $0["id"] as? Int == 100_000 })
     }
+
+    /// Two capture stages, two directories: both listed, each file under its own stage only.
+    @Test func everyCaptureStageIsListedWithItsOwnDirectory() throws {
+        let a = Tools.tempDir().appendingPathComponent("a"), b = Tools.tempDir().appendingPathComponent("b")
+        let vf = try ControlTools.launch(
+            "\(Self.source) ! capture directory=\(a.path) auto=false ! capture directory=\(b.path) auto=false thumbnails=false ! fakesink")
+        defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
+        let shot = try ControlTools.curl("POST", vf.base + "/api/capture")
+        #expect(shot.status == 202, "\(shot.body)")
+        let deadline = Date().addingTimeInterval(15)
+        while (Self.records(a).isEmpty || Self.records(b).isEmpty) && Date() < deadline { usleep(50_000) }
+
+        let list = try Self.get(vf.base + "/api/photos")
+        let dirs = (list.json["directories"] as? [[String: Any]] ?? []).map { [$0["stage"] as? String, $0["directory"] as? String] }
+        #expect(dirs == [["capture0", a.path], ["capture1", b.path]], "\(list.text)")
+        let photos = list.json["photos"] as? [[String: Any]] ?? []
+        #expect(Set(photos.compactMap { $0["url"] as? String }) == ["/photos/capture0/IMG_00001.jpg", "/photos/capture1/IMG_00001.jpg"])
+        #expect(photos.first { $0["stage"] as? String == "capture1" }?["thumbUrl"] == nil)
+        let fromA = try Self.get(vf.base + "/photos/capture0/IMG_00001.jpg")
+        let fromB = try Self.get(vf.base + "/photos/capture1/IMG_00001.jpg")
+        #expect(fromA.body == (try Data(contentsOf: a.appendingPathComponent("IMG_00001.jpg"))))
+        #expect(fromB.body == (try Data(contentsOf: b.appendingPathComponent("IMG_00001.jpg"))))
+        // capture1 made no thumbnail: capture0's thumbs/ name is not served under capture1.
+        #expect(try Self.get(vf.base + "/photos/capture1/thumbs/IMG_00001.jpg").status == 404)
+        #expect(try Self.get(vf.base + "/photos/capture0/thumbs/IMG_00001.jpg").status == 200)
+
+        let stop = try ControlTools.curl("POST", vf.base + "/api/stop")
+        #expect(stop.status == 202)
+        #expect(vf.finish() == 0, "\(vf.stderr)")
+    }
 }
