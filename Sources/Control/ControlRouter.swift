@@ -7,8 +7,8 @@ import Stages
 /// Answers every request of the control API: security checks first (token, origin), then the route.
 ///
 /// Routes: `GET /api/stages`, `PATCH /api/stages/{name}`, `POST /api/capture`, `GET /api/state`,
-/// `POST /api/stop`, `GET /api/events`. Errors are JSON: `{"error": "...", "field": "..."}` (field when one
-/// is to blame). Threads: runs on the server's tasks; it reaches the session only through its
+/// `POST /api/stop`, `GET /api/events`; the gallery's (`/api/photos...`, `/photos/...`) in `GalleryRoutes.swift`.
+/// Errors are JSON: `{"error": "...", "field": "..."}` (field when one is to blame). Threads: runs on the server's tasks; it reaches the session only through its
 /// thread-safe accessors (`update`, `requestStop`, `liveReport`, ...), never the video threads.
 struct ControlRouter: HTTPHandler {
     /// Largest request body read (larger: 413).
@@ -83,6 +83,7 @@ struct ControlRouter: HTTPHandler {
                 let name = String(path.dropFirst("/api/stages/".count))
                 return await only(.PATCH) { await patch(name, request) }
             }
+            if let answer = await gallery(request) { return answer }
             return Self.error(.notFound, "no route \(path): expected /api/stages, /api/state, /api/events, /api/capture or /api/stop")
         }
     }

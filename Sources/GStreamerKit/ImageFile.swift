@@ -37,10 +37,50 @@ public enum ImageFile {
     {
         let png = path.lowercased().hasSuffix(".png")
         let tmp = FilePaths.join(FilePaths.directory(of: path), ".\(UUID().uuidString).tmp")
-        let enc = png ? "pngenc" : "jpegenc quality=\(quality)"
-        let p = try Pipeline.parse("appsrc name=vf_image format=time ! videoconvert ! \(enc) ! filesink location=\(Pipeline.quoted(tmp))")
+        do {
+            try encode(
+                pixels, width: width, height: height, stride: stride, encoder: encoder(png: png, quality: quality),
+                sink: "filesink location=\(Pipeline.quoted(tmp))", what: "write '\(path)'", doing: "writing '\(path)'"
+            ) { _ in }
+        } catch {
+            unlink(tmp)
+            throw error
+        }
+        guard rename(tmp, path) == 0 else {
+            unlink(tmp)
+            throw GStreamerError(.stream, "cannot write '\(path)'")
+        }
+    }
+
+    /// Encodes BGRA rows in memory: a PNG (`png`) or a JPEG of `quality`, the encoded file's bytes.
+    public static func encodedBGRA(_ pixels: [UInt8], width: Int, height: Int, stride: Int, png: Bool = false, quality: Int = 92)
+        throws(GStreamerError) -> Data
+    {
+        var data = Data()
+        try encode(
+            pixels, width: width, height: height, stride: stride, encoder: encoder(png: png, quality: quality),
+            sink: "appsink name=vf_encoded sync=false", what: "encode the image", doing: "encoding the image"
+        ) { sink in
+            // The encoder's buffers (one for a still), read while the pipeline runs: appsink queues them.
+            while case .sample(let b, _, _) = sink.pull(timeout: 0) { data.append(contentsOf: b.bytes()) }
+        }
+        guard !data.isEmpty else { throw GStreamerError(.stream, "encoding the image gave no bytes") }
+        return data
+    }
+
+    private static func encoder(png: Bool, quality: Int) -> String { png ? "pngenc" : "jpegenc quality=\(quality)" }
+
+    /// Runs `appsrc ! videoconvert ! ENCODER ! SINK` over one BGRA frame until end-of-stream (20 s at most);
+    /// `drain` is called with the appsink named `vf_encoded` (when the sink is one) while waiting and once at
+    /// the end. Errors read "cannot WHAT: ..." and "DOING timed out".
+    private static func encode(
+        _ pixels: [UInt8], width: Int, height: Int, stride: Int, encoder enc: String, sink: String, what: String, doing: String,
+        drain: (AppSink) -> Void
+    ) throws(GStreamerError) {
+        let p = try Pipeline.parse("appsrc name=vf_image format=time ! videoconvert ! \(enc) ! \(sink)")
         defer { p.setState(.null) }
         guard let src = p.appSource(named: "vf_image") else { throw GStreamerError(.library, "no appsrc in the encoder") }
+        let out = p.appSink(named: "vf_encoded")
         let info = try VideoInfo(format: "BGRA", width: width, height: height, fpsN: 0, fpsD: 1)
         let caps = try Caps(info.capsString)
         // Repack rows to GStreamer's stride for BGRA at this width.
@@ -58,24 +98,17 @@ public enum ImageFile {
         let bus = p.bus
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
+            if let out { drain(out) }
             guard let m = bus.pop(timeout: 50_000_000) else { continue }
             switch m.kind {
             case .eos:
-                p.setState(.null)
-                guard rename(tmp, path) == 0 else {
-                    unlink(tmp)
-                    throw GStreamerError(.stream, "cannot write '\(path)'")
-                }
+                if let out { drain(out) }
                 return
             case .error(let text, _):
-                p.setState(.null)
-                unlink(tmp)
-                throw GStreamerError(.stream, "cannot write '\(path)': \(text) (\(m.source))")
+                throw GStreamerError(.stream, "cannot \(what): \(text) (\(m.source))")
             default: continue
             }
         }
-        p.setState(.null)
-        unlink(tmp)
-        throw GStreamerError(.stream, "writing '\(path)' timed out")
+        throw GStreamerError(.stream, "\(doing) timed out")
     }
 }

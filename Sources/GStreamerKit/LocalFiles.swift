@@ -1,5 +1,9 @@
 import CGStreamer
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Path operations done by GLib (Foundation's `NSString.deletingLastPathComponent` traps on
 /// one-character relative paths such as `a`, `5`, `.` or `a/` in swift-corelibs-foundation).
 public enum FilePaths {
@@ -24,6 +28,15 @@ public enum FilePaths {
     public static func join(_ directory: String, _ name: String) -> String {
         if directory.isEmpty { return name }
         return directory.hasSuffix("/") ? directory + name : directory + "/" + name
+    }
+
+    /// The canonical absolute path of an existing file or directory, every symlink and `.`/`..` resolved
+    /// (realpath(3)); nil when it does not exist or cannot be resolved. Used to decide whether a file
+    /// really lies inside a directory (a symlink pointing out of it resolves outside).
+    public static func realPath(_ path: String) -> String? {
+        guard !path.isEmpty, !path.utf8.contains(0), let r = realpath(path, nil) else { return nil }
+        defer { free(r) }
+        return String(cString: r)
     }
 
     /// True when `text` is a URI with a scheme (`rtsp://...`, `file:///...`), as gst_uri_is_valid decides.

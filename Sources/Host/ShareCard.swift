@@ -21,6 +21,11 @@ public enum ShareCard {
         public var date: String
     }
 
+    /// What the card of `record` shows, its photo read from `photo` (a path the caller has checked).
+    public static func content(record: PhotoRecord, photo: String) -> Content {
+        Content(photo: photo, record: record, date: dateText(record))
+    }
+
     /// Finds the photo: a number is looked up in `directory`/records.json; a path is used as is, with
     /// its record when its directory has a records.json listing it.
     public static func content(for target: String, directory: String) throws(HostError) -> Content {
@@ -167,6 +172,14 @@ public enum ShareCard {
             throw HostError(.usage, "card: output '\(Echo.value(path))': expected a .png, .jpg or .jpeg file name")
         }
         if let problem = PathCheck.writableFile(path) { throw HostError(.usage, "card: cannot write '\(Echo.value(path))': \(problem)") }
+    }
+
+    /// Renders the card and encodes it as JPEG in memory (the control server's `/api/photos/.../card`).
+    public static func jpeg(_ c: Content, quality: Int = 92) throws(HostError) -> Data {
+        let img = try render(c)
+        do {
+            return try ImageFile.encodedBGRA(img.pixels, width: img.width, height: img.height, stride: img.stride, quality: quality)
+        } catch { throw HostError(.runtime, "card: \(error.message)") }
     }
 
     /// Renders and writes the card (PNG for `.png`, JPEG otherwise).

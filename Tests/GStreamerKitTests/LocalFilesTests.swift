@@ -20,6 +20,18 @@ import Testing
         #expect(FilePaths.join("", "x") == "x")
     }
 
+    /// realpath(3): symlinks and dot segments resolved; nil for what does not exist.
+    @Test func realPathResolvesSymlinksAndDotSegments() throws {
+        let d = try #require(FilePaths.realPath(NSTemporaryDirectory())) + "/vf-real-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: d + "/inside", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: d + "/out", withDestinationPath: "/etc")
+        #expect(FilePaths.realPath(d + "/inside/../inside/.") == d + "/inside")
+        #expect(FilePaths.realPath(d + "/out/passwd") == "/etc/passwd")
+        #expect(FilePaths.realPath(d + "/missing") == nil)
+        #expect(FilePaths.realPath("") == nil)
+        #expect(FilePaths.realPath(d + "\u{0}/inside") == nil)
+    }
+
     @Test func urisAndTheirSchemes() {
         #expect(FilePaths.scheme(of: "rtsp://127.0.0.1:9/x") == "rtsp")
         #expect(FilePaths.scheme(of: "a") == nil)

@@ -60,4 +60,20 @@ import Testing
         let k = 750.0 / 180, ox = 165.0, oy = 60.0
         #expect(!Self.greenNear(card, x: Int((ox + 35 * k).rounded()), y: Int(oy + 120 * k)))
     }
+
+    /// The card in memory (the control server's download): a complete 1080x1440 JPEG that decodes to the
+    /// same picture `viewfinder card` writes to a file.
+    @Test func theJPEGInMemoryIsTheCardAsTheFileHasIt() throws {
+        let photo = try Self.ballPhoto()
+        let content = ShareCard.content(record: Self.record(analysisPts: 5), photo: photo)
+        let data = try ShareCard.jpeg(content)
+        #expect(data.prefix(2) == Data([0xFF, 0xD8]) && data.suffix(2) == Data([0xFF, 0xD9]))
+        let memory = FilePaths.directory(of: photo) + "/memory.jpg", file = FilePaths.directory(of: photo) + "/file.jpg"
+        try data.write(to: URL(fileURLWithPath: memory))
+        try ShareCard.write(content, to: file)
+        let a = try #require(JPEGFile.read(memory)), b = try #require(JPEGFile.read(file))
+        #expect(a.complete && a.width == 1080 && a.height == 1440)
+        #expect(b.width == a.width && b.height == a.height)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == data)
+    }
 }

@@ -118,4 +118,119 @@ import Testing
             #expect(!error.message.contains("NSCocoaErrorDomain"))
         }
     }
+
+    // MARK: remove, and the open indexes
+
+    /// A photo with its thumbnail, indexed with a record naming both.
+    static func photo(_ idx: PhotoIndex, _ n: Int) throws {
+        let name = String(format: "IMG_%05d.jpg", n)
+        try jpeg(idx.directory + "/" + name)
+        try jpeg(idx.directory + "/thumbs/" + name, width: 48, height: 32)
+        try idx.add(
+            PhotoRecord(
+                id: n, file: name, thumbnail: "thumbs/" + name, time: "2026-11-22T05:00:0\(n).000Z", width: 96, height: 64,
+                trigger: "manual"))
+    }
+
+    @Test func removeRewritesTheIndexThenRemovesTheFiles() throws {
+        let d = Self.dir()
+        let idx = try PhotoIndex(directory: d)
+        try Self.photo(idx, 1); try Self.photo(idx, 2)
+        let removal = try idx.remove(id: 1)
+        #expect(removal.record.file == "IMG_00001.jpg" && removal.record.thumbnail == "thumbs/IMG_00001.jpg")
+        #expect(removal.removed == ["IMG_00001.jpg", "thumbs/IMG_00001.jpg"] && removal.warnings.isEmpty)
+        #expect(try Self.readBack(d).map { $0["id"] as? Int } == [2])
+        #expect(idx.records.map(\.id) == [2])
+        let fm = FileManager.default
+        #expect(!fm.fileExists(atPath: d + "/IMG_00001.jpg") && !fm.fileExists(atPath: d + "/thumbs/IMG_00001.jpg"))
+        #expect(fm.fileExists(atPath: d + "/IMG_00002.jpg") && fm.fileExists(atPath: d + "/thumbs/IMG_00002.jpg"))
+        // The next photo rewrites the whole file from memory: the removed record stays out.
+        try Self.photo(idx, 3)
+        #expect(try Self.readBack(d).map { $0["id"] as? Int } == [2, 3])
+        // And a second removal of the same id is refused as unknown, naming it.
+        do {
+            _ = try idx.remove(id: 1)
+            Issue.record("removed twice")
+        } catch {
+            #expect(error.domain == .usage && error.message.contains("no photo with id 1"), "\(error.message)")
+        }
+    }
+
+    /// A record naming a file outside the directory (a user's branch, or a forged one) loses its record only;
+    /// a symlink inside is removed itself, never the file it points to.
+    @Test func removeNeverTouchesFilesOutsideTheDirectory() throws {
+        let d = Self.dir(), outside = Self.dir()
+        let fm = FileManager.default
+        try Self.jpeg(outside + "/mine.jpg")
+        try Self.jpeg(outside + "/target.jpg")
+        try fm.createSymbolicLink(atPath: d + "/IMG_00005.jpg", withDestinationPath: outside + "/target.jpg")
+        let idx = try PhotoIndex(directory: d)  // the symlink is found and listed (it resolves to a complete JPEG)
+        let time = "2026-11-22T05:00:00.000Z"
+        try idx.add(PhotoRecord(id: 7, file: outside + "/mine.jpg", time: time, width: 96, height: 64, trigger: "manual"))
+        let dotted = "../" + (outside as NSString).lastPathComponent + "/mine.jpg"
+        try idx.add(PhotoRecord(id: 8, file: dotted, time: time, width: 96, height: 64, trigger: "manual"))
+        let absolute = try idx.remove(id: 7)
+        #expect(absolute.removed.isEmpty && absolute.warnings == ["\(outside)/mine.jpg: not removed: it lies outside \(d)"])
+        let up = try idx.remove(id: 8)
+        #expect(up.removed.isEmpty && up.warnings.count == 1 && up.warnings[0].contains("lies outside"))
+        #expect(fm.fileExists(atPath: outside + "/mine.jpg"))
+        let link = try idx.remove(id: 5)
+        #expect(link.removed == ["IMG_00005.jpg"] && link.warnings.isEmpty)
+        #expect((try? fm.destinationOfSymbolicLink(atPath: d + "/IMG_00005.jpg")) == nil)
+        #expect(fm.fileExists(atPath: outside + "/target.jpg"))
+        #expect(try Self.readBack(d).isEmpty)
+    }
+
+    /// A file that cannot be removed is reported; the record stays removed.
+    @Test func aFileThatCannotBeRemovedIsReportedAndTheRecordStaysRemoved() throws {
+        let d = Self.dir()
+        let idx = try PhotoIndex(directory: d)
+        try Self.photo(idx, 1)
+        // A directory where the thumbnail should be: unlink(2) fails with EISDIR.
+        try FileManager.default.removeItem(atPath: d + "/thumbs/IMG_00001.jpg")
+        try FileManager.default.createDirectory(atPath: d + "/thumbs/IMG_00001.jpg/x", withIntermediateDirectories: true)
+        let removal = try idx.remove(id: 1)
+        #expect(removal.removed == ["IMG_00001.jpg"])
+        #expect(removal.warnings.count == 1 && removal.warnings[0].hasPrefix("thumbs/IMG_00001.jpg: not removed: "), "\(removal.warnings)")
+        #expect(try Self.readBack(d).isEmpty)
+    }
+
+    /// The control server finds the capture stage's own instance by any spelling of the directory; once
+    /// released it is gone from the list, and `opened` then opens one that leaves `.partial/` alone.
+    @Test func openIndexesAreFoundByCanonicalDirectoryAndHeldWeakly() throws {
+        let d = Self.dir()
+        let alias = Self.dir() + "/alias"
+        try FileManager.default.createSymbolicLink(atPath: alias, withDestinationPath: d)
+        var idx: PhotoIndex? = try PhotoIndex(directory: d)
+        #expect(PhotoIndex.live(directory: d) === idx)
+        #expect(PhotoIndex.live(directory: alias + "/./") === idx)
+        #expect(try PhotoIndex.opened(directory: alias) === idx)
+        idx = nil
+        #expect(PhotoIndex.live(directory: d) == nil)
+        let busy = d + "/.partial/IMG_00009.jpg"  // a running branch's file
+        FileManager.default.createFile(atPath: busy, contents: Data([1, 2, 3]))
+        let other = try PhotoIndex.opened(directory: d)
+        #expect(FileManager.default.fileExists(atPath: busy))
+        #expect(PhotoIndex.live(directory: d) === other)
+        #expect(PhotoIndex.live(directory: d + "/missing") == nil)
+    }
+
+    /// Adds from one thread while another removes: the file always ends as memory says, no removed photo back.
+    @Test func concurrentAddsAndRemovesNeverResurrectARecord() throws {
+        let d = Self.dir()
+        let idx = try PhotoIndex(directory: d)
+        try Self.jpeg(d + "/IMG_00001.jpg")
+        @Sendable func record(_ n: Int) -> PhotoRecord {
+            PhotoRecord(
+                id: n, file: String(format: "IMG_%05d.jpg", n), time: "2026-11-22T05:00:00.000Z", width: 96, height: 64, trigger: "manual")
+        }
+        for n in 1...20 { try idx.add(record(n)) }
+        DispatchQueue.concurrentPerform(iterations: 2) { lane in
+            for n in 1...20 {
+                if lane == 0 { _ = try? idx.remove(id: n) } else { try? idx.add(record(100 + n)) }
+            }
+        }
+        #expect(idx.records.map(\.id) == Array(101...120))
+        #expect(try Self.readBack(d).compactMap { $0["id"] as? Int } == Array(101...120))
+    }
 }

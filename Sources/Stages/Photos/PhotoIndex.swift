@@ -1,5 +1,6 @@
 import Foundation
 import GStreamerKit
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -70,23 +71,35 @@ public struct PhotoRecord: Codable, Sendable, Equatable {
 
 /// `DIR/records.json`: the photo index, rewritten atomically (temp file, fsync, rename, fsync of the
 /// directory) after each complete photo, and reconciled with the files on disk when opened.
+///
+/// Threads: the records live in memory and the whole file is rewritten from them, so every change
+/// (`add` from capture's writer queue, `remove` from the control server) takes the one `records` mutex
+/// around the change *and* the write: a photo deleted while the stage saves another is never written
+/// back. Every open index is listed, weakly, by canonical directory (`live(directory:)`), so a change
+/// from outside the stage goes through the stage's own instance while it is open.
 public final class PhotoIndex: @unchecked Sendable {
     /// The file's top level.
     struct Document: Codable { var version = 1; var photos: [PhotoRecord] }
 
     /// The directory.
     public let directory: String
-    /// Records, oldest first.
-    public private(set) var records: [PhotoRecord] = []
-    /// Problems found while opening (missing files dropped, unreadable index set aside...).
+    /// Records, oldest first, and the lock held around every change and write of records.json.
+    private let state = Mutex<[PhotoRecord]>([])
+    /// Records, oldest first (a copy taken under the lock).
+    public var records: [PhotoRecord] { state.withLock { $0 } }
+    /// Problems found while opening (missing files dropped, unreadable index set aside...). Set by `init` only.
     public private(set) var warnings: [String] = []
+    /// The canonical (realpath) directory this index is listed under in `registry`.
+    private var canonicalDirectory: String?
     /// Path of records.json.
     public var path: String { FilePaths.join(directory, "records.json") }
     /// Where branches write before a photo is complete (never listed, emptied on open).
     public var partialDirectory: String { FilePaths.join(directory, ".partial") }
 
     /// Opens (creating the directory and its `.partial/thumbs` work area) and reconciles.
-    public init(directory: String) throws(StageError) {
+    /// `ownsWorkArea`: remove what `.partial/` holds (left by an interrupted run); false when the index is
+    /// opened from outside a capture stage (the control server), whose running branches may be writing there.
+    public init(directory: String, ownsWorkArea: Bool = true) throws(StageError) {
         self.directory = directory
         let fm = FileManager.default
         // Say what is wrong in words (a file in the way, no permission), not as Foundation's error number.
@@ -100,7 +113,51 @@ public final class PhotoIndex: @unchecked Sendable {
             throw StageError(.resource, "cannot create photo directory '\(directory)': \(error.localizedDescription)")
         }
         guard fm.isWritableFile(atPath: directory) else { throw StageError(.resource, "photo directory '\(directory)' is not writable") }
-        try reconcile()
+        try reconcile(ownsWorkArea: ownsWorkArea)
+        canonicalDirectory = FilePaths.realPath(directory)
+        if let key = canonicalDirectory { Self.register(self, key) }
+    }
+
+    deinit {
+        guard let key = canonicalDirectory else { return }
+        let me = ObjectIdentifier(self)
+        Self.registry.withLock { r in
+            if let entry = r[key], entry.id == me || entry.index == nil { r[key] = nil }
+        }
+    }
+
+    // MARK: open indexes
+
+    /// A weak reference to an open index (the registry must not keep a stage's index alive). A class:
+    /// the weak reference stays at one heap address (a struct holding it inside the Mutex's dictionary
+    /// crashed in swift_weakLoadStrong on a null reference, Swift 6.3 on Linux).
+    private final class WeakIndex: @unchecked Sendable {
+        weak var index: PhotoIndex?
+        let id: ObjectIdentifier
+        init(index: PhotoIndex, id: ObjectIdentifier) { self.index = index; self.id = id }
+    }
+
+    /// Open indexes by canonical directory, newest open wins; dead entries are dropped on each open.
+    private static let registry = Mutex<[String: WeakIndex]>([:])
+
+    private static func register(_ index: PhotoIndex, _ key: String) {
+        registry.withLock { r in
+            r = r.filter { $0.value.index != nil }
+            r[key] = WeakIndex(index: index, id: ObjectIdentifier(index))
+        }
+    }
+
+    /// The index open in this process for `directory` (compared by realpath), if any.
+    public static func live(directory: String) -> PhotoIndex? {
+        guard let key = FilePaths.realPath(directory) else { return nil }
+        return registry.withLock { $0[key]?.index }
+    }
+
+    /// The index open for `directory` (a running capture stage's), or a new one opened without touching
+    /// `.partial/` when none is: changes from outside a stage go through the instance that rewrites the file.
+    public static func opened(directory: String) throws(StageError) -> PhotoIndex {
+        if let open = live(directory: directory) { return open }
+        return try PhotoIndex(directory: directory, ownsWorkArea: false)
     }
 
     /// The records of `DIR/records.json`, read only (nil when absent or unreadable).
@@ -136,10 +193,10 @@ public final class PhotoIndex: @unchecked Sendable {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).compactMap { number(of: $0) }.max() ?? 0
     }
 
-    private func reconcile() throws(StageError) {
+    private func reconcile(ownsWorkArea: Bool) throws(StageError) {
         let fm = FileManager.default
         // Left-overs of a run that was killed while saving: never complete by construction.
-        for sub in ["", "thumbs"] {
+        for sub in ["", "thumbs"] where ownsWorkArea {
             let d = FilePaths.join(partialDirectory, sub)
             // multifilesink writes through a temp file and a rename (g_file_set_contents): either may be here.
             for f in (try? fm.contentsOfDirectory(atPath: d)) ?? [] where f != "thumbs" {
@@ -148,6 +205,7 @@ public final class PhotoIndex: @unchecked Sendable {
             }
         }
         var changed = false
+        var records: [PhotoRecord] = []
         if fm.fileExists(atPath: path) {
             if let data = fm.contents(atPath: path), let doc = try? JSONDecoder().decode(Document.self, from: data) {
                 records = doc.photos
@@ -185,15 +243,74 @@ public final class PhotoIndex: @unchecked Sendable {
             changed = true
         }
         records.sort { $0.id < $1.id }
-        if changed { try write() }
+        let found = records
+        try state.withLock { (r: inout [PhotoRecord]) throws(StageError) in
+            r = found
+            if changed { try write(found) }
+        }
     }
 
-    /// Adds a record for a complete photo and rewrites the index.
+    /// Adds a record for a complete photo and rewrites the index (under the records lock; the record
+    /// stays in memory when the write fails, so the next write lists it).
     public func add(_ record: PhotoRecord) throws(StageError) {
-        records.removeAll { $0.file == record.file }
-        records.append(record)
-        records.sort { $0.id < $1.id }
-        try write()
+        try state.withLock { (records: inout [PhotoRecord]) throws(StageError) in
+            records.removeAll { $0.file == record.file }
+            records.append(record)
+            records.sort { $0.id < $1.id }
+            try write(records)
+        }
+    }
+
+    /// What `remove(id:)` did.
+    public struct Removal: Sendable, Equatable {
+        /// The record taken out of records.json.
+        public var record: PhotoRecord
+        /// Files removed (as the record names them); a file already gone is in neither list.
+        public var removed: [String]
+        /// Files that could not be removed, each with the reason (the record stays removed).
+        public var warnings: [String]
+    }
+
+    /// Removes photo `id`: records.json is rewritten without it first (atomically), then its photo,
+    /// thumbnail and full file are removed, all under the records lock so a photo being saved at the
+    /// same time cannot write it back. Only files lying inside the directory are removed (a symlink
+    /// is removed itself, never its target); any other file, or one that cannot be removed, is named
+    /// in `warnings`. Throws when no record has that id (`.usage`) or records.json cannot be written
+    /// (`.resource`: then nothing changed).
+    public func remove(id: Int) throws(StageError) -> Removal {
+        try state.withLock { (records: inout [PhotoRecord]) throws(StageError) -> Removal in
+            guard let i = records.firstIndex(where: { $0.id == id }) else {
+                throw StageError(.usage, "no photo with id \(id) in \(path)")
+            }
+            var next = records
+            let record = next.remove(at: i)
+            try write(next)
+            records = next
+            var removal = Removal(record: record, removed: [], warnings: [])
+            for file in [record.file, record.thumbnail, record.full].compactMap({ $0 }) {
+                let full = file.hasPrefix("/") ? file : FilePaths.join(directory, file)
+                guard isInside(full) else {
+                    removal.warnings.append("\(file): not removed: it lies outside \(directory)")
+                    continue
+                }
+                if unlink(full) == 0 {
+                    removal.removed.append(file)
+                } else if errno != ENOENT {  // already gone: nothing to report
+                    removal.warnings.append("\(file): not removed: \(Self.errnoText())")
+                }
+            }
+            return removal
+        }
+    }
+
+    /// True when `path`'s parent resolves (realpath) inside the directory and its last component is a
+    /// plain name: what `remove` may unlink (the entry itself, even a symlink pointing elsewhere).
+    private func isInside(_ path: String) -> Bool {
+        let name = FilePaths.fileName(of: path)
+        guard !name.isEmpty, name != ".", name != "..", name != "/",
+            let dir = FilePaths.realPath(directory), let parent = FilePaths.realPath(FilePaths.directory(of: path))
+        else { return false }
+        return parent == dir || parent.hasPrefix(dir.hasSuffix("/") ? dir : dir + "/")
     }
 
     /// ISO 8601 UTC with milliseconds.
@@ -203,8 +320,9 @@ public final class PhotoIndex: @unchecked Sendable {
         return f.string(from: d)
     }
 
-    /// Writes records.json atomically: a temp file in the same directory, fsync, rename, fsync the directory.
-    func write() throws(StageError) {
+    /// Writes `records` as records.json atomically: a temp file in the same directory, fsync, rename,
+    /// fsync the directory. Called with the records lock held.
+    private func write(_ records: [PhotoRecord]) throws(StageError) {
         let enc = JSONEncoder()
         enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data: Data
