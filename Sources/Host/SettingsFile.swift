@@ -83,6 +83,8 @@ public struct SettingsFile: Sendable, Equatable {
 
     /// The format version this code reads and writes.
     public static let currentVersion = 1
+    /// Largest settings file read (1 MiB: a few stages' properties take a few hundred bytes).
+    public static let sizeLimit = 1 << 20
     /// The top-level keys.
     public static let keys = ["version", "server", "stages"]
 
@@ -111,6 +113,9 @@ public struct SettingsFile: Sendable, Equatable {
             throw HostError(.usage, "settings \(path): cannot read: no such file")
         }
         guard !isDirectory.boolValue else { throw HostError(.usage, "settings \(path): cannot read: is a directory, expected a JSON file") }
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber, size.intValue > sizeLimit {
+            throw HostError(.usage, "settings \(path): cannot read: \(size.intValue) bytes, expected a JSON file of at most \(sizeLimit)")
+        }
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
             let reason = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription ?? error.localizedDescription
@@ -139,7 +144,9 @@ public struct SettingsFile: Sendable, Equatable {
             }
         }
         if let s = top["server"] {
-            guard case .object(let fields) = s else { throw fail("'server' must be an object {\"http\": \"HOST:PORT\", ...}, got \(s.kind)") }
+            guard case .object(let fields) = s else {
+                throw fail("'server' must be an object {\"http\": \"HOST:PORT\", ...}, got \(s.kind)")
+            }
             for key in fields.keys.sorted() where !Server.keys.contains(key) {
                 throw fail("unknown key 'server.\(Echo.value(key))': expected \(Server.keys.joined(separator: ", "))")
             }
@@ -168,7 +175,8 @@ public struct SettingsFile: Sendable, Equatable {
                 var values: [String: Value] = [:]
                 for (property, v) in properties {
                     guard let value = v.scalar else {
-                        throw fail("'stages.\(Echo.value(name)).\(Echo.value(property))' must be a string, number or boolean, got \(v.kind)")
+                        throw fail(
+                            "'stages.\(Echo.value(name)).\(Echo.value(property))' must be a string, number or boolean, got \(v.kind)")
                     }
                     values[property] = value
                 }
@@ -263,7 +271,8 @@ public struct SettingsFile: Sendable, Equatable {
                 let names = present.map(\.name).joined(separator: ", ")
                 throw HostError(
                     .usage,
-                    "settings \(path): stage '\(Echo.value(name))' is not in the description: its stages are \(names.isEmpty ? "none" : names)")
+                    "settings \(path): stage '\(Echo.value(name))' is not in the description: its stages are \(names.isEmpty ? "none" : names)"
+                )
             }
             let specs = type.descriptor.properties
             for (property, value) in properties.sorted(by: { $0.key < $1.key }) {

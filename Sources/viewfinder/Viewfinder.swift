@@ -76,7 +76,7 @@ struct RunOptions: ParsableArguments {
     var token: String?
     @Option(
         name: .long,
-        help: "Settings file (JSON): stage properties and server defaults; the command line wins. run FILE.pipeline uses FILE.json when present.")
+        help: "Settings file (JSON): stage properties, server defaults (the command line wins); run X.pipeline uses X.json if present.")
     var config: String?
     @Flag(name: .long, help: "Write live property changes back to the settings file (atomically), so the next start restores them.")
     var saveSettings = false

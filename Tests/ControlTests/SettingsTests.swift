@@ -76,6 +76,29 @@ import Testing
         #expect(Self.stages(in: config)["compose0"]?["rule"] as? String == "golden")
     }
 
+    @Test func aFailedWriteIsReportedAndTheRunGoesOn() throws {
+        let dir = Tools.tempDir().appendingPathComponent("sub")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let config = dir.appendingPathComponent("c.json")
+        let vf = try ControlTools.launch(Self.description, extra: ["--config", config.path, "--save-settings"])
+        defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
+        // The directory goes away while running: every write fails, the stream and the API go on.
+        try FileManager.default.removeItem(at: dir)
+        for opacity in [50, 60, 70] {
+            let r = try ControlTools.curl("PATCH", vf.base + "/api/stages/ringlight0", body: "{\"opacity\": \(opacity)}")
+            #expect(r.status == 200, "\(r.body)")
+            usleep(200_000)
+        }
+        let state = try ControlTools.curl("GET", vf.base + "/api/state")
+        #expect(state.json["state"] as? String == "running", "\(state.body)")
+        let list = try ControlTools.curl("GET", vf.base + "/api/stages")
+        #expect(Self.value(list.json, "ringlight0", "opacity") == "70")
+        try Self.stop(vf)
+        let line = "settings: cannot write \(config.path): No such file or directory\n"
+        #expect(vf.stderr.components(separatedBy: line).count == 2, "reported once: \(vf.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.path))
+    }
+
     @Test func runPicksUpTheFileBesideThePipeline() throws {
         let dir = Tools.tempDir()
         let pipeline = dir.appendingPathComponent("door.pipeline")
@@ -150,10 +173,16 @@ import Testing
         }
         let d = "videotestsrc num-buffers=10 ! compose ! ringlight ! fakesink"
         let cases: [([String], String)] = [
-            (["--config", try write("a.json", #"{"version": 1, "stagez": {}}"#)], "unknown key 'stagez': expected version, server, stages"),
+            (
+                ["--config", try write("a.json", #"{"version": 1, "stagez": {}}"#)],
+                "unknown key 'stagez': expected version, server, stages"
+            ),
             (["--config", try write("b.json", #"{"server": {"htp": "x"}}"#)], "unknown key 'server.htp'"),
             (["--config", try write("c.json", "{\"stages\": {\n\"compose0\" {}}}")], "bad JSON: unexpected text at line 2"),
-            (["--config", try write("d.json", #"{"stages": {"compose1": {"rule": "golden"}}}"#)], "stage 'compose1' is not in the description"),
+            (
+                ["--config", try write("d.json", #"{"stages": {"compose1": {"rule": "golden"}}}"#)],
+                "stage 'compose1' is not in the description"
+            ),
             (["--config", try write("e.json", #"{"stages": {"compose0": {"rule": "gold"}}}"#)], "bad value 'gold' for property 'rule'"),
             (["--config", try write("f.json", #"{"server": {"http": "127.0.0.1:99999"}}"#)], "(server): bad port '99999'"),
             (["--config", dir.appendingPathComponent("none.json").path], "cannot read: no such file"),
@@ -175,7 +204,8 @@ import Testing
         let dir = Tools.tempDir()
         let config = dir.appendingPathComponent("new.json")
         let r = try Tools.vf(
-            "launch", "--dry-run", "--config", config.path, "--save-settings", "videotestsrc num-buffers=10 ! compose ! fakesink", timeout: 30)
+            "launch", "--dry-run", "--config", config.path, "--save-settings", "videotestsrc num-buffers=10 ! compose ! fakesink",
+            timeout: 30)
         #expect(r.code == 0, "\(r.err)")
         #expect(r.out.contains("compose0 (compose)"), "\(r.out)")
         #expect(Tools.files(in: dir, suffix: "").isEmpty)
@@ -184,7 +214,8 @@ import Testing
         let text = #"{"stages": {"compose0": {"rule": "golden"}}}"#
         try Data(text.utf8).write(to: existing)
         let shown = try Tools.vf(
-            "launch", "--dry-run", "--config", existing.path, "--save-settings", "videotestsrc num-buffers=10 ! compose ! fakesink", timeout: 30)
+            "launch", "--dry-run", "--config", existing.path, "--save-settings", "videotestsrc num-buffers=10 ! compose ! fakesink",
+            timeout: 30)
         #expect(shown.out.contains("compose0 (compose rule=golden)"), "\(shown.out)")
         #expect(try String(contentsOf: existing, encoding: .utf8) == text)
         #expect(Tools.files(in: dir, suffix: "") == ["c.json"])

@@ -34,7 +34,8 @@ import Testing
         #expect(s.path == "dir/c.json" && s.version == 1)
         #expect(
             s.server
-                == SettingsFile.Server(http: "127.0.0.1:8080", token: nil, tokenFile: "token.txt", mqtt: "127.0.0.1:1883", topic: "cams/door"))
+                == SettingsFile.Server(
+                    http: "127.0.0.1:8080", token: nil, tokenFile: "token.txt", mqtt: "127.0.0.1:1883", topic: "cams/door"))
         #expect(s.stages["compose0"] == ["rule": .string("golden"), "overlay": .bool(false)])
         #expect(s.stages["ringlight0"] == ["opacity": .int(50), "width": .int(12)])
         #expect(s.stages["grid0"]?["opacity"] == .double(0.25))
@@ -71,6 +72,13 @@ import Testing
         }
         #expect(throws: HostError(.usage, "settings \(dir): cannot read: is a directory, expected a JSON file")) {
             try SettingsFile.load(path: dir)
+        }
+        try Data(count: SettingsFile.sizeLimit + 1).write(to: URL(fileURLWithPath: "\(dir)/huge.json"))
+        #expect(
+            throws: HostError(
+                .usage, "settings \(dir)/huge.json: cannot read: 1048577 bytes, expected a JSON file of at most 1048576")
+        ) {
+            try SettingsFile.load(path: "\(dir)/huge.json")
         }
         try Data(#"{"stages": {"compose0": {"rule": "golden"}}}"#.utf8).write(to: URL(fileURLWithPath: "\(dir)/c.json"))
         #expect(try SettingsFile.load(path: "\(dir)/c.json").stages == ["compose0": ["rule": .string("golden")]])
@@ -117,7 +125,9 @@ import Testing
         // An element is not a stage: the file holds stage settings only.
         #expect(refusal(["identity0": ["silent": .bool(true)]])?.message.contains("stage 'identity0' is not in the description") == true)
         let unknown = refusal(["compose0": ["zoom": .int(2)]])
-        #expect(unknown?.message.hasPrefix("settings c.json: compose0 has no property 'zoom'; properties are: ") == true, "\(String(describing: unknown))")
+        #expect(
+            unknown?.message.hasPrefix("settings c.json: compose0 has no property 'zoom'; properties are: ") == true,
+            "\(String(describing: unknown))")
         #expect(unknown?.message.contains("rule") == true)
         #expect(
             refusal(["ringlight0": ["opacity": .int(500)]])
@@ -164,7 +174,9 @@ import Testing
         let dir = Self.directory()
         let s = SettingsFile(path: "\(dir)/new.json", stages: ["ringlight0": ["opacity": .int(30)]])
         try s.save()
-        #expect(try String(contentsOfFile: "\(dir)/new.json", encoding: .utf8) == "{\n  \"stages\" : {\n    \"ringlight0\" : {\n      \"opacity\" : 30\n    }\n  },\n  \"version\" : 1\n}\n")
+        #expect(
+            try String(contentsOfFile: "\(dir)/new.json", encoding: .utf8)
+                == "{\n  \"stages\" : {\n    \"ringlight0\" : {\n      \"opacity\" : 30\n    }\n  },\n  \"version\" : 1\n}\n")
     }
 
     @Test func aFailedSaveNamesTheFileAndLeavesNothingBehind() throws {
@@ -177,6 +189,10 @@ import Testing
         try Data("x".utf8).write(to: URL(fileURLWithPath: "\(dir)/file"))
         #expect(throws: HostError(.runtime, "settings: cannot write \(dir)/file/c.json: Not a directory")) {
             try SettingsFile(path: "\(dir)/file/c.json").save()
+        }
+        // A directory nobody may create files in, root included (sysfs).
+        #expect(throws: HostError(.runtime, "settings: cannot write /sys/c.json: Permission denied")) {
+            try SettingsFile(path: "/sys/c.json").save()
         }
         // The target is a directory: the rename fails, the old content stays, the temp file is removed.
         try FileManager.default.createDirectory(atPath: "\(dir)/c.json", withIntermediateDirectories: false)
@@ -221,7 +237,10 @@ import Testing
         #expect(try s.tokenFromFile() == "s3cret")
         #expect(try SettingsFile(path: "\(dir)/c.json").tokenFromFile() == nil)
         let missing = SettingsFile(path: "\(dir)/c.json", server: .init(tokenFile: "none.txt"))
-        #expect(throws: HostError(.usage, "settings \(dir)/c.json: cannot read 'server.tokenFile' \(dir)/none.txt: expected a file holding the token")) {
+        #expect(
+            throws: HostError(
+                .usage, "settings \(dir)/c.json: cannot read 'server.tokenFile' \(dir)/none.txt: expected a file holding the token")
+        ) {
             try missing.tokenFromFile()
         }
     }
