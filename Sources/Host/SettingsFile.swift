@@ -334,12 +334,13 @@ public struct SettingsFile: Sendable, Equatable {
     /// the temp file removed, and the error says "settings: cannot write FILE: reason".
     public func save() throws(HostError) {
         func fail(_ reason: String) -> HostError { HostError(.runtime, "settings: cannot write \(path): \(reason)") }
-        let directory = FilePaths.directory(of: path)
-        let temp = FilePaths.join(directory, ".\(FilePaths.fileName(of: path)).tmp-\(getpid())")
+        let target = Self.writeTarget(path)
+        let directory = FilePaths.directory(of: target)
+        let temp = FilePaths.join(directory, ".\(FilePaths.fileName(of: target)).tmp-\(getpid())")
         unlink(temp)  // a leftover of an earlier process with this pid
         let file: AppendFile
         do { file = try AppendFile(path: temp) } catch { throw fail(error.message) }
-        let mode = (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? NSNumber
+        let mode = (try? FileManager.default.attributesOfItem(atPath: target))?[.posixPermissions] as? NSNumber
         if let mode, chmod(temp, mode_t(mode.uint16Value & 0o7777)) != 0 {
             let reason = String(cString: strerror(errno))
             file.close(); unlink(temp)
@@ -350,7 +351,7 @@ public struct SettingsFile: Sendable, Equatable {
             throw fail(reason)
         }
         file.close()
-        guard rename(temp, path) == 0 else {
+        guard rename(temp, target) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temp)
             throw fail(reason)
@@ -359,10 +360,16 @@ public struct SettingsFile: Sendable, Equatable {
         if fd >= 0 { _ = fsync(fd); _ = close(fd) }
     }
 
+    /// The file `save()` replaces: `path`, or for a symbolic link the file it points to (so the link stays one).
+    static func writeTarget(_ path: String) -> String {
+        guard (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil else { return path }
+        return URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+    }
+
     /// For `--save-settings`: the file's directory must exist and be writable (the file is replaced by a
     /// rename there, or created on the first change). A usage error otherwise, before anything runs.
     public static func checkWritable(path: String) throws(HostError) {
-        let directory = FilePaths.directory(of: path)
+        let directory = FilePaths.directory(of: writeTarget(path))
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw HostError(.usage, "settings \(path): cannot save there: directory '\(directory)' does not exist")

@@ -179,6 +179,19 @@ import Testing
                 == "{\n  \"stages\" : {\n    \"ringlight0\" : {\n      \"opacity\" : 30\n    }\n  },\n  \"version\" : 1\n}\n")
     }
 
+    @Test func aSymbolicLinkStaysOneAndItsTargetIsReplaced() throws {
+        let dir = Self.directory()
+        try FileManager.default.createDirectory(atPath: "\(dir)/real", withIntermediateDirectories: false)
+        try Data(#"{"stages": {"grid0": {"lines": "thirds"}}}"#.utf8).write(to: URL(fileURLWithPath: "\(dir)/real/c.json"))
+        try FileManager.default.createSymbolicLink(atPath: "\(dir)/link.json", withDestinationPath: "real/c.json")
+        var s = try SettingsFile.load(path: "\(dir)/link.json")
+        s.record(stage: "grid0", [("lines", .set(["golden"]))])
+        try s.save()
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "\(dir)/link.json") == "real/c.json")
+        #expect(try SettingsFile.load(path: "\(dir)/real/c.json").stages == ["grid0": ["lines": .string("golden")]])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: "\(dir)/real") == ["c.json"])
+    }
+
     @Test func aFailedSaveNamesTheFileAndLeavesNothingBehind() throws {
         let dir = Self.directory()
         // The directory is gone.
