@@ -56,8 +56,14 @@ public final class AppendFile: @unchecked Sendable {
         return Self.writeAll(fd, bytes)
     }
 
-    /// fsync for regular files (pipes and devices have nothing to sync: ignored).
-    public func synchronize() { if fd >= 0 { _ = fsync(fd) } }
+    /// fsync for regular files (pipes and devices have nothing to sync: ignored); nil on success, else
+    /// errno's text (EIO, ENOSPC on some file systems).
+    @discardableResult public func synchronize() -> String? {
+        guard fd >= 0 else { return "closed" }
+        guard fsync(fd) != 0 else { return nil }
+        if errno == EINVAL { return nil }  // a pipe or device: nothing to sync
+        return String(cString: strerror(errno))
+    }
 
     /// Closes the file (later writes fail with "closed").
     public func close() {

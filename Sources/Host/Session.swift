@@ -43,6 +43,14 @@ public final class Session: @unchecked Sendable {
     public var hasPreview: Bool { !groups.isEmpty }
     /// Called for every element message, and for the host's own output messages, as they are recorded.
     public var onElementMessage: (@Sendable (BusMessage) -> Void)?
+    /// Called by `update(stage:_:)` with the stage's name and the changes that took (in order), on the
+    /// caller's thread (a control server task, never a video thread), after they were applied. Keep it
+    /// short: it runs while the request waits (`SettingsWriter.record` only takes a mutex). Any thread may set it.
+    public var onPropertiesChanged: (@Sendable (String, [(String, PropertyValue)]) -> Void)? {
+        get { changeHook.withLock { $0 } }
+        set { changeHook.withLock { $0 = newValue } }
+    }
+    private let changeHook = Mutex<(@Sendable (String, [(String, PropertyValue)]) -> Void)?>(nil)
 
     /// Parses, expands and builds every segment; nothing runs yet. Usage errors here mean exit 2.
     public init(description: String, options: SessionOptions = SessionOptions()) throws(HostError) {
@@ -113,12 +121,16 @@ public final class Session: @unchecked Sendable {
 
     /// Applies validated values to properties marked `.playing` of stage `name` with `Stage.update`
     /// (effective on the next frame), in order, and records each that took. Any thread. Throws the
-    /// first refusal (unknown stage, a stage that refuses); the ones before it stay applied.
+    /// first refusal (unknown stage, a stage that refuses); the ones before it stay applied. The ones that
+    /// took go to `onPropertiesChanged` (also when a later one was refused).
     public func update(stage name: String, _ changes: [(String, PropertyValue)]) throws(StageError) {
         guard let stage = stage(named: name) else { throw StageError(.usage, "no stage '\(name)'") }
+        var applied: [(String, PropertyValue)] = []
+        defer { if !applied.isEmpty, let hook = onPropertiesChanged { hook(name, applied) } }
         for (property, value) in changes {
             try stage.update(property, value: value)
             values.withLock { $0[name, default: [:]][property] = value }
+            applied.append((property, value))
         }
     }
 

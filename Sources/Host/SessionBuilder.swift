@@ -39,12 +39,13 @@ struct SessionBuilder {
         return Built(plan: plan, pipelines: pipes, groups: groups, createdFiles: created)
     }
 
-    /// The description with the `--set` overrides applied; every element factory must exist.
+    /// The description with the settings file's stage settings, then the `--set` overrides applied (the
+    /// command line wins); every element factory must exist.
     func parse(_ description: String) throws(HostError) -> ParsedDescription {
-        let parsed: ParsedDescription
-        do {
-            parsed = try ParsedDescription.parse(description).applying(overrides: options.overrides)
-        } catch { throw HostError(.usage, error.message) }
+        var parsed: ParsedDescription
+        do { parsed = try ParsedDescription.parse(description) } catch { throw HostError(.usage, error.message) }
+        if let settings = options.settings { parsed = try settings.applied(to: parsed) }
+        do { parsed = try parsed.applying(overrides: options.overrides) } catch { throw HostError(.usage, error.message) }
         try Preflight.checkFactories(parsed)
         return parsed
     }

@@ -21,6 +21,8 @@ public struct SessionOptions: Sendable {
     public var printMessages = false
     /// `target.prop=value` overrides applied to the description.
     public var overrides: [String] = []
+    /// Stage settings from a settings file (`--config`), applied between the description and `overrides`.
+    public var settings: SettingsFile?
     /// Install SIGINT/SIGUSR1 handlers and read keys on a terminal.
     public var interactive = false
     /// Creates default options.

@@ -74,6 +74,12 @@ struct RunOptions: ParsableArguments {
     var http: String?
     @Option(name: .long, help: "Bearer token the control API demands (required when --http binds anything but 127.0.0.1).")
     var token: String?
+    @Option(
+        name: .long,
+        help: "Settings file (JSON): stage properties, server defaults (the command line wins); run X.pipeline uses X.json if present.")
+    var config: String?
+    @Flag(name: .long, help: "Write live property changes back to the settings file (atomically), so the next start restores them.")
+    var saveSettings = false
 
     func sessionOptions() throws -> SessionOptions {
         var o = SessionOptions()
@@ -92,23 +98,71 @@ struct RunOptions: ParsableArguments {
         return o
     }
 
-    /// Where the control API listens, nil without `--http`; a token without `--http` is refused.
-    func controlAddress() throws -> ControlAddress? {
-        guard let http else {
+    /// The settings file in use: `--config FILE`, else `beside` (the .json beside a .pipeline) when it exists;
+    /// nil for none. `--save-settings` needs one; a `--config` file that does not exist is created on the first
+    /// change with `--save-settings` (its directory checked now), and cannot be read without. Usage errors.
+    func settingsFile(beside: String?) throws(HostError) -> SettingsFile? {
+        let path: String
+        if let config {
+            path = config
+        } else if let beside, FileManager.default.fileExists(atPath: beside) {
+            path = beside
+        } else {
+            guard !saveSettings else {
+                throw HostError(
+                    .usage, "--save-settings needs a settings file: expected --config FILE" + (beside.map { " (or \($0))" } ?? ""))
+            }
+            return nil
+        }
+        let settings: SettingsFile
+        if saveSettings && !FileManager.default.fileExists(atPath: path) {
+            settings = SettingsFile(path: path)
+        } else {
+            settings = try SettingsFile.load(path: path)
+        }
+        if saveSettings { try SettingsFile.checkWritable(path: path) }
+        AppendFile.writeStandardError("settings: \(path)\n")
+        return settings
+    }
+
+    /// Where the control API listens, nil without `--http` (or `server.http` in the settings file); a
+    /// `--token` without either is refused. Command-line values win over the file's; the token comes from
+    /// `--token`, else `server.token`, else `server.tokenFile`.
+    func controlAddress(_ settings: SettingsFile? = nil) throws(HostError) -> ControlAddress? {
+        let server = settings?.server ?? SettingsFile.Server()
+        guard let address = http ?? server.http else {
             if token != nil { throw HostError(.usage, "--token without --http: expected --http HOST:PORT too") }
             return nil
         }
-        return try ControlAddress(parsing: http, token: token)
+        // HOOK(mqtt): when RunOptions gains --mqtt/--topic (the MQTT transport, another change), their
+        // defaults are `settings?.server.mqtt` and `settings?.server.topic`, the command line winning, as here.
+        var secret = token ?? server.token
+        if secret == nil, let settings { secret = try settings.tokenFromFile() }
+        do { return try ControlAddress(parsing: address, token: secret) } catch {
+            guard let settings, http == nil || (token == nil && secret != nil) else { throw error }
+            throw HostError(.usage, "settings \(settings.path) (server): \(error.message)")
+        }
     }
 
-    func execute(_ description: String) throws {
-        let control = try controlAddress()
-        let session = try Session(description: description, options: sessionOptions())
+    func execute(_ description: String, besideFile: String? = nil) throws {
+        let settings = try settingsFile(beside: besideFile)
+        let control = try controlAddress(settings)
+        var options = try sessionOptions()
+        options.settings = settings
+        let session = try Session(description: description, options: options)
         if printExpanded || dryRun { print(session.plan.render()) }
+        // --dry-run writes nothing: no settings writer either.
         if dryRun { return }
         // Without a display autovideosink would crash in DirectFB's sink: say so before anything runs.
         try DisplayCheck.check(session, description: description, overrides: overrides)
         let ends = StreamEndCheck(session, description: description)
+        // --save-settings: live changes (HTTP PATCH, later MQTT) go to the writer, which writes off this thread.
+        var writer: SettingsWriter?
+        if saveSettings, let settings {
+            let w = SettingsWriter(settings)
+            session.onPropertiesChanged = { stage, changes in w.record(stage: stage, changes) }
+            writer = w
+        }
         var server: ControlServer?
         if let control {
             let s = ControlServer(session: session, address: control, fire: { Triggers.shared.fire() })
@@ -117,6 +171,7 @@ struct RunOptions: ParsableArguments {
         }
         let code = Interactive.run(session)
         server?.stop()
+        writer?.flush()
         DisplayCheck.releaseProbes()
         if code == 0 && !session.stopRequested { for w in ends.warnings() { AppendFile.writeStandardError("\(w)\n") } }
         if !quiet, let r = session.report { AppendFile.writeStandardError("\(r.text)\n") }
@@ -158,7 +213,8 @@ struct Run: ParsableCommand {
         do { description = try PipelineFile.description(fromFileText: text) } catch {
             throw HostError(.usage, "\(file): \(error.message)")
         }
-        try options.execute(description)
+        let beside = SettingsFile.beside(pipelineFile: file)
+        try options.execute(description, besideFile: beside == file ? nil : beside)
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import GStreamerKit
 import Stages
+import Synchronization
 import Testing
 
 @testable import Host
@@ -247,5 +248,23 @@ import Testing
             return nil
         }
         #expect(captures == ["10 at"])
+    }
+
+    @Test func onPropertiesChangedGetsWhatTookAfterItTook() throws {
+        let session = try Session(description: "videotestsrc num-buffers=1 ! ringlight ! fakesink")
+        let seen = Mutex<[(String, [(String, PropertyValue)])]>([])
+        session.onPropertiesChanged = { stage, changes in
+            // Called after the values were recorded: the session already answers with them.
+            #expect(changes.allSatisfy { session.propertyValues(ofStage: stage)?[$0.0] == $0.1 })
+            seen.withLock { $0.append((stage, changes)) }
+        }
+        try session.update(stage: "ringlight0", [("opacity", .int(50)), ("width", .int(12))])
+        // A refusal part-way: the change before it took and is reported; the refused one is not.
+        #expect(throws: StageError.self) { try session.update(stage: "ringlight0", [("enabled", .bool(false)), ("zoom", .int(2))]) }
+        #expect(throws: StageError.self) { try session.update(stage: "nope", [("opacity", .int(20))]) }
+        let calls = seen.withLock { $0 }
+        #expect(calls.map(\.0) == ["ringlight0", "ringlight0"])
+        #expect(calls.first?.1.map(\.0) == ["opacity", "width"] && calls.first?.1.map(\.1) == [.int(50), .int(12)])
+        #expect(calls.last?.1.map(\.0) == ["enabled"] && calls.last?.1.map(\.1) == [.bool(false)])
     }
 }

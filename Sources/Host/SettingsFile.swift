@@ -1,0 +1,389 @@
+import Foundation
+import GStreamerKit
+import Stages
+
+/// The settings a run keeps in a JSON file (`--config FILE`, or `x.json` beside `x.pipeline`): stage
+/// property values and defaults for the server options. JSON only (no TOML: no dependency for it).
+///
+/// ```json
+/// { "version": 1,
+///   "server": { "http": "127.0.0.1:8080", "token": "...", "tokenFile": "...", "mqtt": "127.0.0.1:1883", "topic": "cams/door" },
+///   "stages": { "compose0": { "rule": "golden" }, "ringlight0": { "opacity": 50 } } }
+/// ```
+///
+/// Stage settings become property overrides applied when the session is built, exactly like `--set
+/// name.prop=value` (description < settings < `--set`); server options are defaults for the command
+/// line's. `save()` writes the file back atomically. Loading errors are usage errors (exit 2) naming the
+/// file, the key and what was expected. A value type: `SettingsWriter` keeps the live copy.
+public struct SettingsFile: Sendable, Equatable {
+    /// A property value as the file holds it: a JSON string, integer, number or boolean.
+    public enum Value: Sendable, Equatable, Encodable {
+        case bool(Bool)
+        case int(Int)
+        case double(Double)
+        case string(String)
+
+        /// The value as description text (what `--set` would carry).
+        public var text: String {
+            switch self {
+            case .bool(let b): b ? "true" : "false"
+            case .int(let i): String(i)
+            case .double(let d): PropertyValue.double(d).description
+            case .string(let s): s
+            }
+        }
+
+        /// A live property value as the file stores it: booleans and numbers stay JSON scalars, the rest
+        /// (choices, sets, colours, lists) their description text.
+        public init(_ value: PropertyValue) {
+            switch value {
+            case .bool(let b): self = .bool(b)
+            case .int(let i): self = .int(i)
+            case .double(let d): self = .double(d)
+            default: self = .string(value.description)
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.singleValueContainer()
+            switch self {
+            case .bool(let b): try c.encode(b)
+            case .int(let i): try c.encode(i)
+            case .double(let d): try c.encode(d)
+            case .string(let s): try c.encode(s)
+            }
+        }
+    }
+
+    /// Defaults for the server options (the command line wins over each).
+    public struct Server: Sendable, Equatable {
+        /// `--http HOST:PORT`.
+        public var http: String?
+        /// `--token TOKEN`.
+        public var token: String?
+        /// A file holding the token (its first line; a relative path is relative to the settings file).
+        public var tokenFile: String?
+        /// `--mqtt HOST:PORT` (kept for the MQTT transport; see `RunOptions`'s hook).
+        public var mqtt: String?
+        /// `--topic PREFIX` (kept for the MQTT transport).
+        public var topic: String?
+
+        /// Creates empty server options.
+        public init(http: String? = nil, token: String? = nil, tokenFile: String? = nil, mqtt: String? = nil, topic: String? = nil) {
+            self.http = http; self.token = token; self.tokenFile = tokenFile; self.mqtt = mqtt; self.topic = topic
+        }
+
+        /// The keys, in the order errors list them.
+        public static let keys = ["http", "token", "tokenFile", "mqtt", "topic"]
+        /// What each key holds, for errors.
+        static let expected = [
+            "http": "HOST:PORT", "token": "a token", "tokenFile": "a file name", "mqtt": "HOST:PORT", "topic": "a topic prefix",
+        ]
+    }
+
+    /// The format version this code reads and writes.
+    public static let currentVersion = 1
+    /// Largest settings file read (1 MiB: a few stages' properties take a few hundred bytes).
+    public static let sizeLimit = 1 << 20
+    /// The top-level keys.
+    public static let keys = ["version", "server", "stages"]
+
+    /// Where the file is (not part of its content).
+    public var path: String
+    /// The format version (1).
+    public var version = SettingsFile.currentVersion
+    /// Server option defaults.
+    public var server = Server()
+    /// Stage name -> property -> value.
+    public var stages: [String: [String: Value]] = [:]
+
+    /// Empty settings for `path` (a file that does not exist yet).
+    public init(path: String, server: Server = Server(), stages: [String: [String: Value]] = [:]) {
+        self.path = path
+        self.server = server
+        self.stages = stages
+    }
+
+    // MARK: loading
+
+    /// Reads and parses `path`; a missing or unreadable file, bad JSON or an unexpected key is a usage error.
+    public static func load(path: String) throws(HostError) -> SettingsFile {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw HostError(.usage, "settings \(path): cannot read: no such file")
+        }
+        guard !isDirectory.boolValue else { throw HostError(.usage, "settings \(path): cannot read: is a directory, expected a JSON file") }
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber, size.intValue > sizeLimit {
+            throw HostError(.usage, "settings \(path): cannot read: \(size.intValue) bytes, expected a JSON file of at most \(sizeLimit)")
+        }
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            let reason = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription ?? error.localizedDescription
+            throw HostError(.usage, "settings \(path): cannot read: \(reason)")
+        }
+        return try parse(data, path: path)
+    }
+
+    /// Parses the file's content (`path` is only named in errors and kept for `save()`).
+    public static func parse(_ data: Data, path: String) throws(HostError) -> SettingsFile {
+        func fail(_ text: String) -> HostError { HostError(.usage, "settings \(path): \(text)") }
+        let json: JSON
+        do { json = try JSONDecoder().decode(JSON.self, from: data) } catch {
+            throw fail("bad JSON: \(syntaxProblem(data)): expected an object like {\"version\": 1, \"server\": {...}, \"stages\": {...}}")
+        }
+        guard case .object(let top) = json else {
+            throw fail("expected a JSON object at the top ({\"version\": 1, \"server\": {...}, \"stages\": {...}}), got \(json.kind)")
+        }
+        var settings = SettingsFile(path: path)
+        for key in top.keys.sorted() where !keys.contains(key) {
+            throw fail("unknown key '\(Echo.value(key))': expected \(keys.joined(separator: ", "))")
+        }
+        if let v = top["version"] {
+            guard case .int(let n) = v, n == currentVersion else {
+                throw fail("bad value \(v.echo) for 'version': expected \(currentVersion)")
+            }
+        }
+        if let s = top["server"] {
+            guard case .object(let fields) = s else {
+                throw fail("'server' must be an object {\"http\": \"HOST:PORT\", ...}, got \(s.kind)")
+            }
+            for key in fields.keys.sorted() where !Server.keys.contains(key) {
+                throw fail("unknown key 'server.\(Echo.value(key))': expected \(Server.keys.joined(separator: ", "))")
+            }
+            func text(_ key: String) throws(HostError) -> String? {
+                guard let v = fields[key] else { return nil }
+                guard case .string(let t) = v else {
+                    throw fail("'server.\(key)' must be a string (\(Server.expected[key] ?? "text")), got \(v.kind)")
+                }
+                return t
+            }
+            settings.server = Server(
+                http: try text("http"), token: try text("token"), tokenFile: try text("tokenFile"), mqtt: try text("mqtt"),
+                topic: try text("topic"))
+            if settings.server.token != nil && settings.server.tokenFile != nil {
+                throw fail("'server' has both 'token' and 'tokenFile': expected one of them")
+            }
+        }
+        if let s = top["stages"] {
+            guard case .object(let list) = s else {
+                throw fail("'stages' must be an object {\"stage\": {\"property\": value, ...}, ...}, got \(s.kind)")
+            }
+            for (name, entry) in list.sorted(by: { $0.key < $1.key }) {
+                guard case .object(let properties) = entry else {
+                    throw fail("'stages.\(Echo.value(name))' must be an object {\"property\": value, ...}, got \(entry.kind)")
+                }
+                var values: [String: Value] = [:]
+                for (property, v) in properties {
+                    guard let value = v.scalar else {
+                        throw fail(
+                            "'stages.\(Echo.value(name)).\(Echo.value(property))' must be a string, number or boolean, got \(v.kind)")
+                    }
+                    values[property] = value
+                }
+                settings.stages[name] = values
+            }
+        }
+        return settings
+    }
+
+    /// What JSONSerialization says about a syntax error, with line and column when it gives a position.
+    static func syntaxProblem(_ data: Data) -> String {
+        if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return "the file is empty" }
+        do { _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) } catch {
+            let text = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? "not valid JSON"
+            guard let match = text.firstMatch(of: /around character (\d+)/), let offset = Int(match.output.1) else {
+                return text.hasSuffix(".") ? String(text.dropLast()) : text
+            }
+            let before = data.prefix(offset)
+            let line = before.filter { $0 == 0x0A }.count + 1
+            let column = offset - (before.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0) + 1
+            return "unexpected text at line \(line), column \(column)"
+        }
+        return "not valid JSON"
+    }
+
+    /// A parsed JSON value, any kind, so the checks above can name what was found.
+    indirect enum JSON: Decodable {
+        case null
+        case bool(Bool)
+        case int(Int)
+        case double(Double)
+        case string(String)
+        case array([JSON])
+        case object([String: JSON])
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.singleValueContainer()
+            if c.decodeNil() {
+                self = .null
+            } else if let b = try? c.decode(Bool.self) {
+                self = .bool(b)
+            } else if let i = try? c.decode(Int.self) {
+                self = .int(i)
+            } else if let d = try? c.decode(Double.self) {
+                self = .double(d)
+            } else if let s = try? c.decode(String.self) {
+                self = .string(s)
+            } else if let a = try? c.decode([JSON].self) {
+                self = .array(a)
+            } else {
+                self = .object(try c.decode([String: JSON].self))
+            }
+        }
+
+        /// "a string", "an array"... for errors.
+        var kind: String {
+            switch self {
+            case .null: "null"
+            case .bool: "a boolean"
+            case .int, .double: "a number"
+            case .string: "a string"
+            case .array: "an array"
+            case .object: "an object"
+            }
+        }
+
+        /// A property value, nil for null, arrays and objects.
+        var scalar: Value? {
+            switch self {
+            case .bool(let b): .bool(b)
+            case .int(let i): .int(i)
+            case .double(let d): .double(d)
+            case .string(let s): .string(s)
+            default: nil
+            }
+        }
+
+        /// The value quoted in an error.
+        var echo: String { scalar.map { "'\(Echo.value($0.text))'" } ?? kind }
+    }
+
+    // MARK: using
+
+    /// `parsed` with the stage settings applied as `--set`-style overrides. Every stage named must be a
+    /// stage of the description, every property one of its stage's, every value valid for it.
+    func applied(to parsed: ParsedDescription) throws(HostError) -> ParsedDescription {
+        guard !stages.isEmpty else { return parsed }
+        let present = parsed.namedElements().filter { StageRegistry.type(of: $0.factory) != nil }
+        var overrides: [String] = []
+        for (name, properties) in stages.sorted(by: { $0.key < $1.key }) {
+            guard let element = present.first(where: { $0.name == name }), let type = StageRegistry.type(of: element.factory) else {
+                let names = present.map(\.name).joined(separator: ", ")
+                throw HostError(
+                    .usage,
+                    "settings \(path): stage '\(Echo.value(name))' is not in the description: its stages are \(names.isEmpty ? "none" : names)"
+                )
+            }
+            let specs = type.descriptor.properties
+            for (property, value) in properties.sorted(by: { $0.key < $1.key }) {
+                guard let spec = specs.first(where: { $0.name == property }) else {
+                    throw HostError(
+                        .usage,
+                        "settings \(path): \(name) has no property '\(Echo.value(property))'; properties are: "
+                            + specs.map(\.name).joined(separator: ", "))
+                }
+                do { _ = try spec.parse(value.text, stage: name) } catch { throw HostError(.usage, "settings \(path): \(error.message)") }
+                overrides.append("\(name).\(property)=\(value.text)")
+            }
+        }
+        do { return try parsed.applying(overrides: overrides) } catch { throw HostError(.usage, "settings \(path): \(error.message)") }
+    }
+
+    /// Records live changes of stage `name`'s properties (the other keys stay as they were).
+    public mutating func record(stage name: String, _ changes: [(String, PropertyValue)]) {
+        for (property, value) in changes { stages[name, default: [:]][property] = Value(value) }
+    }
+
+    /// The token from `server.tokenFile` (its first line, trimmed), nil when none is set; a file that
+    /// cannot be read or holds no token is a usage error.
+    public func tokenFromFile() throws(HostError) -> String? {
+        guard let file = server.tokenFile else { return nil }
+        let full = file.hasPrefix("/") ? file : FilePaths.join(FilePaths.directory(of: path), file)
+        guard let data = FileManager.default.contents(atPath: full) else {
+            throw HostError(.usage, "settings \(path): cannot read 'server.tokenFile' \(full): expected a file holding the token")
+        }
+        let first = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        let token = first.trimmingCharacters(in: .whitespaces)
+        guard !token.isEmpty else { throw HostError(.usage, "settings \(path): 'server.tokenFile' \(full) is empty: expected a token") }
+        return token
+    }
+
+    // MARK: saving
+
+    /// The file's content: pretty, sorted JSON ending in a newline.
+    public func encoded() -> Data {
+        struct Document: Encodable {
+            struct ServerPart: Encodable { var http, token, tokenFile, mqtt, topic: String? }
+            var version: Int
+            var server: ServerPart?
+            var stages: [String: [String: Value]]
+        }
+        let s = server
+        let doc = Document(
+            version: version,
+            server: s == Server() ? nil : .init(http: s.http, token: s.token, tokenFile: s.tokenFile, mqtt: s.mqtt, topic: s.topic),
+            stages: stages)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        // Strings, integers, finite numbers and booleans only: encoding cannot fail.
+        return ((try? encoder.encode(doc)) ?? Data("{}".utf8)) + Data("\n".utf8)
+    }
+
+    /// Writes the file atomically: a temp file in the same directory (the old file's permissions), written
+    /// and fsynced, renamed over the file, then the directory fsynced. On failure the old file is untouched,
+    /// the temp file removed, and the error says "settings: cannot write FILE: reason".
+    public func save() throws(HostError) {
+        func fail(_ reason: String) -> HostError { HostError(.runtime, "settings: cannot write \(path): \(reason)") }
+        let target = Self.writeTarget(path)
+        let directory = FilePaths.directory(of: target)
+        let temp = FilePaths.join(directory, ".\(FilePaths.fileName(of: target)).tmp-\(getpid())")
+        unlink(temp)  // a leftover of an earlier process with this pid
+        let file: AppendFile
+        do { file = try AppendFile(path: temp) } catch { throw fail(error.message) }
+        let mode = (try? FileManager.default.attributesOfItem(atPath: target))?[.posixPermissions] as? NSNumber
+        if let mode, chmod(temp, mode_t(mode.uint16Value & 0o7777)) != 0 {
+            let reason = String(cString: strerror(errno))
+            file.close(); unlink(temp)
+            throw fail(reason)
+        }
+        if let reason = file.write(Array(encoded())) ?? file.synchronize() {
+            file.close(); unlink(temp)
+            throw fail(reason)
+        }
+        file.close()
+        guard rename(temp, target) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temp)
+            throw fail(reason)
+        }
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd >= 0 { _ = fsync(fd); _ = close(fd) }
+    }
+
+    /// The file `save()` replaces: `path`, or for a symbolic link the file it points to (so the link stays one).
+    static func writeTarget(_ path: String) -> String {
+        guard (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil else { return path }
+        return URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+    }
+
+    /// For `--save-settings`: the file's directory must exist and be writable (the file is replaced by a
+    /// rename there, or created on the first change). A usage error otherwise, before anything runs.
+    public static func checkWritable(path: String) throws(HostError) {
+        let directory = FilePaths.directory(of: writeTarget(path))
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw HostError(.usage, "settings \(path): cannot save there: directory '\(directory)' does not exist")
+        }
+        guard access(directory, W_OK | X_OK) == 0 else {
+            throw HostError(.usage, "settings \(path): cannot save there: directory '\(directory)': \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// The settings file beside a pipeline file: `pipelines/x.pipeline` -> `pipelines/x.json` (the last
+    /// extension replaced; a name without one gets `.json` added).
+    public static func beside(pipelineFile file: String) -> String {
+        let slash = file.lastIndex(of: "/").map { file.index(after: $0) } ?? file.startIndex
+        if let dot = file[slash...].lastIndex(of: "."), dot > slash { return String(file[..<dot]) + ".json" }
+        return file + ".json"
+    }
+}
