@@ -43,8 +43,8 @@ extension ControlPage {
         dialog { background: var(--panel); color: var(--fg); border: 0; border-radius: .6rem; max-width: min(960px, 96vw); width: 100%; }
         dialog::backdrop { background: rgba(0,0,0,.7); }
         .close { float: right; font-size: 1.3rem; line-height: 1; }
-        .photo-frame { position: relative; margin-top: 2rem; }
-        .photo-frame img { display: block; width: 100%; height: auto; }
+        .photo-frame { position: relative; display: table; margin: 2rem auto 0; }
+        .photo-frame img { display: block; max-width: 100%; max-height: 65vh; width: auto; height: auto; }
         #photo-box { position: absolute; border: 3px solid var(--accent); box-shadow: 0 0 0 1px #000; pointer-events: none; }
         #photo-facts { display: grid; grid-template-columns: auto 1fr; gap: .2rem .8rem; }
         #photo-facts dt { color: var(--dim); }
