@@ -2,8 +2,9 @@ import Host
 
 /// Where the control API listens (`--http HOST:PORT`) and what it demands (`--token`).
 ///
-/// Only IPv4 literals are accepted. 127.0.0.1 needs no token; any other address does, since it can be
-/// reached from other machines.
+/// IPv4 literals are accepted, and `localhost` (or a bare `PORT`) for 127.0.0.1; IPv6 is not (the server
+/// binds one IPv4 socket). 127.0.0.1 needs no token; any other address does, since it can be reached from
+/// other machines.
 public struct ControlAddress: Sendable, Equatable {
     /// The IPv4 address to bind (`127.0.0.1`).
     public var host: String
@@ -14,10 +15,16 @@ public struct ControlAddress: Sendable, Equatable {
 
     /// Parses `HOST:PORT` (and checks the token rule); errors are usage errors naming the bad text.
     public init(parsing text: String, token: String?) throws(HostError) {
-        guard let colon = text.lastIndex(of: ":") else {
+        if text.hasPrefix("[") || text.filter({ $0 == ":" }).count > 1 {
+            throw HostError(.usage, "bad value '\(text)' for --http: IPv6 is not supported: expected an IPv4 HOST:PORT, e.g. 127.0.0.1:8080")
+        }
+        let colon = text.lastIndex(of: ":")
+        guard colon != nil || (!text.isEmpty && text.allSatisfy(\.isNumber)) else {
             throw HostError(.usage, "bad value '\(text)' for --http: expected HOST:PORT, e.g. 127.0.0.1:8080")
         }
-        let host = String(text[..<colon]), portText = String(text[text.index(after: colon)...])
+        var host = colon.map { String(text[..<$0]) } ?? "127.0.0.1"
+        let portText = colon.map { String(text[text.index(after: $0)...]) } ?? text
+        if host == "localhost" { host = "127.0.0.1" }
         guard let port = UInt16(portText) else {
             throw HostError(.usage, "bad port '\(portText)' in --http \(text): expected 0 - 65535")
         }

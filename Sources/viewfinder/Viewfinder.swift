@@ -167,6 +167,11 @@ struct RunOptions: ParsableArguments {
         if let control {
             let s = ControlServer(session: session, address: control, fire: { Triggers.shared.fire() })
             AppendFile.writeStandardError("control: \(try s.start())\n")
+            if control.token != nil && control.host != "127.0.0.1" {
+                AppendFile.writeStandardError(
+                    "control: warning: plain HTTP on \(control.host): the token and everything else cross the network unencrypted; put a TLS proxy in front or use an SSH tunnel\n"
+                )
+            }
             server = s
         }
         let code = Interactive.run(session)

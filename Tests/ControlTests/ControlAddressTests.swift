@@ -15,7 +15,17 @@ struct ControlAddressTests {
         #expect(a.token == "abc")
     }
 
-    @Test(arguments: ["8080", "localhost:80", "127.0.0.1:http", "127.0.0.1:70000", "1.2.3:4", "300.0.0.1:1"])
+    @Test(arguments: ["localhost:8080", "8080"]) func localhostAndABarePortMeanLoopback(_ text: String) throws {
+        let a = try ControlAddress(parsing: text, token: nil)
+        #expect(a.host == "127.0.0.1" && a.port == 8080 && a.token == nil)
+    }
+
+    @Test(arguments: ["[::1]:8080", "::1:8080"]) func ipv6IsRefusedSayingSo(_ text: String) {
+        #expect(throws: HostError.self) { try ControlAddress(parsing: text, token: "t") }
+        do { _ = try ControlAddress(parsing: text, token: "t") } catch { #expect(error.message.contains("IPv6 is not supported")) }
+    }
+
+    @Test(arguments: ["", "example.com:80", "127.0.0.1:http", "127.0.0.1:70000", "1.2.3:4", "300.0.0.1:1", ":80"])
     func badTextIsNamed(_ text: String) {
         do {
             _ = try ControlAddress(parsing: text, token: "t")
