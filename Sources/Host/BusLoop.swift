@@ -70,7 +70,10 @@ final class BusLoop {
                 handledStops = stops
                 // Off the bus thread: sending EOS can block (a sink waiting for a client), and the
                 // loop must keep reading the bus and the abort flag meanwhile.
-                if stops == 1 { Thread.detachNewThread { [pipelines, appSources] in Self.sendEOS(pipelines, except: appSources) } }
+                if stops == 1 {
+                    announce(RunStateMessage(state: "stopping"))
+                    Thread.detachNewThread { [pipelines, appSources] in Self.sendEOS(pipelines, except: appSources) }
+                }
             }
             for m in supervisor.restartDue(stopping: stops > 0, eos: &eos) { record(m, toStages: false) }
             let dirty = signals.latencyDirty.exchange(0, ordering: .relaxed)
@@ -88,10 +91,13 @@ final class BusLoop {
                             record(failed, toStages: false)
                             continue
                         }
-                        return .failed(Self.errorText(segment: i, message: m, text: text, debug: debug, groups: groups))
+                        let failure = Self.errorText(segment: i, message: m, text: text, debug: debug, groups: groups)
+                        announce(RunProblemMessage(level: "error", element: m.source, text: failure))
+                        return .failed(failure)
                     case .warning(let text, let debug):
-                        AppendFile.writeStandardError(
-                            (MessageText.warning(source: m.source, factory: m.sourceFactory, text: text, debug: debug) + "\n"))
+                        let warning = MessageText.warning(source: m.source, factory: m.sourceFactory, text: text, debug: debug)
+                        AppendFile.writeStandardError(warning + "\n")
+                        announce(RunProblemMessage(level: "warning", element: m.source, text: warning))
                     case .latency:
                         pipelines[i].recalculateLatency()
                     case .element(let structure):
@@ -111,6 +117,14 @@ final class BusLoop {
         }
         if options.progress { AppendFile.writeStandardError("\n") }
         return .ended
+    }
+
+    /// A message of the host's own about the run (state, problems): kept and handed to `onElementMessage`
+    /// (event clients), not to stages, not printed (the terminal has its own lines for them).
+    func announce(_ message: some ViewfinderMessage) {
+        let m = BusMessage(source: "viewfinder", structure: message.structure)
+        log.append(m)
+        onElementMessage?(m)
     }
 
     /// An element message: kept, handed to `onElementMessage`, to every stage (bus messages only: the
