@@ -35,11 +35,23 @@ public struct MQTTError: Error, Equatable, CustomStringConvertible {
     }
 }
 
+/// MQTT 5 subscription options.
+public struct MQTTSubscribeOptions: OptionSet, Sendable {
+    public let rawValue: Int32
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+    /// Messages keep the retain flag they were published with (else a live retained publication, also
+    /// the empty one that clears a retained message, arrives as an ordinary message).
+    public static let retainAsPublished = MQTTSubscribeOptions(rawValue: Int32(MQTT_SUB_OPT_RETAIN_AS_PUBLISHED.rawValue))
+    /// Retained messages are not sent on subscribing.
+    public static let sendRetainedNever = MQTTSubscribeOptions(rawValue: Int32(MQTT_SUB_OPT_SEND_RETAIN_NEVER.rawValue))
+}
+
 /// One message received on a subscribed topic.
 public struct MQTTMessage: Sendable, Equatable {
     public var topic: String
     public var payload: Data
-    /// True when the broker delivered a retained message (sent on subscribing, not published just now).
+    /// True for a retained message sent on subscribing, or (with `.retainAsPublished`) one published
+    /// with the retain flag.
     public var retained: Bool
 
     public init(topic: String, payload: Data, retained: Bool) {
@@ -59,7 +71,8 @@ public struct MQTTMessage: Sendable, Equatable {
 ///
 /// The handlers run on libmosquitto's thread; they must not wait for long (they delay its network work),
 /// and may call `publish` and `subscribe`. Messages of a previous session are not kept (clean session),
-/// so subscriptions are made again in `onConnect`.
+/// so subscriptions are made again in `onConnect`. The protocol is MQTT 5 (for the subscription options
+/// a command topic needs); the broker must speak it (mosquitto does since 1.6).
 ///
 /// Threads: libmosquitto locks its own state; this class is used from any thread (`@unchecked Sendable`:
 /// the only non-Sendable field is the opaque handle, which libmosquitto guards). The lifecycle calls
@@ -149,6 +162,7 @@ public final class MQTTClient: @unchecked Sendable {
         handle = h
         self.box = box
         unmanagedBox = unmanaged
+        _ = mosquitto_int_option(h, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5)
         mosquitto_connect_callback_set(h) { _, user, rc in
             guard let b = MQTTClient.box(user) else { return }
             if rc == 0 {
@@ -156,7 +170,8 @@ public final class MQTTClient: @unchecked Sendable {
                 b.connected.store(true, ordering: .relaxed)
                 b.handlers.onConnect()
             } else {
-                b.handlers.onDisconnect(String(cString: mosquitto_connack_string(rc)))
+                // MQTT 3 CONNACK codes are below 128, MQTT 5 reason codes from 128 on.
+                b.handlers.onDisconnect(String(cString: rc < 128 ? mosquitto_connack_string(rc) : mosquitto_reason_string(rc)))
             }
         }
         mosquitto_disconnect_callback_set(h) { _, user, rc in
@@ -247,8 +262,8 @@ public final class MQTTClient: @unchecked Sendable {
     }
 
     /// Subscribes to `pattern` (wildcards allowed). Queued like a publish; refused when not connected.
-    public func subscribe(_ pattern: String, qos: Int32 = 0) throws(MQTTError) {
-        let rc = mosquitto_subscribe(handle, nil, pattern, qos)
+    public func subscribe(_ pattern: String, qos: Int32 = 0, options: MQTTSubscribeOptions = []) throws(MQTTError) {
+        let rc = mosquitto_subscribe_v5(handle, nil, pattern, qos, options.rawValue, nil)
         guard rc == 0 else { throw MQTTError(code: rc) }
     }
 

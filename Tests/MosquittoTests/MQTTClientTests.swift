@@ -75,6 +75,34 @@ import Testing
         client.close()
     }
 
+    @Test func subscriptionOptionsHideOldRetainedMessagesAndKeepTheFlag() throws {
+        let broker = try Broker()
+        try broker.publish("vf/in/old", "x", retain: true)
+        let seen = Seen()
+        let box = Mutex<MQTTClient?>(nil)
+        let client = try MQTTClient(
+            clientID: "vf-test-o-\(getpid())",
+            handlers: seen.handlers(onConnect: {
+                box.withLock { c in _ = try? c?.subscribe("vf/in/#", options: [.retainAsPublished, .sendRetainedNever]) }
+            }))
+        box.withLock { $0 = client }
+        defer { box.withLock { $0 = nil } }
+        try client.connect(host: "127.0.0.1", port: Int(broker.port), will: nil)
+        #expect(seen.wait(5) { client.isConnected })
+        usleep(300_000)
+        try broker.publish("vf/in/live", "y", retain: true)
+        try broker.publish("vf/in/old", nil, retain: true)  // clears it: an empty retained message
+        try broker.publish("vf/in/plain", "z")
+        #expect(seen.wait(5) { seen.messages.withLock { $0.count } >= 3 })
+        #expect(
+            seen.messages.withLock { $0 } == [
+                MQTTMessage(topic: "vf/in/live", payload: Data("y".utf8), retained: true),
+                MQTTMessage(topic: "vf/in/old", payload: Data(), retained: true),
+                MQTTMessage(topic: "vf/in/plain", payload: Data("z".utf8), retained: false),
+            ])
+        client.close()
+    }
+
     /// The Will is for connections that die (MQTTBridgeTests kills the real binary for that); a clean
     /// DISCONNECT must not trigger it.
     @Test func aCleanDisconnectSendsNoWill() throws {
