@@ -74,6 +74,12 @@ struct RunOptions: ParsableArguments {
     var http: String?
     @Option(name: .long, help: "Bearer token the control API demands (required when --http binds anything but 127.0.0.1).")
     var token: String?
+    @Option(name: .long, help: "Publish events and state to the MQTT broker at HOST:PORT and take commands from it, e.g. 127.0.0.1:1883.")
+    var mqtt: String?
+    @Option(
+        name: .long,
+        help: "MQTT topic prefix (default viewfinder): TOPIC/events/NAME, TOPIC/state (retained), TOPIC/cmd/capture|set|stop, TOPIC/reply.")
+    var topic: String?
 
     func sessionOptions() throws -> SessionOptions {
         var o = SessionOptions()
@@ -101,8 +107,18 @@ struct RunOptions: ParsableArguments {
         return try ControlAddress(parsing: http, token: token)
     }
 
+    /// The MQTT broker and topic, nil without `--mqtt`; a topic without `--mqtt` is refused.
+    func mqttAddress() throws -> MQTTAddress? {
+        guard let mqtt else {
+            if topic != nil { throw HostError(.usage, "--topic without --mqtt: expected --mqtt HOST:PORT too") }
+            return nil
+        }
+        return try MQTTAddress(parsing: mqtt, topic: topic ?? MQTTAddress.defaultTopic)
+    }
+
     func execute(_ description: String) throws {
         let control = try controlAddress()
+        let broker = try mqttAddress()
         let session = try Session(description: description, options: sessionOptions())
         if printExpanded || dryRun { print(session.plan.render()) }
         if dryRun { return }
@@ -115,7 +131,14 @@ struct RunOptions: ParsableArguments {
             AppendFile.writeStandardError("control: \(try s.start())\n")
             server = s
         }
+        var bridge: MQTTBridge?
+        if let broker {
+            let b = MQTTBridge(session: session, address: broker, fire: { Triggers.shared.fire() })
+            b.start()
+            bridge = b
+        }
         let code = Interactive.run(session)
+        bridge?.stop()
         server?.stop()
         DisplayCheck.releaseProbes()
         if code == 0 && !session.stopRequested { for w in ends.warnings() { AppendFile.writeStandardError("\(w)\n") } }
