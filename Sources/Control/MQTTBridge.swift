@@ -155,15 +155,17 @@ public final class MQTTBridge: Sendable {
     }
 
     /// Publishes the state retained when it differs from the last one published (or always with `force`).
+    /// Queued under the status lock, so no state can follow the final "stopped" (`stop` sets `stopping`
+    /// first); `publish` only queues, and no libmosquitto lock is held while the status lock is waited for.
     private func publishState(force: Bool) {
         guard let c = client.withLock({ $0 }), c.isConnected else { return }
         let payload = Self.json(SessionCommands.state(of: session))
-        let due = status.withLock { s in
-            guard !s.stopping, force || s.lastState != payload else { return false }
+        let topic = self.topic + "/state"
+        status.withLock { s in
+            guard !s.stopping, force || s.lastState != payload else { return }
             s.lastState = payload
-            return true
+            send(c, topic, payload, retain: true)
         }
-        if due { send(c, topic + "/state", payload, retain: true) }
     }
 
     // MARK: connection
