@@ -53,7 +53,9 @@ import Testing
 
     @Test func eventsGoOutAsJSONAndTheStateIsRetained() throws {
         let broker = try Broker()
+        defer { broker.stop() }
         let sub = try Self.subscriber(broker, ["cams/door/#"])
+        defer { sub.stop() }
         let description = String(format: Self.source, 90) + " ! \(Self.compose) ! fakesink"
         let r = try Tools.run(
             Tools.viewfinder, ["launch", "--mqtt", "127.0.0.1:\(broker.port)", "--topic", "cams/door", description], timeout: 30)
@@ -89,10 +91,13 @@ import Testing
 
     @Test func aCaptureCommandTakesOnePhoto() throws {
         let broker = try Broker()
+        defer { broker.stop() }
         let dir = Tools.tempDir().appendingPathComponent("photos")
         let sub = try Self.subscriber(broker, ["cams/door/reply"])
+        defer { sub.stop() }
         let description = String(format: Self.source, 450) + " ! \(Self.compose) ! capture directory=\(dir.path) auto=false ! fakesink"
         let vf = try Run(port: broker.port, description)
+        defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
         #expect(vf.wait(for: "mqtt: connected to"), "\(vf.stderr)")
         usleep(500_000)  // frames flow
         #expect(try broker.publish("cams/door/cmd/capture", nil) == 0)
@@ -121,11 +126,14 @@ import Testing
 
     @Test func setChangesARuleAndBadCommandsAreAnsweredWithErrors() throws {
         let broker = try Broker()
+        defer { broker.stop() }
         // A retained command left on the broker must not act when the camera subscribes.
         try broker.publish("cams/door/cmd/stop", "{}", retain: true)
         let sub = try Self.subscriber(broker, ["cams/door/reply", "cams/door/events/composition"])
+        defer { sub.stop() }
         let description = String(format: Self.source, 450) + " ! \(Self.compose) rule=thirds ! fakesink"
         let vf = try Run(port: broker.port, description)
+        defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
         #expect(vf.wait(for: "mqtt: connected to"), "\(vf.stderr)")
         func replies() -> [[String: Any]] { sub.json("cams/door/reply") }
         func rules() -> [String] { sub.json("cams/door/events/composition").compactMap { ($0["fields"] as? [String: Any])?["rule"] as? String } }
@@ -184,7 +192,9 @@ import Testing
 
     @Test func theWillSaysOfflineWhenTheProcessDies() throws {
         let broker = try Broker()
+        defer { broker.stop() }
         let vf = try Run(port: broker.port, String(format: Self.source, 900) + " ! fakesink")
+        defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
         #expect(vf.wait(for: "mqtt: connected to"), "\(vf.stderr)")
         usleep(300_000)
         kill(vf.process.processIdentifier, SIGKILL)
@@ -209,8 +219,10 @@ import Testing
     @Test func aBrokerStartedLaterIsConnectedTo() throws {
         let port = Broker.freePort()
         let vf = try Run(port: port, String(format: Self.source, 240) + " ! fakesink", topic: "late")
+        defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
         #expect(vf.wait(for: "mqtt: cannot reach 127.0.0.1:\(port)"), "\(vf.stderr)")
         let broker = try Broker(port: port)
+        defer { broker.stop() }
         #expect(vf.wait(for: "mqtt: connected to 127.0.0.1:\(port) topic late", timeout: 8), "\(vf.stderr)")
         let r = vf.finish()
         #expect(r.code == 0, "\(r.err)")

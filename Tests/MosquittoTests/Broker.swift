@@ -1,7 +1,8 @@
 import Foundation
 
 /// Debian's real `mosquitto` broker on a free loopback port for one test, and the real `mosquitto_sub`
-/// and `mosquitto_pub` clients (shared with ControlTests by symlink).
+/// and `mosquitto_pub` clients (shared with ControlTests by symlink). Tests stop them with `defer`: a
+/// child process outlives the test process, and a failed expectation may keep objects alive until exit.
 final class Broker {
     let port: UInt16
     let process = Process()

@@ -27,6 +27,7 @@ import Testing
 
     @Test func publishesSubscribesAndReceives() throws {
         let broker = try Broker()
+        defer { broker.stop() }
         let seen = Seen()
         let box = Mutex<MQTTClient?>(nil)
         // Subscriptions are made in onConnect, as a reconnect needs them again.
@@ -62,6 +63,7 @@ import Testing
 
     @Test func aRetainedMessageIsMarkedAsSuch() throws {
         let broker = try Broker()
+        defer { broker.stop() }
         try broker.publish("vf/in/old", "x", retain: true)
         let seen = Seen()
         let box = Mutex<MQTTClient?>(nil)
@@ -77,6 +79,7 @@ import Testing
 
     @Test func subscriptionOptionsHideOldRetainedMessagesAndKeepTheFlag() throws {
         let broker = try Broker()
+        defer { broker.stop() }
         try broker.publish("vf/in/old", "x", retain: true)
         let seen = Seen()
         let box = Mutex<MQTTClient?>(nil)
@@ -107,6 +110,7 @@ import Testing
     /// DISCONNECT must not trigger it.
     @Test func aCleanDisconnectSendsNoWill() throws {
         let broker = try Broker()
+        defer { broker.stop() }
         let seen = Seen()
         let client = try MQTTClient(clientID: "vf-test-w-\(getpid())", handlers: seen.handlers())
         try client.connect(
@@ -133,6 +137,7 @@ import Testing
         #expect(!client.isConnected)
         #expect(throws: MQTTError.self) { try client.publish("vf/x", Data("lost".utf8)) }
         let broker = try Broker(port: port)
+        defer { broker.stop() }
         try client.connect(host: "127.0.0.1", port: Int(port), will: nil)
         #expect(seen.wait(5) { client.isConnected }, "not connected; disconnects: \(seen.disconnects.withLock { $0 })")
         #expect(seen.connects.load(ordering: .relaxed) == 1)
@@ -144,6 +149,7 @@ import Testing
 
     @Test func reconnectsByItselfWhenTheBrokerComesBack() throws {
         let first = try Broker()
+        defer { first.stop() }
         let seen = Seen()
         let client = try MQTTClient(clientID: "vf-test-b-\(getpid())", handlers: seen.handlers())
         try client.connect(host: "127.0.0.1", port: Int(first.port), will: nil)
@@ -153,6 +159,7 @@ import Testing
         #expect(throws: MQTTError.self) { try client.publish("vf/x", Data()) }
         // Retries after 1 s, 4 s, then every 4 s: back within 6 s of the broker's return.
         let second = try Broker(port: first.port)
+        defer { second.stop() }
         #expect(seen.wait(8) { client.isConnected }, "disconnects: \(seen.disconnects.withLock { $0 })")
         #expect(seen.connects.load(ordering: .relaxed) == 2)
         client.disconnect()
