@@ -34,7 +34,8 @@ public struct MQTTAddress: Sendable, Equatable {
         if host.hasPrefix("[") && host.hasSuffix("]") && host.count > 2 {
             host = String(host.dropFirst().dropLast())
             guard host.contains(":"), host.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else {
-                throw HostError(.usage, "bad host '[\(Self.echo(host))]' in --mqtt \(Self.echo(address)): expected an IPv6 address in brackets")
+                throw HostError(
+                    .usage, "bad host '[\(Self.echo(host))]' in --mqtt \(Self.echo(address)): expected an IPv6 address in brackets")
             }
         } else {
             let allowed = host.allSatisfy { c in c.isASCII && (c.isLetter || c.isNumber || c == "-" || c == ".") }

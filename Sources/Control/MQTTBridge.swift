@@ -132,7 +132,9 @@ public final class MQTTBridge: Sendable {
         }
         thread.name = "mqtt-stop"
         thread.start()
-        if done.wait(timeout: .now() + 1) == .timedOut { log("mqtt: \(address.text) did not answer in 1 s; leaving without a clean disconnect") }
+        if done.wait(timeout: .now() + 1) == .timedOut {
+            log("mqtt: \(address.text) did not answer in 1 s; leaving without a clean disconnect")
+        }
         let n = dropped.load(ordering: .relaxed)
         if n > 0 { log("mqtt: \(n) messages not sent (broker not connected or not reading)") }
     }
@@ -175,7 +177,9 @@ public final class MQTTBridge: Sendable {
         guard let c = client.withLock({ $0 }) else { return }
         // Retained commands are never run: not sent on subscribing, and one published retained keeps its flag
         // (so the empty message that clears a retained command is not taken for a live one).
-        do { try c.subscribe(topic + "/cmd/#", qos: 0, options: [.retainAsPublished, .sendRetainedNever]) } catch { log("mqtt: cannot subscribe to \(topic)/cmd/#: \(error.message)") }
+        do { try c.subscribe(topic + "/cmd/#", qos: 0, options: [.retainAsPublished, .sendRetainedNever]) } catch {
+            log("mqtt: cannot subscribe to \(topic)/cmd/#: \(error.message)")
+        }
         status.withLock { s in
             s.connections += 1
             s.warned = false  // a later loss is said again
@@ -245,7 +249,8 @@ public final class MQTTBridge: Sendable {
         }
         guard !m.retained else {
             throw Refusal(
-                message: "retained message on \(m.topic) ignored: commands must not be retained (clear it: mosquitto_pub -r -n -t \(m.topic))")
+                message:
+                    "retained message on \(m.topic) ignored: commands must not be retained (clear it: mosquitto_pub -r -n -t \(m.topic))")
         }
         guard m.payload.count <= Self.payloadLimit else {
             throw Refusal(message: "payload of \(m.payload.count) bytes refused: at most \(Self.payloadLimit)")

@@ -157,7 +157,9 @@ public final class MQTTClient: @unchecked Sendable {
         let unmanaged = Unmanaged.passRetained(box)
         guard let h = mosquitto_new(clientID, true, unmanaged.toOpaque()) else {
             unmanaged.release()
-            throw MQTTError(code: Int32(MOSQ_ERR_NOMEM.rawValue), message: "mosquitto_new failed for client id '\(clientID)': \(String(cString: strerror(errno)))")
+            throw MQTTError(
+                code: Int32(MOSQ_ERR_NOMEM.rawValue),
+                message: "mosquitto_new failed for client id '\(clientID)': \(String(cString: strerror(errno)))")
         }
         handle = h
         self.box = box

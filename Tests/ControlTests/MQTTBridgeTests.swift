@@ -14,7 +14,8 @@ import Testing
         var stderr: String { (try? String(contentsOf: err, encoding: .utf8)) ?? "" }
 
         init(port: UInt16, _ description: String, topic: String = "cams/door") throws {
-            (process, out, err) = try Tools.start(Tools.viewfinder, ["launch", "--mqtt", "127.0.0.1:\(port)", "--topic", topic, description])
+            (process, out, err) = try Tools.start(
+                Tools.viewfinder, ["launch", "--mqtt", "127.0.0.1:\(port)", "--topic", topic, description])
         }
 
         /// Waits until stderr contains `text` (or the process ended); whether it did.
@@ -136,7 +137,9 @@ import Testing
         defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
         #expect(vf.wait(for: "mqtt: connected to"), "\(vf.stderr)")
         func replies() -> [[String: Any]] { sub.json("cams/door/reply") }
-        func rules() -> [String] { sub.json("cams/door/events/composition").compactMap { ($0["fields"] as? [String: Any])?["rule"] as? String } }
+        func rules() -> [String] {
+            sub.json("cams/door/events/composition").compactMap { ($0["fields"] as? [String: Any])?["rule"] as? String }
+        }
         #expect(sub.wait(timeout: 5) { _ in rules().count >= 3 })
         #expect(vf.process.isRunning && replies().isEmpty, "\(replies())")
         #expect(Set(rules()) == ["thirds"], "\(rules())")
@@ -170,7 +173,10 @@ import Testing
             ("set", #"{"stage":"compose0"}"#, "set", "missing 'set'"),
             ("set", "{rule", nil, "bad JSON '{rule'"),
             ("capture", #"{"timer":"soon"}"#, "timer", "expected an integer 0 - 60"),
-            ("explode", "{}", nil, "unknown command topic 'cams/door/cmd/explode': expected cams/door/cmd/capture, cams/door/cmd/set, cams/door/cmd/stop"),
+            (
+                "explode", "{}", nil,
+                "unknown command topic 'cams/door/cmd/explode': expected cams/door/cmd/capture, cams/door/cmd/set, cams/door/cmd/stop"
+            ),
             ("set", "{\"x\":\"" + String(repeating: "a", count: 70_000) + "\"}", nil, "at most 65536"),
         ]
         let before = replies().count

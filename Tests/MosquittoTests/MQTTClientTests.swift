@@ -13,7 +13,9 @@ import Testing
 
         func handlers(onConnect extra: @escaping @Sendable () -> Void = {}) -> MQTTClient.Handlers {
             MQTTClient.Handlers(
-                onConnect: { self.connects.add(1, ordering: .relaxed); extra() },
+                onConnect: {
+                    self.connects.add(1, ordering: .relaxed); extra()
+                },
                 onDisconnect: { why in self.disconnects.withLock { $0.append(why) } },
                 onMessage: { m in self.messages.withLock { $0.append(m) } })
         }
@@ -68,7 +70,8 @@ import Testing
         let seen = Seen()
         let box = Mutex<MQTTClient?>(nil)
         let client = try MQTTClient(
-            clientID: "vf-test-r-\(getpid())", handlers: seen.handlers(onConnect: { box.withLock { c in _ = try? c?.subscribe("vf/in/#") } }))
+            clientID: "vf-test-r-\(getpid())",
+            handlers: seen.handlers(onConnect: { box.withLock { c in _ = try? c?.subscribe("vf/in/#") } }))
         box.withLock { $0 = client }
         defer { box.withLock { $0 = nil } }
         try client.connect(host: "127.0.0.1", port: Int(broker.port), will: nil)
