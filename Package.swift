@@ -23,12 +23,15 @@ let package = Package(
                        providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "pangocairo",
                        providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // The only module that touches GStreamer's unsafe pointers.
         .target(name: "GStreamerKit", dependencies: ["CGStreamer"]),
         // Buffer traces (which memories pass a pad: zero-copy proofs) for benches and tests, built on the
         // binding's `watchBuffers` hook; no unsafe pointers here and in no product library. (BufferCopies
         // stays in the binding: Buffer.makeWritable counts there and every run's report prints it.)
         .target(name: "GStreamerTrace", dependencies: ["GStreamerKit"]),
+        // The MQTT client (libmosquitto, its own network thread): the only module that touches its pointers.
+        .target(name: "Mosquitto", dependencies: ["CMosquitto"]),
         // Pure Swift analysis: images, detectors, saliency, composition rules, guidance. No GStreamer.
         .target(name: "FrameAnalysis"),
         // cairo/pango drawing of guidance value types into BGRA images.
@@ -39,8 +42,10 @@ let package = Package(
         .target(name: "StageTesting", dependencies: ["Stages", "GStreamerKit"]),
         // Description parsing/expansion, segments, bridging, runtime, stats.
         .target(name: "Host", dependencies: ["GStreamerKit", "Stages"]),
-        // The HTTP control API of a running session (`--http`): its own async tasks, off the video threads.
-        .target(name: "Control", dependencies: ["Host", "Stages", "GStreamerKit", .product(name: "FlyingFox", package: "FlyingFox")]),
+        // The HTTP control API of a running session (`--http`): its own async tasks, off the video threads;
+        // and the MQTT bridge (`--mqtt`): events out, commands in, on libmosquitto's thread.
+        .target(
+            name: "Control", dependencies: ["Host", "Stages", "GStreamerKit", "Mosquitto", .product(name: "FlyingFox", package: "FlyingFox")]),
         // Side-by-side measurements (`viewfinder bench ...`): linked by the executable, not in any product library.
         .target(name: "ViewfinderBench", dependencies: ["Host", "Stages", "GStreamerKit", "GStreamerTrace", "FrameAnalysis"]),
         .executableTarget(name: "viewfinder", dependencies: [
@@ -56,5 +61,6 @@ let package = Package(
         .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit", "GStreamerTrace"]),
         .testTarget(name: "ViewfinderTests", dependencies: ["viewfinder"]),
         .testTarget(name: "ControlTests", dependencies: ["viewfinder", "Control"]),
+        .testTarget(name: "MosquittoTests", dependencies: ["Mosquitto"]),
     ]
 )

@@ -152,29 +152,14 @@ struct ControlRouter: HTTPHandler {
         if !body.isEmpty {
             do { fields = try JSONScalar.object(body) } catch { return Self.error(.badRequest, error.message, field: error.field) }
         }
-        for (key, _) in fields where key != "timer" {
-            return Self.error(
-                .badRequest, "unknown field '\(Echo.value(key))': expected an empty body, {} or {\"timer\": seconds}", field: key)
+        do { return Self.json(.accepted, try SessionCommands.capture(fields, session: session, fire: fire)) } catch {
+            return Self.error(.badRequest, error.message, field: error.field)
         }
-        if let (_, raw) = fields.first {
-            guard case .int(let seconds) = raw, (0...60).contains(seconds) else {
-                return Self.error(
-                    .badRequest, "bad value '\(raw.text ?? "?")' for 'timer': expected an integer 0 - 60 (seconds)", field: "timer")
-            }
-            session.sendCustomEvent(MessageStructure(CaptureStage.eventName, [("timer", .int(Int32(seconds)))]))
-            return Self.json(.accepted, ["trigger": "event", "timer": seconds])
-        }
-        fire()
-        return Self.json(.accepted, ["trigger": "manual"])
     }
 
     /// The run's phase and the figures of the stats line.
     func state() -> HTTPResponse {
-        var o: [String: Any] = ["state": session.phase.rawValue]
-        if let r = session.liveReport {
-            o["framesIn"] = r.framesIn; o["framesOut"] = r.framesOut; o["dropped"] = r.dropped
-            o["fps"] = r.fps; o["seconds"] = r.seconds; o["copies"] = r.copies
-        }
+        var o = SessionCommands.state(of: session)
         o["eventClients"] = hub.count
         return Self.json(.ok, o)
     }

@@ -63,9 +63,9 @@ public struct SettingsFile: Sendable, Equatable {
         public var token: String?
         /// A file holding the token (its first line; a relative path is relative to the settings file).
         public var tokenFile: String?
-        /// `--mqtt HOST:PORT` (kept for the MQTT transport; see `RunOptions`'s hook).
+        /// `--mqtt HOST:PORT` default.
         public var mqtt: String?
-        /// `--topic PREFIX` (kept for the MQTT transport).
+        /// Default of `--topic PREFIX`.
         public var topic: String?
 
         /// Creates empty server options.

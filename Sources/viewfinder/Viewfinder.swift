@@ -80,6 +80,12 @@ struct RunOptions: ParsableArguments {
     var config: String?
     @Flag(name: .long, help: "Write live property changes back to the settings file (atomically), so the next start restores them.")
     var saveSettings = false
+    @Option(name: .long, help: "Publish events and state to the MQTT broker at HOST:PORT and take commands from it, e.g. 127.0.0.1:1883.")
+    var mqtt: String?
+    @Option(
+        name: .long,
+        help: "MQTT topic prefix (default viewfinder): TOPIC/events/NAME, TOPIC/state (retained), TOPIC/cmd/capture|set|stop, TOPIC/reply.")
+    var topic: String?
 
     func sessionOptions() throws -> SessionOptions {
         var o = SessionOptions()
@@ -134,8 +140,6 @@ struct RunOptions: ParsableArguments {
             if token != nil { throw HostError(.usage, "--token without --http: expected --http HOST:PORT too") }
             return nil
         }
-        // HOOK(mqtt): when RunOptions gains --mqtt/--topic (the MQTT transport, another change), their
-        // defaults are `settings?.server.mqtt` and `settings?.server.topic`, the command line winning, as here.
         var secret = token ?? server.token
         if secret == nil, let settings { secret = try settings.tokenFromFile() }
         do { return try ControlAddress(parsing: address, token: secret) } catch {
@@ -144,9 +148,20 @@ struct RunOptions: ParsableArguments {
         }
     }
 
+    /// The MQTT broker and topic, nil without `--mqtt` (or the settings file's `server.mqtt`); a topic
+    /// without a broker is refused. The command line wins over the settings file.
+    func mqttAddress(_ settings: SettingsFile?) throws -> MQTTAddress? {
+        guard let broker = mqtt ?? settings?.server.mqtt else {
+            if topic != nil { throw HostError(.usage, "--topic without --mqtt: expected --mqtt HOST:PORT too") }
+            return nil
+        }
+        return try MQTTAddress(parsing: broker, topic: topic ?? settings?.server.topic ?? MQTTAddress.defaultTopic)
+    }
+
     func execute(_ description: String, besideFile: String? = nil) throws {
         let settings = try settingsFile(beside: besideFile)
         let control = try controlAddress(settings)
+        let broker = try mqttAddress(settings)
         var options = try sessionOptions()
         options.settings = settings
         let session = try Session(description: description, options: options)
@@ -174,7 +189,14 @@ struct RunOptions: ParsableArguments {
             }
             server = s
         }
+        var bridge: MQTTBridge?
+        if let broker {
+            let b = MQTTBridge(session: session, address: broker, fire: { Triggers.shared.fire() })
+            b.start()
+            bridge = b
+        }
         let code = Interactive.run(session)
+        bridge?.stop()
         server?.stop()
         writer?.flush()
         DisplayCheck.releaseProbes()

@@ -1,0 +1,319 @@
+import Foundation
+import GStreamerKit
+import Host
+import Mosquitto
+import Stages
+import Synchronization
+
+/// Connects a running session to an MQTT broker (`viewfinder launch --mqtt HOST:PORT --topic TOPIC`).
+///
+/// Out: every `viewfinder/*` element message as `EventHub.json` on `TOPIC/events/<name after viewfinder/>`
+/// (QoS 0, not retained); the session's state (`SessionCommands.state`) retained on `TOPIC/state` when
+/// connected and then every second when it changed, `{"state": "stopped", ...}` at the end, and the Last
+/// Will `{"state": "offline"}` (retained) should the process die. In: `TOPIC/cmd/capture`, `TOPIC/cmd/set`,
+/// `TOPIC/cmd/stop`, each answered on `TOPIC/reply` (`{"command": ..., "ok": ...}`).
+///
+/// Threads: the element-message hook runs on the bus loop's thread and only queues (`MQTTClient.publish`
+/// never waits; refused messages are dropped and counted, so nothing piles up while the broker is away or
+/// slow). Commands arrive on libmosquitto's network thread and reach the session only through its
+/// thread-safe accessors (`update`, `requestStop`, `sendCustomEvent`, `fire`). One thread of ours
+/// connects (a host name may need a DNS lookup) and then publishes the state every second. The broker
+/// being unreachable never stops the camera: a warning, and libmosquitto keeps retrying.
+public final class MQTTBridge: Sendable {
+    /// Largest command payload accepted (bytes); larger ones are refused on `TOPIC/reply`.
+    public static let payloadLimit = 64 * 1024
+    /// The commands under `TOPIC/cmd/`.
+    public static let commands = ["capture", "set", "stop"]
+
+    /// The broker and topic.
+    public let address: MQTTAddress
+    private let session: Session
+    private let fire: @Sendable () -> Void
+    private let log: @Sendable (String) -> Void
+    private let client = Mutex<MQTTClient?>(nil)
+
+    /// What the connection did so far, for the messages printed (taken briefly, alone).
+    struct Status {
+        var connections = 0
+        var warned = false
+        var stopping = false
+        /// The last state payload published (re-sent only when it changes).
+        var lastState: Data?
+    }
+    private let status = Mutex(Status())
+    /// Events and replies refused by the client (not connected, or `MQTTClient.pendingLimit` waiting).
+    private let dropped = Atomic<Int>(0)
+    /// Signalled by `stop` to end the state thread's wait.
+    private let wake = DispatchSemaphore(value: 0)
+    /// Signalled when the state thread ended.
+    private let ended = DispatchSemaphore(value: 0)
+
+    /// A bridge for `session`; `fire` is the manual shutter (the CLI passes `Triggers.shared.fire`), `log`
+    /// writes one line for the user (standard error by default).
+    public init(
+        session: Session, address: MQTTAddress, fire: @escaping @Sendable () -> Void,
+        log: @escaping @Sendable (String) -> Void = { AppendFile.writeStandardError($0 + "\n") }
+    ) {
+        self.session = session
+        self.address = address
+        self.fire = fire
+        self.log = log
+    }
+
+    private var topic: String { address.topic }
+
+    /// Installs the element-message hook (keeping any set before; call before `run()`) and starts
+    /// connecting in the background. Never fails: without a client the camera runs, with a warning.
+    public func start() {
+        let handlers = MQTTClient.Handlers(
+            onConnect: { [weak self] in self?.connected() },
+            onDisconnect: { [weak self] why in self?.lost(why) },
+            onMessage: { [weak self] m in self?.command(m) })
+        let c: MQTTClient
+        do { c = try MQTTClient(clientID: "viewfinder-\(getpid())-\(UInt16.random(in: 0...UInt16.max))", handlers: handlers) } catch {
+            log("mqtt: cannot start an MQTT client (\(error.message)); running without \(address.text)")
+            ended.signal()
+            return
+        }
+        client.withLock { $0 = c }
+        let previous = session.onElementMessage
+        session.onElementMessage = { [weak self] m in
+            previous?(m)
+            self?.publish(m)
+        }
+        let will = MQTTClient.Will(topic: topic + "/state", payload: Self.json(["state": "offline"]), retain: true)
+        let thread = Thread { [weak self] in
+            guard let self else { return }
+            defer { ended.signal() }
+            // Until an attempt starts (then libmosquitto's thread retries by itself): 1 s, 2 s, then every 4 s.
+            var delay = 1.0
+            while true {
+                do throws(MQTTError) {
+                    try c.connect(host: address.host, port: address.port, will: will)
+                    break
+                } catch {
+                    guard error.isRetryable else {
+                        log("mqtt: cannot connect to \(address.text) (\(error.message)); running without it")
+                        return
+                    }
+                    warnUnreachable(error.message)
+                }
+                if wake.wait(timeout: .now() + delay) == .success { return }  // stopped meanwhile
+                delay = min(delay * 2, 4)
+            }
+            while wake.wait(timeout: .now() + 1) == .timedOut { publishState(force: false) }
+        }
+        thread.name = "mqtt"
+        thread.start()
+    }
+
+    /// After the run: publishes `{"state": "stopped", ...}` retained (QoS 1, waiting for the broker's
+    /// acknowledgement), disconnects (no Will) and stops the client; waits at most 1 s in all (a broker that
+    /// does not answer costs no more, the broker then publishes the Will when the process ends).
+    public func stop() {
+        let first = status.withLock { s in
+            defer { s.stopping = true }
+            return !s.stopping
+        }
+        guard first, let c = client.withLock({ $0 }) else { return }
+        wake.signal()
+        let done = DispatchSemaphore(value: 0)
+        let topic = self.topic
+        var final = SessionCommands.state(of: session)
+        final["state"] = "stopped"
+        let payload = Self.json(final)
+        let ended = self.ended
+        let thread = Thread {
+            ended.wait()
+            if c.isConnected { _ = c.publishAndWait(topic + "/state", payload, retain: true, timeout: 0.8) }
+            c.disconnect()
+            c.close()
+            done.signal()
+        }
+        thread.name = "mqtt-stop"
+        thread.start()
+        if done.wait(timeout: .now() + 1) == .timedOut {
+            log("mqtt: \(address.text) did not answer in 1 s; leaving without a clean disconnect")
+        }
+        let n = dropped.load(ordering: .relaxed)
+        if n > 0 { log("mqtt: \(n) messages not sent (broker not connected or not reading)") }
+    }
+
+    /// Messages that could not be queued so far.
+    public var droppedCount: Int { dropped.load(ordering: .relaxed) }
+
+    // MARK: out
+
+    /// Publishes one element message (bus loop thread; never waits). Not `viewfinder/*`: ignored.
+    func publish(_ message: BusMessage) {
+        let name = message.structure.name
+        guard name.hasPrefix("viewfinder/"), let c = client.withLock({ $0 }) else { return }
+        send(c, topic + "/events/" + name.dropFirst("viewfinder/".count), EventHub.json(message))
+    }
+
+    /// Queues `payload` on `topic`; a refusal is counted (never waits, never throws).
+    private func send(_ c: MQTTClient, _ topic: String, _ payload: Data, retain: Bool = false) {
+        do { try c.publish(topic, payload, qos: 0, retain: retain) } catch { dropped.add(1, ordering: .relaxed) }
+    }
+
+    /// Publishes the state retained when it differs from the last one published (or always with `force`).
+    /// Queued under the status lock, so no state can follow the final "stopped" (`stop` sets `stopping`
+    /// first); `publish` only queues, and no libmosquitto lock is held while the status lock is waited for.
+    private func publishState(force: Bool) {
+        guard let c = client.withLock({ $0 }), c.isConnected else { return }
+        let payload = Self.json(SessionCommands.state(of: session))
+        let topic = self.topic + "/state"
+        status.withLock { s in
+            guard !s.stopping, force || s.lastState != payload else { return }
+            s.lastState = payload
+            send(c, topic, payload, retain: true)
+        }
+    }
+
+    // MARK: connection
+
+    /// Connected (libmosquitto's thread): subscribe again (clean session), say so, publish the state.
+    private func connected() {
+        guard let c = client.withLock({ $0 }) else { return }
+        // Retained commands are never run: not sent on subscribing, and one published retained keeps its flag
+        // (so the empty message that clears a retained command is not taken for a live one).
+        do { try c.subscribe(topic + "/cmd/#", qos: 0, options: [.retainAsPublished, .sendRetainedNever]) } catch {
+            log("mqtt: cannot subscribe to \(topic)/cmd/#: \(error.message)")
+        }
+        status.withLock { s in
+            s.connections += 1
+            s.warned = false  // a later loss is said again
+        }
+        log("mqtt: connected to \(address.text) topic \(topic)")
+        publishState(force: true)
+    }
+
+    /// A refused attempt or a lost connection (libmosquitto's thread). Said once until connected again.
+    private func lost(_ why: String) {
+        let (stopping, everConnected) = status.withLock { ($0.stopping, $0.connections > 0) }
+        guard !stopping else { return }
+        if everConnected {
+            let say = status.withLock { s in
+                defer { s.warned = true }
+                return !s.warned
+            }
+            if say { log("mqtt: lost \(address.text) (\(why)), retrying") }
+        } else {
+            warnUnreachable(why)
+        }
+    }
+
+    /// `mqtt: cannot reach HOST:PORT (why), retrying`, once.
+    private func warnUnreachable(_ why: String) {
+        let say = status.withLock { s in
+            defer { s.warned = true }
+            return !s.warned && s.connections == 0
+        }
+        if say { log("mqtt: cannot reach \(address.text) (\(why)), retrying") }
+    }
+
+    // MARK: in
+
+    /// A refused command: its message and the field to blame.
+    struct Refusal: Error {
+        var message: String
+        var field: String?
+    }
+
+    /// Runs one command (libmosquitto's thread) and answers it on `TOPIC/reply`.
+    func command(_ m: MQTTMessage) {
+        let prefix = topic + "/cmd/"
+        guard m.topic.hasPrefix(prefix), let c = client.withLock({ $0 }) else { return }
+        // A retained command being cleared (empty, retained): not a command, no answer.
+        if m.retained && m.payload.isEmpty { return }
+        let name = String(m.topic.dropFirst(prefix.count))
+        var reply: [String: Any] = ["command": name]
+        do {
+            let result = try run(name, m)
+            reply["ok"] = true
+            reply.merge(result) { a, _ in a }
+        } catch {
+            reply["ok"] = false
+            reply["error"] = error.message
+            if let f = error.field { reply["field"] = f }
+        }
+        send(c, topic + "/reply", Self.json(reply))
+    }
+
+    /// What command `name` does with `m`'s payload; its result fields for the reply.
+    private func run(_ name: String, _ m: MQTTMessage) throws(Refusal) -> [String: Any] {
+        guard Self.commands.contains(name) else {
+            throw Refusal(
+                message: "unknown command topic '\(Echo.value(m.topic))': expected "
+                    + Self.commands.map { "\(topic)/cmd/\($0)" }.joined(separator: ", "))
+        }
+        guard !m.retained else {
+            throw Refusal(
+                message:
+                    "retained message on \(m.topic) ignored: commands must not be retained (clear it: mosquitto_pub -r -n -t \(m.topic))")
+        }
+        guard m.payload.count <= Self.payloadLimit else {
+            throw Refusal(message: "payload of \(m.payload.count) bytes refused: at most \(Self.payloadLimit)")
+        }
+        switch name {
+        case "capture":
+            do {
+                let fields = m.payload.isEmpty ? [] : try JSONScalar.object(m.payload)
+                return try SessionCommands.capture(fields, session: session, fire: fire)
+            } catch { throw Refusal(message: error.message, field: error.field) }
+        case "set":
+            let (stage, fields) = try Self.setCommand(m.payload)
+            do {
+                let applied = try PropertyPatch.apply(fields, to: stage, in: session)
+                return ["stage": stage, "changed": applied]
+            } catch { throw Refusal(message: error.message, field: error.field) }
+        default:  // stop
+            session.requestStop()
+            return ["state": "stopping"]
+        }
+    }
+
+    /// A field of `cmd/set`'s object: the stage's name or the properties.
+    enum SetField: Decodable {
+        case text(String)
+        case object([String: JSONScalar])
+        case other
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.singleValueContainer()
+            if let s = try? c.decode(String.self) {
+                self = .text(s)
+            } else if let o = try? c.decode([String: JSONScalar].self) {
+                self = .object(o)
+            } else {
+                self = .other
+            }
+        }
+    }
+
+    /// `{"stage": NAME, "set": {"property": value, ...}}`: the stage and the fields sorted by name.
+    static func setCommand(_ payload: Data) throws(Refusal) -> (String, [(String, JSONScalar)]) {
+        let expected = "expected {\"stage\": NAME, \"set\": {\"property\": value, ...}}"
+        guard !payload.isEmpty else { throw Refusal(message: "empty payload: \(expected)") }
+        let top: [String: SetField]
+        do { top = try JSONDecoder().decode([String: SetField].self, from: payload) } catch {
+            let head = String(decoding: payload.prefix(40), as: UTF8.self)
+            throw Refusal(message: "bad JSON '\(head)\(payload.count > 40 ? "…" : "")': \(expected)")
+        }
+        for key in top.keys.sorted() where key != "stage" && key != "set" {
+            throw Refusal(message: "unknown field '\(Echo.value(key))': \(expected)", field: key)
+        }
+        guard case .text(let stage)? = top["stage"] else {
+            throw Refusal(message: "missing or non-string 'stage': \(expected)", field: "stage")
+        }
+        guard case .object(let set)? = top["set"] else {
+            throw Refusal(message: "missing 'set' or not a JSON object: \(expected)", field: "set")
+        }
+        return (stage, set.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+    }
+
+    /// Compact JSON, keys sorted, slashes as they are.
+    static func json(_ object: [String: Any]) -> Data {
+        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+    }
+}

@@ -1,0 +1,40 @@
+import GStreamerKit
+import Host
+import Stages
+
+/// What every way in (HTTP routes, MQTT commands) does the same way: the state object and the shutter.
+/// Called on the transport's own threads (server tasks, libmosquitto's thread), never a video thread; it
+/// reaches the session only through its thread-safe accessors.
+enum SessionCommands {
+    /// `{"state": phase}` plus, once the pipelines play, `framesIn`, `framesOut`, `dropped`, `fps`,
+    /// `seconds`, `copies` (the stats line's figures).
+    static func state(of session: Session) -> [String: Any] {
+        var o: [String: Any] = ["state": session.phase.rawValue]
+        if let r = session.liveReport {
+            o["framesIn"] = r.framesIn; o["framesOut"] = r.framesOut; o["dropped"] = r.dropped
+            o["fps"] = r.fps; o["seconds"] = r.seconds; o["copies"] = r.copies
+        }
+        return o
+    }
+
+    /// Fires the manual shutter (no fields: `fire`, as SIGUSR1 does), or with `timer` (integer 0 - 60 s)
+    /// sends the `viewfinder-capture` custom event with that self-timer (trigger `event` in records.json).
+    /// Returns what was done (`{"trigger": "manual"}` or `{"trigger": "event", "timer": N}`); a bad field is
+    /// refused naming it, and then nothing fires.
+    static func capture(_ fields: [(String, JSONScalar)], session: Session, fire: () -> Void) throws(JSONScalar.Problem) -> [String: Any] {
+        for (key, _) in fields where key != "timer" {
+            throw JSONScalar.Problem(
+                message: "unknown field '\(Echo.value(key))': expected an empty body, {} or {\"timer\": seconds}", field: key)
+        }
+        if let (_, raw) = fields.first {
+            guard case .int(let seconds) = raw, (0...60).contains(seconds) else {
+                throw JSONScalar.Problem(
+                    message: "bad value '\(raw.text ?? "?")' for 'timer': expected an integer 0 - 60 (seconds)", field: "timer")
+            }
+            session.sendCustomEvent(MessageStructure(CaptureStage.eventName, [("timer", .int(Int32(seconds)))]))
+            return ["trigger": "event", "timer": seconds]
+        }
+        fire()
+        return ["trigger": "manual"]
+    }
+}

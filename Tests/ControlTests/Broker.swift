@@ -1,0 +1,1 @@
+../MosquittoTests/Broker.swift

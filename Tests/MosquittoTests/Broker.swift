@@ -1,0 +1,159 @@
+import Foundation
+
+/// Debian's real `mosquitto` broker on a free loopback port for one test, and the real `mosquitto_sub`
+/// and `mosquitto_pub` clients (shared with ControlTests by symlink). Tests stop them with `defer`: a
+/// child process outlives the test process, and a failed expectation may keep objects alive until exit.
+final class Broker {
+    let port: UInt16
+    let process = Process()
+    let dir: URL
+
+    /// Starts `/usr/sbin/mosquitto -c CONF` (`listener PORT 127.0.0.1`, anonymous allowed) on `port` (a free
+    /// one when nil) and waits until the port accepts connections (at most 10 s).
+    init(port: UInt16? = nil) throws {
+        self.port = port ?? Broker.freePort()
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("vf-broker-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let conf = dir.appendingPathComponent("mosquitto.conf")
+        try Data("listener \(self.port) 127.0.0.1\nallow_anonymous true\npersistence false\n".utf8).write(to: conf)
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
+        process.arguments = ["-c", conf.path]
+        let log = dir.appendingPathComponent("broker.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: log)
+        process.standardError = try FileHandle(forWritingTo: log)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(10)
+        while !Broker.accepts(self.port) {
+            guard Date() < deadline, process.isRunning else {
+                stop()
+                throw BrokerError(text: "mosquitto did not listen on 127.0.0.1:\(self.port): \(self.log)")
+            }
+            usleep(20_000)
+        }
+    }
+
+    struct BrokerError: Error { var text: String }
+
+    /// The broker's own log.
+    var log: String { (try? String(contentsOf: dir.appendingPathComponent("broker.log"), encoding: .utf8)) ?? "" }
+
+    /// Ends the broker with SIGKILL: children of the test process inherit its blocked signal mask, so
+    /// SIGTERM would stay pending (and `Process.terminate` hang the test).
+    func stop() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    /// A port nothing listens on right now (bound to 0, read back, closed).
+    static func freePort() -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var a = address(0)
+        _ = withUnsafePointer(to: &a) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &a) { p in p.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        return UInt16(bigEndian: a.sin_port)
+    }
+
+    /// True when something accepts TCP connections on 127.0.0.1:`port`.
+    static func accepts(_ port: UInt16) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var a = address(port)
+        let r = withUnsafePointer(to: &a) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        return r == 0
+    }
+
+    static func address(_ port: UInt16) -> sockaddr_in {
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_addr.s_addr = inet_addr("127.0.0.1")
+        a.sin_port = port.bigEndian
+        return a
+    }
+
+    /// A running `mosquitto_sub -v` (lines `TOPIC PAYLOAD`) writing to a file.
+    final class Subscriber {
+        let process = Process()
+        let out: URL
+
+        /// Subscribes to `topics`; `extra` are more mosquitto_sub options (`-C 1`, `-W 5`...).
+        init(port: UInt16, topics: [String], extra: [String] = []) throws {
+            out = FileManager.default.temporaryDirectory.appendingPathComponent("vf-sub-\(UUID().uuidString)")
+            _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
+            process.arguments = ["-h", "127.0.0.1", "-p", String(port), "-v"] + topics.flatMap { ["-t", $0] } + extra
+            process.standardOutput = try FileHandle(forWritingTo: out)
+            process.standardError = try FileHandle(forWritingTo: out)
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+        }
+
+        /// What it printed so far, line by line.
+        var lines: [String] {
+            ((try? String(contentsOf: out, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+
+        /// The payloads printed for `topic`, as JSON objects (lines that are not JSON are left out).
+        func json(_ topic: String) -> [[String: Any]] {
+            lines.compactMap { line in
+                guard line.hasPrefix(topic + " ") else { return nil }
+                return (try? JSONSerialization.jsonObject(with: Data(line.dropFirst(topic.count + 1).utf8))) as? [String: Any]
+            }
+        }
+
+        /// Waits until `done` holds (at most `timeout` s); whether it did.
+        func wait(timeout: Double, until done: (Subscriber) -> Bool) -> Bool {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                if done(self) { return true }
+                usleep(50_000)
+            }
+            return done(self)
+        }
+
+        /// Ends it (SIGKILL: SIGTERM is blocked in the test's children, see `Broker.stop`) and waits.
+        func stop() {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+
+        deinit {
+            stop()
+            try? FileManager.default.removeItem(at: out)
+        }
+    }
+
+    /// Runs `mosquitto_sub -v ... -C count -W seconds` to its end; the lines it printed.
+    func subscribeOnce(_ topic: String, count: Int, seconds: Int) throws -> [String] {
+        let s = try Subscriber(port: port, topics: [topic], extra: ["-C", String(count), "-W", String(seconds)])
+        s.process.waitUntilExit()
+        return s.lines
+    }
+
+    /// Runs `mosquitto_pub -t TOPIC` with `message` (`-m`), or an empty message (`-n`) when nil; its exit code.
+    @discardableResult
+    func publish(_ topic: String, _ message: String?, retain: Bool = false) throws -> Int32 {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_pub")
+        p.arguments =
+            ["-h", "127.0.0.1", "-p", String(port), "-t", topic] + (message.map { ["-m", $0] } ?? ["-n"]) + (retain ? ["-r"] : [])
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        return p.terminationStatus
+    }
+}
