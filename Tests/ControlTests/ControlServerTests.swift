@@ -146,6 +146,31 @@ import Testing
         #expect(r.stderr.contains("--token without --http"), "\(r.stderr)")
     }
 
+    /// The run's own state changes reach event clients: stopping, then ended with the exit code; a
+    /// GStreamer error comes as `viewfinder/problem` naming the element before the run ends with code 1.
+    @Test func runStateAndProblemsAreEvents() throws {
+        let vf = try ControlTools.launch("videotestsrc is-live=true ! video/x-raw,width=160,height=120 ! grid ! fakesink")
+        defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
+        let stop = vf.base + "/api/stop"
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.8) { _ = try? ControlTools.curl("POST", stop) }
+        let got = try ControlTools.events(vf.base + "/api/events", seconds: 4)
+        #expect(vf.finish() == 0)
+        let states = got.filter { $0["name"] as? String == "viewfinder/state" }.compactMap { $0["fields"] as? [String: Any] }
+        #expect(states.map { $0["state"] as? String ?? "?" } == ["stopping", "ended"], "\(states)")
+        #expect(states.last?["code"] as? Int == 0)
+
+        // An element error (identity error-after, 2 s in): the problem event naming it, then ended with code 1.
+        let bad = try ControlTools.launch(
+            "videotestsrc is-live=true ! video/x-raw,width=160,height=120,framerate=30/1 ! grid ! identity name=breaker error-after=60 ! fakesink")
+        defer { if bad.process.isRunning { kill(bad.process.processIdentifier, SIGKILL) } }
+        let events = try ControlTools.events(bad.base + "/api/events", seconds: 5)
+        #expect(bad.finish() == 1)
+        let problems = events.filter { $0["name"] as? String == "viewfinder/problem" }.compactMap { $0["fields"] as? [String: Any] }
+        #expect(problems.contains { $0["level"] as? String == "error" && $0["element"] as? String == "breaker" }, "\(problems)")
+        let ended = events.filter { $0["name"] as? String == "viewfinder/state" }.compactMap { $0["fields"] as? [String: Any] }
+        #expect(ended.last?["state"] as? String == "ended" && ended.last?["code"] as? Int == 1, "\(ended)")
+    }
+
     @Test func aTakenPortIsAUsageErrorNamingTheAddress() throws {
         // Hold a listening socket on a port, then ask viewfinder for it.
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
