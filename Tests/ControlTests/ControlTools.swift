@@ -27,7 +27,7 @@ enum ControlTools {
         let port: UInt16
         var base: String { "http://127.0.0.1:\(port)" }
 
-        init(_ args: [String], port: UInt16) throws {
+        init(_ args: [String], port: UInt16, cwd: URL? = nil) throws {
             self.port = port
             out = Tools.tempDir().appendingPathComponent("out")
             err = Tools.tempDir().appendingPathComponent("err")
@@ -35,6 +35,7 @@ enum ControlTools {
             FileManager.default.createFile(atPath: err.path, contents: nil)
             process.executableURL = URL(fileURLWithPath: Tools.viewfinder)
             process.arguments = args
+            if let cwd { process.currentDirectoryURL = cwd }
             process.standardOutput = try FileHandle(forWritingTo: out)
             process.standardError = try FileHandle(forWritingTo: err)
             process.standardInput = FileHandle.nullDevice
