@@ -1,4 +1,5 @@
 import Foundation
+import Host
 
 /// A value of a request's JSON object: a string, number or boolean (what a property takes), or
 /// something else (null, array, object) that is refused naming its field.
@@ -15,18 +16,14 @@ enum JSONScalar: Decodable, Equatable {
         var field: String?
     }
 
+    /// Decoded as any JSON value; null, arrays and objects become `.other` (refused naming the field).
     init(from decoder: any Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        if let b = try? c.decode(Bool.self) {
-            self = .bool(b)
-        } else if let i = try? c.decode(Int.self) {
-            self = .int(i)
-        } else if let d = try? c.decode(Double.self) {
-            self = .double(d)
-        } else if let s = try? c.decode(String.self) {
-            self = .string(s)
-        } else {
-            self = .other
+        switch try JSONValue(from: decoder) {
+        case .bool(let b): self = .bool(b)
+        case .int(let i): self = .int(i)
+        case .double(let d): self = .double(d)
+        case .string(let s): self = .string(s)
+        case .null, .array, .object: self = .other
         }
     }
 

@@ -203,60 +203,7 @@ public struct SettingsFile: Sendable, Equatable {
     }
 
     /// A parsed JSON value, any kind, so the checks above can name what was found.
-    indirect enum JSON: Decodable {
-        case null
-        case bool(Bool)
-        case int(Int)
-        case double(Double)
-        case string(String)
-        case array([JSON])
-        case object([String: JSON])
-
-        init(from decoder: any Decoder) throws {
-            let c = try decoder.singleValueContainer()
-            if c.decodeNil() {
-                self = .null
-            } else if let b = try? c.decode(Bool.self) {
-                self = .bool(b)
-            } else if let i = try? c.decode(Int.self) {
-                self = .int(i)
-            } else if let d = try? c.decode(Double.self) {
-                self = .double(d)
-            } else if let s = try? c.decode(String.self) {
-                self = .string(s)
-            } else if let a = try? c.decode([JSON].self) {
-                self = .array(a)
-            } else {
-                self = .object(try c.decode([String: JSON].self))
-            }
-        }
-
-        /// "a string", "an array"... for errors.
-        var kind: String {
-            switch self {
-            case .null: "null"
-            case .bool: "a boolean"
-            case .int, .double: "a number"
-            case .string: "a string"
-            case .array: "an array"
-            case .object: "an object"
-            }
-        }
-
-        /// A property value, nil for null, arrays and objects.
-        var scalar: Value? {
-            switch self {
-            case .bool(let b): .bool(b)
-            case .int(let i): .int(i)
-            case .double(let d): .double(d)
-            case .string(let s): .string(s)
-            default: nil
-            }
-        }
-
-        /// The value quoted in an error.
-        var echo: String { scalar.map { "'\(Echo.value($0.text))'" } ?? kind }
-    }
+    typealias JSON = JSONValue
 
     // MARK: using
 
@@ -386,4 +333,20 @@ public struct SettingsFile: Sendable, Equatable {
         if let dot = file[slash...].lastIndex(of: "."), dot > slash { return String(file[..<dot]) + ".json" }
         return file + ".json"
     }
+}
+
+extension JSONValue {
+    /// A property value, nil for null, arrays and objects.
+    var scalar: SettingsFile.Value? {
+        switch self {
+        case .bool(let b): .bool(b)
+        case .int(let i): .int(i)
+        case .double(let d): .double(d)
+        case .string(let s): .string(s)
+        default: nil
+        }
+    }
+
+    /// The value quoted in an error.
+    var echo: String { scalar.map { "'\(Echo.value($0.text))'" } ?? kind }
 }
