@@ -81,6 +81,9 @@ public final class PreviewTap: @unchecked Sendable {
     /// What `offer` costs the worker: every call timed (two clock reads and three relaxed atomic adds, a few
     /// tens of ns), with or without viewers (`bench control`).
     public let timing = OfferTiming()
+    /// The worker thread's CPU time (not wall time: no preemption in it) of each due frame's reduction and
+    /// hand-over to the encoder; two `CLOCK_THREAD_CPUTIME_ID` reads per due frame only (`bench control`).
+    public let reductionCPU = OfferTiming()
 
     /// Whether anyone wants pictures at `now` (monotonic ns).
     private func wanted(at now: UInt64) -> Bool {
@@ -114,9 +117,19 @@ public final class PreviewTap: @unchecked Sendable {
             guard let src = s.source, let scaler = s.scaler else { return nil }
             return (src, scaler)
         }
-        guard let (src, scaler) = due, let small = try? scaler.reduced(frame) else { return }
+        guard let (src, scaler) = due else { return }
+        let cpu = Self.threadCPUNanoseconds()
+        defer { reductionCPU.record(ns: Self.threadCPUNanoseconds() &- cpu) }
+        guard let small = try? scaler.reduced(frame) else { return }
         counts.withLock { $0.offered += 1 }
         src.push(consuming: small.buffer, caps: small.caps, segment: small.segment)
+    }
+
+    /// CPU time the calling thread has used, ns (0 if the clock cannot be read).
+    static func threadCPUNanoseconds() -> UInt64 {
+        var ts = timespec()
+        guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0 else { return 0 }
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
     /// Even dimensions of at most `maxWidth` wide, aspect kept (4:2:0 encoders want even sizes).

@@ -16,6 +16,10 @@ extension Bench {
             public var offerMeanMs: Double
             /// 95th percentile of the same (upper edge of its bucket: within 25 %).
             public var offerP95Ms: Double
+            /// Frames reduced for the encoder, and the worker's CPU time (not wall time) per reduction, ms.
+            public var reductions: Int
+            /// Mean and 95th percentile of that CPU time, ms.
+            public var reductionCPUMeanMs: Double, reductionCPUP95Ms: Double
             /// Process CPU time (user + system, every thread: jpegenc's too) per frame, ms.
             public var cpuMsPerFrame: Double
             /// Frames reduced and handed to the encoder.
@@ -64,6 +68,12 @@ extension Bench {
         public var events: Int
         /// Percentiles of the event delay, ms.
         public var eventP50: Double, eventP95: Double, eventMax: Double
+        /// Cost of one `DispatchTime.now()` here, ns: `offer`'s own timing is two of them.
+        public var clockReadNs: Double
+        /// The machine's 1-minute load average at the start and the end, and its processors.
+        public var loadAverage: (start: Double, end: Double)
+        /// Processors online.
+        public var processors: Int
         /// Request errors over all methods.
         public var requestErrors: Int { latencies.reduce(0) { $0 + $1.errors } }
         /// CPU per frame with a viewer / without.
@@ -84,6 +94,8 @@ extension Bench {
         frames: Int = 300, rounds: Int = 3, requestRate: Double = 50, requestSeconds: Double = 10, events: Int = 100,
         log: (String) -> Void = { _ in }
     ) throws(HostError) -> ControlResult {
+        let loadAtStart = loadAverage()
+        let clockReadNs = clockReadCost()
         let session = try Session(description: controlDescription)
         let server = ControlServer(session: session, address: try ControlAddress(parsing: "127.0.0.1:0", token: nil), fire: {})
         let url = try server.start()
@@ -203,7 +215,24 @@ extension Bench {
             latencies: latencies
                 + (unanswered > 0 ? [.init(request: "unanswered", count: 0, p50: 0, p95: 0, p99: 0, max: 0, errors: unanswered)] : []),
             firstRequestError: requests.firstError, events: d.count, eventP50: percentile(d, 0.5), eventP95: percentile(d, 0.95),
-            eventMax: d.last ?? 0)
+            eventMax: d.last ?? 0, clockReadNs: clockReadNs, loadAverage: (loadAtStart, loadAverage()),
+            processors: ProcessInfo.processInfo.activeProcessorCount)
+    }
+
+    /// The 1-minute load average (0 when unknown).
+    static func loadAverage() -> Double {
+        var loads = [Double](repeating: 0, count: 3)
+        return getloadavg(&loads, 3) >= 1 ? loads[0] : 0
+    }
+
+    /// Mean ns of one `DispatchTime.now()` over 100 000 reads.
+    static func clockReadCost() -> Double {
+        let n = 100_000
+        var sink: UInt64 = 0
+        let t0 = DispatchTime.now().uptimeNanoseconds
+        for _ in 0..<n { sink &+= DispatchTime.now().uptimeNanoseconds }
+        let t1 = DispatchTime.now().uptimeNanoseconds
+        return sink == 0 ? 0 : Double(t1 &- t0) / Double(n)
     }
 
     /// The value below which a fraction `q` of sorted `values` lie (nearest rank), 0 when empty.
@@ -279,6 +308,7 @@ enum PreviewWindow {
     /// The figures of one window.
     struct Figures {
         var timing: OfferTiming.Figures
+        var reductionCPU: OfferTiming.Figures
         var cpuMs: Double
         var offered: Int, encoded: Int
         var seconds: Double
@@ -287,23 +317,27 @@ enum PreviewWindow {
     /// Sums of windows of one side.
     struct Sum {
         var timing = OfferTiming.Figures.zero
+        var reductionCPU = OfferTiming.Figures.zero
         var cpuMs = 0.0, seconds = 0.0
         var offered = 0, encoded = 0
 
         mutating func add(_ f: Figures) {
             timing = timing + f.timing
+            reductionCPU = reductionCPU + f.reductionCPU
             cpuMs += f.cpuMs; seconds += f.seconds; offered += f.offered; encoded += f.encoded
         }
 
         var result: Bench.ControlResult.Preview {
             Bench.ControlResult.Preview(
-                frames: timing.calls, offerMeanMs: timing.meanMs, offerP95Ms: timing.quantileMs(0.95),
+                frames: timing.calls, offerMeanMs: timing.meanMs, offerP95Ms: timing.quantileMs(0.95), reductions: reductionCPU.calls,
+                reductionCPUMeanMs: reductionCPU.meanMs, reductionCPUP95Ms: reductionCPU.quantileMs(0.95),
                 cpuMsPerFrame: timing.calls > 0 ? cpuMs / Double(timing.calls) : 0, offered: offered, encoded: encoded, seconds: seconds)
         }
     }
 
     /// Waits for `frames` offers (bounded: 3x real time + 10 s) and returns what they cost.
     static func measure(tap: PreviewTap, frames: Int, viewer: ViewerFigures?) throws(HostError) -> Figures {
+        let r0 = tap.reductionCPU.figures
         let t0 = tap.timing.figures, f0 = tap.figures, c0 = cpuMs(), w0 = DispatchTime.now().uptimeNanoseconds
         viewer?.beginWindow()
         let deadline = Date().addingTimeInterval(Double(frames) / 10 + 10)
@@ -315,10 +349,12 @@ enum PreviewWindow {
             }
             usleep(5_000)
         }
+        let r1 = tap.reductionCPU.figures
         let t1 = tap.timing.figures, f1 = tap.figures, c1 = cpuMs(), w1 = DispatchTime.now().uptimeNanoseconds
         viewer?.endWindow()
         return Figures(
-            timing: t1.since(t0), cpuMs: c1 - c0, offered: f1.offered - f0.offered, encoded: f1.encoded - f0.encoded,
+            timing: t1.since(t0), reductionCPU: r1.since(r0), cpuMs: c1 - c0, offered: f1.offered - f0.offered,
+            encoded: f1.encoded - f0.encoded,
             seconds: Double(w1 - w0) / 1e9)
     }
 

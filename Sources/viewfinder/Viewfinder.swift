@@ -342,6 +342,10 @@ struct BenchCommand: ParsableCommand {
         let kb = r.jpegMeanBytes / 1024
         print(
             String(
+                format: "machine: %d processors, load average %.1f at the start, %.1f at the end (wall times include waiting for the CPUs)",
+                r.processors, r.loadAverage.start, r.loadAverage.end))
+        print(
+            String(
                 format:
                     "preview: 0 viewers %.5f ms/frame in offer (p95 %.5f), CPU %.2f ms/frame; 1 viewer %.4f ms/frame in offer (p95 %.3f), "
                     + "CPU %.2f ms/frame; CPU ratio (1 viewer / 0) %.2f; %.1f JPEG/s, %dx%d, %.1f KB",
@@ -350,6 +354,11 @@ struct BenchCommand: ParsableCommand {
         print(
             "preview frames: \(r.idle.frames) offered with 0 viewers (\(r.idle.offered) reduced), \(r.watched.frames) with 1 viewer "
                 + "(\(r.watched.offered) reduced, \(r.watched.encoded) encoded, \(r.partsReceived) received by the viewer)")
+        print(
+            String(
+                format: "preview reduction (1 viewer): worker CPU %.3f ms per reduced frame (p95 %.3f) over %d; one clock read %.0f ns "
+                    + "(offer's own timing is two)", r.watched.reductionCPUMeanMs, r.watched.reductionCPUP95Ms, r.watched.reductions,
+                r.clockReadNs))
         print(
             String(
                 format: "api: %.0f requests/s for %.0f s, open loop (latency from the planned send time to the parsed answer), URLSession:",
