@@ -60,7 +60,7 @@ extension Bench {
         public var jpegMeanBytes: Double
         /// Planned request rate and duration.
         public var requestRate: Double, requestSeconds: Double
-        /// Per method.
+        /// Per method, kept-alive connections first, then a new connection per request.
         public var latencies: [Latency]
         /// The first failed request, described (nil: none failed).
         public var firstRequestError: String?
@@ -88,7 +88,8 @@ extension Bench {
     /// other on the same session: (1) the preview's cost per frame in `rounds` alternating windows of
     /// `frames` frames with 0 viewers and with 1 (a `curl` reading `/api/preview.mjpeg`); (2) request latency
     /// at `requestRate` a second for `requestSeconds`, alternating `GET /api/state` and
-    /// `PATCH /api/stages/compose0 {"analysis-fps": 10}` (open loop); (3) the delay of `events`
+    /// `PATCH /api/stages/compose0 {"analysis-fps": 10}` (open loop), on kept-alive connections, then again
+    /// with a new connection per request; (3) the delay of `events`
     /// `viewfinder/composition` events from the bus loop's hand-over to a `curl` on `/api/events`.
     public static func control(
         frames: Int = 300, rounds: Int = 3, requestRate: Double = 50, requestSeconds: Double = 10, events: Int = 100,
@@ -166,21 +167,31 @@ extension Bench {
                     b.cpuMs / Double(max(1, b.timing.calls))))
         }
 
-        // 2. Request latency under a paced load.
+        // 2. Request latency under a paced load: on kept-alive connections (as a page's fetches), then with
+        // a new connection for each request (`Connection: close`), which shows what Nagle's algorithm costs.
         let patch = Data(#"{"analysis-fps": 10}"#.utf8)
-        let requests = PacedRequests.run(
-            base: base,
-            plans: [
-                .init(method: "GET", path: "/api/state", body: nil), .init(method: "PATCH", path: "/api/stages/compose0", body: patch),
-            ],
-            rate: requestRate, seconds: requestSeconds)
-        let latencies = [("GET", "GET /api/state"), ("PATCH", "PATCH /api/stages/compose0")].map { method, name in
-            let ms = (requests.latencies[method] ?? []).sorted()
-            return ControlResult.Latency(
-                request: name, count: ms.count, p50: percentile(ms, 0.5), p95: percentile(ms, 0.95), p99: percentile(ms, 0.99),
-                max: ms.last ?? 0, errors: requests.errors[method] ?? 0)
+        var latencies: [ControlResult.Latency] = []
+        var firstRequestError: String?
+        for close in [false, true] {
+            let requests = PacedRequests.run(
+                base: base,
+                plans: [
+                    .init(method: "GET", path: "/api/state", body: nil), .init(method: "PATCH", path: "/api/stages/compose0", body: patch),
+                ],
+                rate: requestRate, seconds: requestSeconds, closeEach: close)
+            let suffix = close ? ", new connection each" : ""
+            for (method, name) in [("GET", "GET /api/state"), ("PATCH", "PATCH /api/stages/compose0")] {
+                let ms = (requests.latencies[method] ?? []).sorted()
+                latencies.append(
+                    ControlResult.Latency(
+                        request: name + suffix, count: ms.count, p50: percentile(ms, 0.5), p95: percentile(ms, 0.95),
+                        p99: percentile(ms, 0.99), max: ms.last ?? 0, errors: requests.errors[method] ?? 0))
+            }
+            if let unanswered = requests.errors["unanswered"], unanswered > 0 {
+                latencies.append(.init(request: "unanswered" + suffix, count: 0, p50: 0, p95: 0, p99: 0, max: 0, errors: unanswered))
+            }
+            firstRequestError = firstRequestError ?? requests.firstError
         }
-        let unanswered = requests.errors["unanswered"] ?? 0
 
         // 3. Event delay: bus loop hand-over to the client's parsed line.
         let delays = Mutex<[Double]>([])
@@ -212,9 +223,8 @@ extension Bench {
             jpegPerSecond: watched.seconds > 0 ? Double(received.parts) / watched.seconds : 0, jpegWidth: size.width,
             jpegHeight: size.height, jpegMeanBytes: received.parts > 0 ? Double(received.bytes) / Double(received.parts) : 0,
             requestRate: requestRate, requestSeconds: requestSeconds,
-            latencies: latencies
-                + (unanswered > 0 ? [.init(request: "unanswered", count: 0, p50: 0, p95: 0, p99: 0, max: 0, errors: unanswered)] : []),
-            firstRequestError: requests.firstError, events: d.count, eventP50: percentile(d, 0.5), eventP95: percentile(d, 0.95),
+            latencies: latencies,
+            firstRequestError: firstRequestError, events: d.count, eventP50: percentile(d, 0.5), eventP95: percentile(d, 0.95),
             eventMax: d.last ?? 0, clockReadNs: clockReadNs, loadAverage: (loadAtStart, loadAverage()),
             processors: ProcessInfo.processInfo.activeProcessorCount)
     }

@@ -132,8 +132,9 @@ enum PacedRequests {
         var sent = 0
     }
 
-    /// Sends `plans` in turn, `rate` a second, for `seconds`, to `base` (`http://127.0.0.1:PORT`).
-    static func run(base: String, plans: [Plan], rate: Double, seconds: Double) -> Outcome {
+    /// Sends `plans` in turn, `rate` a second, for `seconds`, to `base` (`http://127.0.0.1:PORT`); with
+    /// `closeEach`, each request says `Connection: close` (a new connection each).
+    static func run(base: String, plans: [Plan], rate: Double, seconds: Double, closeEach: Bool = false) -> Outcome {
         let config = URLSessionConfiguration.ephemeral
         config.timeoutIntervalForRequest = 5
         config.connectionProxyDictionary = [:]
@@ -152,6 +153,7 @@ enum PacedRequests {
             guard let url = URL(string: base + plan.path) else { continue }
             var request = URLRequest(url: url)
             request.httpMethod = plan.method
+            if closeEach { request.setValue("close", forHTTPHeaderField: "Connection") }
             if let body = plan.body {
                 request.httpBody = body
                 request.setValue("application/json", forHTTPHeaderField: "Content-Type")

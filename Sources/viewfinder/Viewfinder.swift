@@ -361,8 +361,10 @@ struct BenchCommand: ParsableCommand {
                 r.clockReadNs))
         print(
             String(
-                format: "api: %.0f requests/s for %.0f s, open loop (latency from the planned send time to the parsed answer), URLSession:",
-                r.requestRate, r.requestSeconds))
+                format:
+                    "api: %.0f requests/s for %.0f s, open loop (latency from the planned send time to the parsed answer), URLSession, "
+                    + "kept-alive connections, then %.0f s with a new connection each:",
+                r.requestRate, r.requestSeconds, r.requestSeconds))
         for l in r.latencies {
             print(
                 String(

@@ -29,10 +29,14 @@ import ViewfinderBench
         #expect(r.watched.reductionCPUMeanMs > 0)
         #expect(r.clockReadNs > 0)
         #expect(r.processors >= 1)
-        // 20 requests/s for 1 s, alternating: 10 GET and 10 PATCH, all answered.
+        // 20 requests/s for 1 s, alternating: 10 GET and 10 PATCH, all answered; the same with a new connection each.
         #expect(r.requestErrors == 0, "\(r.firstRequestError ?? "")")
-        #expect(r.latencies.map(\.request) == ["GET /api/state", "PATCH /api/stages/compose0"])
-        #expect(r.latencies.map(\.count) == [10, 10])
+        #expect(
+            r.latencies.map(\.request) == [
+                "GET /api/state", "PATCH /api/stages/compose0", "GET /api/state, new connection each",
+                "PATCH /api/stages/compose0, new connection each",
+            ])
+        #expect(r.latencies.map(\.count) == [10, 10, 10, 10])
         #expect(r.latencies.allSatisfy { $0.p50 > 0 && $0.p50 <= $0.p95 && $0.p95 <= $0.p99 && $0.p99 <= $0.max })
         // Composition events reached the SSE client, each matched to its bus-loop hand-over.
         #expect(r.events >= 3)
