@@ -2,8 +2,9 @@ import Foundation
 import Synchronization
 
 /// What `PreviewTap.offer` costs the group's worker (`PreviewTap.timing`; `reductionCPU` uses it too):
-/// calls, total nanoseconds, and a log-scale histogram of single calls, all atomics, so recording takes no lock and reading (a bench, any thread) never
-/// stops the worker. Memory is fixed (`bucketCount` counters) whatever the run length.
+/// calls, total nanoseconds, and a log-scale histogram of single calls, all atomics, so recording takes
+/// no lock and reading (a bench, any thread) never stops the worker. Memory is fixed (`bucketCount`
+/// counters) whatever the run length.
 ///
 /// Buckets are quarter octaves of nanoseconds: bucket `4k + s` holds durations in
 /// [(4 + s) * 2^(k-2), (5 + s) * 2^(k-2)) for k >= 2 (below 4 ns: one bucket per nanosecond), so a
