@@ -12,8 +12,8 @@ import Synchronization
 /// nearest-neighbour `VideoScaler` (a small copy, so the frame itself goes on untouched and writable)
 /// and handed to the preview pipeline's `appsrc` (not blocking, leaky: the newest frame wins), which
 /// converts and encodes it on its own streaming thread; a reader thread hands each JPEG to `onJPEG`.
-/// The preview pipeline is built at the first offered frame and stopped with the session (`close`). It is not part of the described pipelines: its state, clock, latency and EOS never
-/// touch them.
+/// The preview pipeline is built at the first offered frame and stopped with the session (`close`). It
+/// is not part of the described pipelines: its state, clock, latency and EOS never touch them.
 ///
 /// Threads and locks: `offer` runs on one group worker; `viewers`/`watch` from any thread (atomics);
 /// the pipeline's lifetime is under `state`'s mutex (taken by the worker only when a frame is due).
