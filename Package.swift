@@ -47,7 +47,7 @@ let package = Package(
         .target(
             name: "Control", dependencies: ["Host", "Stages", "GStreamerKit", "Mosquitto", .product(name: "FlyingFox", package: "FlyingFox")]),
         // Side-by-side measurements (`viewfinder bench ...`): linked by the executable, not in any product library.
-        .target(name: "ViewfinderBench", dependencies: ["Host", "Stages", "GStreamerKit", "GStreamerTrace", "FrameAnalysis"]),
+        .target(name: "ViewfinderBench", dependencies: ["Host", "Stages", "GStreamerKit", "GStreamerTrace", "FrameAnalysis", "Control"]),
         .executableTarget(name: "viewfinder", dependencies: [
             "Host", "Stages", "GStreamerKit", "ViewfinderBench", "Control",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -59,7 +59,7 @@ let package = Package(
         .testTarget(name: "StagesTests", dependencies: ["Stages", "Host", "StageTesting"]),
         .testTarget(name: "StageTestingTests", dependencies: ["StageTesting", "Stages", "GStreamerKit"]),
         .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit", "GStreamerTrace"]),
-        .testTarget(name: "ViewfinderTests", dependencies: ["viewfinder"]),
+        .testTarget(name: "ViewfinderTests", dependencies: ["viewfinder", "ViewfinderBench"]),
         .testTarget(name: "ControlTests", dependencies: ["viewfinder", "Control"]),
         .testTarget(name: "MosquittoTests", dependencies: ["Mosquitto"]),
     ]

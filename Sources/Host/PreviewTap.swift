@@ -7,13 +7,13 @@ import Synchronization
 /// encoded as JPEG by GStreamer's `jpegenc` in a small pipeline of its own.
 ///
 /// It costs nothing without viewers: the group's worker calls `offer` for each frame it pushes, and with
-/// no viewer that is one atomic load. With viewers, a frame due (by its arrival time) is reduced on the
-/// worker thread by a nearest-neighbour `VideoScaler` (a small copy, so the frame itself goes on
-/// untouched and writable) and handed to the preview pipeline's `appsrc` (not blocking, leaky: the newest
-/// frame wins), which converts and encodes it on its own streaming thread; a reader thread hands each
-/// JPEG to `onJPEG`. The preview pipeline is built at the first offered frame and stopped with the
-/// session (`close`). It is not part of the described pipelines: its state, clock, latency and EOS never
-/// touch them.
+/// no viewer that is two relaxed atomic loads (plus its own timing, `timing`: two clock reads, three
+/// atomic adds). With viewers, a frame due (by its arrival time) is reduced on the worker thread by a
+/// nearest-neighbour `VideoScaler` (a small copy, so the frame itself goes on untouched and writable)
+/// and handed to the preview pipeline's `appsrc` (not blocking, leaky: the newest frame wins), which
+/// converts and encodes it on its own streaming thread; a reader thread hands each JPEG to `onJPEG`.
+/// The preview pipeline is built at the first offered frame and stopped with the session (`close`). It
+/// is not part of the described pipelines: its state, clock, latency and EOS never touch them.
 ///
 /// Threads and locks: `offer` runs on one group worker; `viewers`/`watch` from any thread (atomics);
 /// the pipeline's lifetime is under `state`'s mutex (taken by the worker only when a frame is due).
@@ -78,17 +78,29 @@ public final class PreviewTap: @unchecked Sendable {
     }
     /// Frames handed to the encoder and JPEGs made so far.
     public var figures: (offered: Int, encoded: Int) { counts.withLock { $0 } }
+    /// What `offer` costs the worker: every call timed (two clock reads and three relaxed atomic adds, a few
+    /// tens of ns), with or without viewers (`bench control`).
+    public let timing = OfferTiming()
+    /// The worker thread's CPU time (not wall time: no preemption in it) of each due frame's reduction and
+    /// hand-over to the encoder; two `CLOCK_THREAD_CPUTIME_ID` reads per due frame only (`bench control`).
+    public let reductionCPU = OfferTiming()
 
-    /// Whether anyone wants pictures now.
-    private var wanted: Bool {
-        viewerCount.load(ordering: .relaxed) > 0 || DispatchTime.now().uptimeNanoseconds < wantedUntil.load(ordering: .relaxed)
+    /// Whether anyone wants pictures at `now` (monotonic ns).
+    private func wanted(at now: UInt64) -> Bool {
+        viewerCount.load(ordering: .relaxed) > 0 || now < wantedUntil.load(ordering: .relaxed)
     }
 
     /// Called by the last group's worker with each frame it is about to push (blended). Never blocks;
-    /// one atomic load when nobody watches.
+    /// two atomic loads when nobody watches. Each call is timed into `timing`.
     func offer(_ frame: VideoFrame) {
-        guard wanted else { return }
-        let now = DispatchTime.now().uptimeNanoseconds
+        let start = DispatchTime.now().uptimeNanoseconds
+        deliver(frame, now: start)
+        timing.record(ns: DispatchTime.now().uptimeNanoseconds &- start)
+    }
+
+    /// `offer`'s work: nothing without a viewer; else, when a frame is due, reduce it and hand it to the encoder.
+    private func deliver(_ frame: VideoFrame, now: UInt64) {
+        guard wanted(at: now) else { return }
         let due = state.withLock { (s: inout State) -> (AppSource, VideoScaler)? in
             guard s.source != nil, !s.closed, now &- s.lastNs >= UInt64(1e9 / maxFps) else { return nil }
             do throws(GStreamerError) {
@@ -105,9 +117,19 @@ public final class PreviewTap: @unchecked Sendable {
             guard let src = s.source, let scaler = s.scaler else { return nil }
             return (src, scaler)
         }
-        guard let (src, scaler) = due, let small = try? scaler.reduced(frame) else { return }
+        guard let (src, scaler) = due else { return }
+        let cpu = Self.threadCPUNanoseconds()
+        defer { reductionCPU.record(ns: Self.threadCPUNanoseconds() &- cpu) }
+        guard let small = try? scaler.reduced(frame) else { return }
         counts.withLock { $0.offered += 1 }
         src.push(consuming: small.buffer, caps: small.caps, segment: small.segment)
+    }
+
+    /// CPU time the calling thread has used, ns (0 if the clock cannot be read).
+    static func threadCPUNanoseconds() -> UInt64 {
+        var ts = timespec()
+        guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0 else { return 0 }
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
     /// Even dimensions of at most `maxWidth` wide, aspect kept (4:2:0 encoders want even sizes).

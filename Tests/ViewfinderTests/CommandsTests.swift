@@ -75,6 +75,7 @@ import Testing
         (["bench", "bridge", "--frames", "0"], "bad value '0' for --frames"),
         (["bench", "capture", "--rounds", "0"], "bad value '0' for --rounds"),
         (["bench", "faces", "--video", "/etc"], "'/etc' is a directory"),
+        (["bench", "controls"], "unknown benchmark 'controls': expected bridge, compose, faces, chromakey, capture or control"),
     ])
     func benchRefusesBadArguments(args: [String], message: String) throws {
         let r = try Tools.run(Tools.viewfinder, args, timeout: 60)
