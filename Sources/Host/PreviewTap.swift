@@ -34,7 +34,9 @@ public final class PreviewTap: @unchecked Sendable {
         var pipeline: Pipeline?
         var source: AppSource?
         var scaler: VideoScaler?
-        var lastNs: UInt64 = 0
+        /// When the next preview frame is due (monotonic ns): due times advance by whole intervals, so
+        /// frames arriving on another beat (30 fps vs 10) still give `maxFps` on average, never more.
+        var nextNs: UInt64 = 0
         var failed = false
         var closed = false
         var reader: Thread?
@@ -102,7 +104,9 @@ public final class PreviewTap: @unchecked Sendable {
     private func deliver(_ frame: VideoFrame, now: UInt64) {
         guard wanted(at: now) else { return }
         let due = state.withLock { (s: inout State) -> (AppSource, VideoScaler)? in
-            guard s.source != nil, !s.closed, now &- s.lastNs >= UInt64(1e9 / maxFps) else { return nil }
+            let interval = UInt64(1e9 / maxFps)
+            // A quarter interval early counts as on time (a 30 fps frame lands up to 33 ms after a due time).
+            guard s.source != nil, !s.closed, now + interval / 4 >= s.nextNs else { return nil }
             do throws(GStreamerError) {
                 if s.scaler.map({ $0.input != frame.info }) ?? true {
                     let (w, h) = Self.size(width: frame.info.width, height: frame.info.height, maxWidth: maxWidth)
@@ -113,7 +117,7 @@ public final class PreviewTap: @unchecked Sendable {
                 AppendFile.writeStandardError("preview: off: \(error.message)\n")
                 return nil
             }
-            s.lastNs = now
+            s.nextNs = s.nextNs + interval > now ? s.nextNs + interval : now + interval
             guard let src = s.source, let scaler = s.scaler else { return nil }
             return (src, scaler)
         }
