@@ -129,9 +129,62 @@ import Testing
         #expect(wrong.status == 401)
         let good = try ControlTools.curl("GET", vf.base + "/api/state", headers: ["Authorization: Bearer s3cret"])
         #expect(good.status == 200, "\(good.body)")
+        // A browser cannot send the header with <img>/EventSource: `/?token=` sets a SameSite=Strict cookie
+        // that counts instead; a wrong token in the query sets nothing.
+        let page = try ControlTools.curl("GET", vf.base + "/?token=s3cret", headers: [], includeHeaders: true)
+        #expect(page.status == 200 && page.body.contains("Set-Cookie: viewfinder-token=s3cret; Path=/; HttpOnly; SameSite=Strict"))
+        let badPage = try ControlTools.curl("GET", vf.base + "/?token=nope", includeHeaders: true)
+        #expect(badPage.status == 401 && !badPage.body.contains("Set-Cookie"))
+        #expect(try ControlTools.curl("GET", vf.base + "/api/state", headers: ["Cookie: viewfinder-token=s3cret"]).status == 200)
+        #expect(try ControlTools.curl("GET", vf.base + "/api/state", headers: ["Cookie: viewfinder-token=nope"]).status == 401)
+        #expect(try ControlTools.curl("GET", vf.base + "/api/state?token=s3cret").status == 401, "the query counts on the page only")
         let stop = try ControlTools.curl("POST", vf.base + "/api/stop", headers: ["Authorization: Bearer s3cret"])
         #expect(stop.status == 202)
         #expect(vf.finish() == 0, "\(vf.stderr)")
+    }
+
+    /// Without a token only this machine's names are answered (a page on another name resolving to
+    /// 127.0.0.1 reads nothing: DNS rebinding); `localhost` works, and is an accepted origin.
+    @Test func foreignHostNamesAreRefused() throws {
+        let vf = try ControlTools.launch("videotestsrc is-live=true ! video/x-raw,width=160,height=120 ! passthrough ! fakesink")
+        defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
+        let evil = try ControlTools.curl("GET", vf.base + "/api/state", headers: ["Host: evil.example:\(vf.port)"])
+        #expect(evil.status == 403 && evil.json["field"] as? String == "Host", "\(evil.body)")
+        #expect(try ControlTools.curl("GET", vf.base + "/api/photos", headers: ["Host: evil.example:\(vf.port)"]).status == 403)
+        #expect(try ControlTools.curl("GET", "http://localhost:\(vf.port)/api/state").status == 200)
+        let local = try ControlTools.curl("POST", vf.base + "/api/capture", body: "{}", headers: ["Origin: http://localhost:\(vf.port)"])
+        #expect(local.status == 202, "\(local.body)")
+        let other = try ControlTools.curl("POST", vf.base + "/api/capture", body: "{}", headers: ["Origin: http://localhost:\(vf.port + 1)"])
+        #expect(other.status == 403)
+        #expect(try ControlTools.curl("POST", vf.base + "/api/stop").status == 202)
+        #expect(vf.finish() == 0)
+    }
+
+    /// The preview: one JPEG of the last stage's output at <= 640 px; a description without a Viewfinder
+    /// stage has none (404 saying why).
+    @Test func previewRoutes() throws {
+        let vf = try ControlTools.launch("videotestsrc is-live=true ! video/x-raw,width=1280,height=720 ! grid ! fakesink")
+        defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
+        let file = Tools.tempDir().appendingPathComponent("p.jpg")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        p.arguments = ["-s", "-o", file.path, vf.base + "/api/preview.jpg"]
+        try p.run()
+        p.waitUntilExit()
+        let frames = try Tools.ffprobeVideoFrames(file.path)
+        #expect(frames.count == 1 && frames.first?.width == 640 && frames.first?.height == 360, "\(frames)")
+        #expect(try ControlTools.curl("POST", vf.base + "/api/preview.jpg").status == 405)
+        #expect(try ControlTools.curl("POST", vf.base + "/api/stop").status == 202)
+        #expect(vf.finish() == 0)
+
+        let plain = try ControlTools.launch("videotestsrc is-live=true ! fakesink")
+        defer { if plain.process.isRunning { kill(plain.process.processIdentifier, SIGKILL) } }
+        for route in ["/api/preview.jpg", "/api/preview.mjpeg"] {
+            let a = try ControlTools.curl("GET", plain.base + route)
+            #expect(a.status == 404 && (a.json["error"] as? String ?? "").contains("no Viewfinder stage"), "\(a.body)")
+        }
+        #expect(try ControlTools.curl("POST", plain.base + "/api/stop").status == 202)
+        #expect(plain.finish() == 0)
     }
 
     @Test func otherAddressesNeedAToken() throws {

@@ -81,9 +81,13 @@ enum ControlTools {
     }
 
     /// Runs curl for one request.
-    static func curl(_ method: String, _ url: String, body: String? = nil, headers: [String] = [], maxTime: Double = 10) throws -> Answer {
+    /// With `includeHeaders` the body starts with the response's headers (curl -i).
+    static func curl(
+        _ method: String, _ url: String, body: String? = nil, headers: [String] = [], maxTime: Double = 10, includeHeaders: Bool = false
+    ) throws -> Answer {
         let file = Tools.tempDir().appendingPathComponent("body")
         var args = ["-s", "-o", file.path, "-w", "%{http_code}", "-X", method, "--max-time", String(maxTime)]
+        if includeHeaders { args.append("-i") }
         for h in headers { args += ["-H", h] }
         if let body {
             let bodyFile = Tools.tempDir().appendingPathComponent("request")

