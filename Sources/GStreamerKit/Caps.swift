@@ -22,6 +22,13 @@ public final class Caps: @unchecked Sendable, CustomStringConvertible, Equatable
     public var isEmpty: Bool { gst_caps_is_empty(raw) != 0 }
     /// True for ANY caps.
     public var isAny: Bool { gst_caps_is_any(raw) != 0 }
+    /// The media type of each structure, in order (`application/x-rtp`, `video/x-h264`); empty for ANY or EMPTY.
+    public var structureNames: [String] {
+        guard !isAny else { return [] }
+        return (0..<gst_caps_get_size(raw)).compactMap { i in
+            gst_caps_get_structure(raw, i).flatMap { gst_structure_get_name($0) }.map { String(cString: $0) }
+        }
+    }
 
     /// Caps in gst-launch text form.
     public var description: String {
