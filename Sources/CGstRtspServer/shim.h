@@ -9,10 +9,10 @@
 #include <gst/app/gstappsrc.h>
 #include <gst/rtsp-server/rtsp-server.h>
 
-// The appsrc inside each media is named "vf_rtsp_src"; the element named "pay0" (what gst-rtsp-server
-// serves) is `rtpulpfecenc percentage=0`, which passes RTP packets through unchanged but has the "pt"
-// property gst-rtsp-server reads from a payloader (an appsrc named pay0 works too, with a GLib warning on
-// every media prepare: "'GstAppSrc' has no property named 'pt'").
+// The appsrc inside each media is named "vf_rtsp_src"; what follows it (a depayloader and a payloader named pay0,
+// chosen by RTSPServe from the RTP encoding) is given by the caller. gst-rtsp-server serves the element named pay0
+// and needs a real payloader there: it reads its "pt" and its "stats" (seqnum, timestamp) for the RTP-Info header
+// of PLAY; without stats a PLAY that comes while no packet is held answers 500 Internal Server Error.
 #define VF_RTSP_SOURCE_NAME "vf_rtsp_src"
 
 /// Shared between the appsink's streaming thread (new-sample) and the server's thread (media-configure,
@@ -153,12 +153,12 @@ static inline void vf_rtsp_relay_end(VfRtspRelay *r) {
     g_mutex_unlock(&r->lock);
 }
 
-/// A shared factory whose media is `appsrc ! rtpulpfecenc name=pay0` fed by the relay.
-static inline GstRTSPMediaFactory *vf_rtsp_factory_new(VfRtspRelay *r, guint maxPackets) {
+/// A shared factory whose media is `appsrc ! PAYLOAD` fed by the relay (PAYLOAD ends in an element named pay0).
+static inline GstRTSPMediaFactory *vf_rtsp_factory_new(VfRtspRelay *r, guint maxPackets, const char *payload) {
     GstRTSPMediaFactory *f = gst_rtsp_media_factory_new();
     gchar *launch = g_strdup_printf(
         "( appsrc name=" VF_RTSP_SOURCE_NAME " is-live=true format=time do-timestamp=true block=false"
-        " max-buffers=%u leaky-type=downstream ! rtpulpfecenc name=pay0 percentage=0 )", maxPackets);
+        " max-buffers=%u leaky-type=downstream ! %s )", maxPackets, payload);
     gst_rtsp_media_factory_set_launch(f, launch);
     g_free(launch);
     gst_rtsp_media_factory_set_shared(f, TRUE);

@@ -4,9 +4,10 @@ import Synchronization
 
 /// An RTSP server (gst-rtsp-server) serving one path, fed with RTP packets from an appsink of a described
 /// pipeline: one SHARED media per path, so N clients cost one encode (the encoder and payloader stay in the
-/// described pipeline, once). Each media is `appsrc ! rtpulpfecenc percentage=0 name=pay0` (a pass-through
-/// with the `pt` property gst-rtsp-server reads); a shared media is made again when a client comes after the
-/// last one left, and the relay then feeds the new one.
+/// described pipeline, once). Each media is `appsrc ! PAYLOAD`, PAYLOAD a depayloader and a payloader named
+/// `pay0` (`rtph264depay ! rtph264pay name=pay0 pt=96 config-interval=-1`): gst-rtsp-server needs a real
+/// payloader for the RTP-Info of PLAY, and re-payloading costs little (no decoding). A shared media is made
+/// again when a client comes after the last one left, and the relay then feeds the new one.
 ///
 /// Threads and locks: the server runs on its own GMainContext on a thread `vf-rtsp` (started by `start()`);
 /// packets are relayed on the appsink's streaming thread without waiting (the appsrc never blocks: at most
@@ -30,9 +31,10 @@ public final class RTSPServer: @unchecked Sendable {
     /// The GThread running the server's loop (only ever joined by the owner, in `stop()`).
     private struct LoopThread: @unchecked Sendable { let raw: OpaquePointer }
 
-    /// Creates the server and binds its socket now (so a port in use fails here, before anything runs);
+    /// Creates the server and binds its socket now (`payload`: the media's elements after its appsrc, the last
+    /// one named pay0) (so a port in use fails here, before anything runs);
     /// clients are served once `start()` attaches it. The appsink's packets go to the media from now on.
-    public init(address: String, port: Int, path: String, feed: AppSink, maxPackets: Int = 1000) throws(GStreamerError) {
+    public init(address: String, port: Int, path: String, payload: String, feed: AppSink, maxPackets: Int = 1000) throws(GStreamerError) {
         GStreamer.initialize()
         self.address = address
         self.port = port
@@ -46,7 +48,7 @@ public final class RTSPServer: @unchecked Sendable {
             throw GStreamerError(.library, "rtspserve: cannot allocate the relay")
         }
         if let mounts = gst_rtsp_server_get_mount_points(s) {
-            let factory = vf_rtsp_factory_new(r, guint(max(1, maxPackets)))
+            let factory = vf_rtsp_factory_new(r, guint(max(1, maxPackets)), payload)
             gst_rtsp_mount_points_add_factory(mounts, path, factory)  // takes the factory
             g_object_unref(UnsafeMutableRawPointer(mounts))
         }

@@ -103,6 +103,19 @@ public struct RTSPServe: Equatable, Sendable {
         }
     }
 
+    /// The media re-payloads what the described pipeline payloaded (RTP encoding name -> depayloader, payloader and
+    /// its options): gst-rtsp-server needs a real payloader as `pay0`. No decoding happens; `config-interval=-1`
+    /// repeats the parameter sets before every keyframe, so late joiners decode at the first one.
+    static let repayloaders: [String: (depay: String, pay: String, options: String)] = [
+        "H264": ("rtph264depay", "rtph264pay", " config-interval=-1"),
+        "H265": ("rtph265depay", "rtph265pay", " config-interval=-1"),
+        "VP8": ("rtpvp8depay", "rtpvp8pay", ""),
+        "VP9": ("rtpvp9depay", "rtpvp9pay", ""),
+        "JPEG": ("rtpjpegdepay", "rtpjpegpay", ""),
+        "MP4V-ES": ("rtpmp4vdepay", "rtpmp4vpay", " config-interval=-1"),
+        "OPUS": ("rtpopusdepay", "rtpopuspay", ""),
+    ]
+
     /// True for a numeric IPv4 or IPv6 address (no host names: the server binds exactly what is written).
     static func isIPAddress(_ text: String) -> Bool {
         var v4 = in_addr()
@@ -125,7 +138,16 @@ public struct RTSPServe: Equatable, Sendable {
                 "rtspserve (\(url)) is fed with \(fed), expected RTP (application/x-rtp): put a payloader such as rtph264pay before rtspserve, e.g. '... ! x264enc ! rtph264pay ! rtspserve'"
             )
         }
-        do { return try RTSPServer(address: bind, port: port, path: path, feed: sink) } catch {
+        let encoding = (caps?.fixatedField("encoding-name") ?? "").uppercased()
+        guard let pair = Self.repayloaders[encoding] else {
+            throw HostError(
+                .usage,
+                "rtspserve (\(url)) is fed with RTP encoding '\(Echo.value(encoding))': expected one of \(Self.repayloaders.keys.sorted().joined(separator: ", ")) (rtph264pay, rtph265pay, rtpvp8pay, ...)"
+            )
+        }
+        let pt = caps?.fixatedField("payload").flatMap { Int($0) }.flatMap { (96...127).contains($0) ? $0 : nil } ?? 96
+        let payload = "\(pair.depay) ! \(pair.pay) name=pay0 pt=\(pt)\(pair.options)"
+        do { return try RTSPServer(address: bind, port: port, path: path, payload: payload, feed: sink) } catch {
             throw HostError(.usage, "rtspserve: cannot listen on \(bind):\(port) (\(error.message)): choose another port= or stop what uses it")
         }
     }

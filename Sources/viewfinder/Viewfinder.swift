@@ -210,6 +210,12 @@ struct RunOptions: ParsableArguments {
         DisplayCheck.releaseProbes()
         if code == 0 && !session.stopRequested { for w in ends.warnings() { AppendFile.writeStandardError("\(w)\n") } }
         if !quiet, let r = session.report { AppendFile.writeStandardError("\(r.text)\n") }
+        if !quiet {
+            for r in session.rtspServers {
+                let c = r.counts
+                AppendFile.writeStandardError("rtsp: \(r.url): \(c.received) packets, \(c.forwarded) sent into \(c.medias) shared media\n")
+            }
+        }
         for e in session.errors { AppendFile.writeStandardError("viewfinder: \(e)\n") }
         if code != 0 { throw ExitCode(session.wasAborted ? abortExitCode : code) }
     }

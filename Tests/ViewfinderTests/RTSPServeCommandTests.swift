@@ -44,6 +44,17 @@ import Testing
              "!", "fakesink", "num-buffers=\(frames)"])
     }
 
+    /// True when a verbose gst-launch client's sink got decoded 320x240 video, as many frames as it asked for
+    /// (fakesink num-buffers ends the stream after the last). Its exit code is not asked: rtspsrc sometimes
+    /// reports "Could not send message. (Received end-of-file)" while it tears down, after the server answered
+    /// its TEARDOWN and closed the connection.
+    static func decoded(_ out: String) -> Bool {
+        out.contains("Got EOS from element \"pipeline0\"")
+            && out.split(separator: "\n").contains {
+                $0.contains("fakesink0.GstPad:sink: caps = video/x-raw") && $0.contains("width=(int)320, height=(int)240")
+            }
+    }
+
     @Test func printsTheURLAndFFprobeReadsTheStream() throws {
         let port = Self.freePort()
         let url = "rtsp://127.0.0.1:\(port)/live"
@@ -77,24 +88,26 @@ import Testing
         #expect(Self.waitFor("rtsp: \(url)\n", in: e, process: p), "no URL printed")
         var clients = [try Self.client(url, frames: 30), try Self.client(url, frames: 120), try Self.client(url, frames: 120)]
         let first = Tools.finish(clients[0].0, clients[0].1, clients[0].2, timeout: 8)
-        #expect(!first.hung && first.code == 0, "first client: \(first.err)")
-        #expect(first.out.contains("video/x-raw, format=(string)I420, width=(int)320, height=(int)240"), "\(first.out.suffix(2000))")
+        #expect(!first.hung, "first client: \(first.err)")
+        #expect(Self.decoded(first.out), "\(first.out.suffix(2000))")
         // It left; it comes back while the other two still watch, and decodes again within a key interval
         // (30 frames at 30 fps) plus set-up and the 30 frames it waits for.
         let t0 = Date()
         clients[0] = try Self.client(url, frames: 30)
         let again = Tools.finish(clients[0].0, clients[0].1, clients[0].2, timeout: 8)
         let rejoin = Date().timeIntervalSince(t0)
-        #expect(!again.hung && again.code == 0, "rejoined client: \(again.err)")
-        #expect(again.out.contains("width=(int)320, height=(int)240"))
+        #expect(!again.hung, "rejoined client: \(again.err)")
+        #expect(Self.decoded(again.out), "\(again.out.suffix(2000))")
         #expect(rejoin < 4, "rejoining took \(rejoin) s")
         for c in clients.dropFirst() {
             let r = Tools.finish(c.0, c.1, c.2, timeout: 10)
-            #expect(!r.hung && r.code == 0, "client: \(r.err)")
-            #expect(r.out.contains("width=(int)320, height=(int)240"))
+            #expect(!r.hung, "client: \(r.err)")
+            #expect(Self.decoded(r.out), "\(r.out.suffix(2000))")
         }
         let r = Tools.finish(p, o, e, timeout: 20)
         #expect(!r.hung && r.code == 0, "exit \(r.code): \(r.err)")
+        // The clients overlapped, so all four sessions shared one media.
+        #expect(r.err.contains("sent into 1 shared media\n"), "\(r.err)")
         // Four client sessions, one encoder: exactly the source's frames were encoded.
         #expect(try Tools.ffprobeFrames(encoded) == frames)
     }
