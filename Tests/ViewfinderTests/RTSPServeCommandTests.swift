@@ -112,6 +112,33 @@ import Testing
         #expect(try Tools.ffprobeFrames(encoded) == frames)
     }
 
+    /// VP8 is served too (re-payloaded by rtpvp8pay in the media).
+    @Test func servesVP8() throws {
+        let port = Self.freePort()
+        let url = "rtsp://127.0.0.1:\(port)/vp8"
+        let (p, o, e) = try Tools.start(
+            Tools.viewfinder,
+            ["launch", "videotestsrc is-live=true ! video/x-raw,width=320,height=240,framerate=30/1 ! vp8enc deadline=1 keyframe-max-dist=30 ! rtpvp8pay ! rtspserve port=\(port) path=/vp8"])
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        #expect(Self.waitFor("rtsp: \(url)\n", in: e, process: p), "no URL printed")
+        let probe = try Tools.run(
+            "/usr/bin/ffprobe",
+            ["-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", url], timeout: 20)
+        #expect(probe.out.trimmingCharacters(in: .whitespacesAndNewlines) == "vp8,320,240", "\(probe.out) \(probe.err)")
+        kill(p.processIdentifier, SIGINT)
+        let r = Tools.finish(p, o, e, timeout: 15)
+        #expect(!r.hung && r.code == 0, "exit \(r.code): \(r.err)")
+    }
+
+    /// The shipped pipeline expands, its port changed with --set like any property.
+    @Test func shippedPipelineDryRun() throws {
+        let port = Self.freePort()
+        let r = try Tools.vf(
+            "run", Tools.root.appendingPathComponent("pipelines/rtsp-out.pipeline").path, "--dry-run", "--set", "rtspserve.port=\(port)", timeout: 30)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(r.out.contains("rtph264pay ! appsink name=vf_rtsp0 sync=false async=false"), "\(r.out)")
+    }
+
     @Test func nonLoopbackBindWarns() throws {
         let port = Self.freePort()
         let r = try Tools.vf("launch", Self.served(port: port, buffers: 15).replacingOccurrences(of: "path=/live", with: "path=/live bind=0.0.0.0"), timeout: 30)
@@ -130,6 +157,8 @@ import Testing
             ("\(src) ! rtph264pay ! rtspserve mount=/x", "rtspserve: unknown property 'mount': expected port, path, bind or name"),
             ("\(src) ! rtph264pay ! rtspserve ! fakesink", "rtspserve is a sink: nothing can follow it"),
             ("\(src) ! rtspserve", "is fed with video/x-h264, expected RTP (application/x-rtp): put a payloader such as rtph264pay before rtspserve"),
+            ("videotestsrc num-buffers=5 ! compose ! rtspserve", "is fed with anything (ANY caps), expected RTP (application/x-rtp): put a payloader"),
+            ("audiotestsrc num-buffers=5 ! audioconvert ! rtpL16pay ! rtspserve", "is fed with RTP encoding 'L16': expected one of H264, H265"),
         ]
         for (description, expected) in cases {
             let r = try Tools.vf("launch", description, timeout: 30)
