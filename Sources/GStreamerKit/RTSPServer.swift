@@ -21,15 +21,17 @@ public final class RTSPServer: @unchecked Sendable {
     /// The mount path, starting with `/`.
     public let path: String
     private let server: UnsafeMutablePointer<GstRTSPServer>
-    private let source: UnsafeMutablePointer<GSource>
     private let context: OpaquePointer
     private let loop: OpaquePointer
     private let relay: UnsafeMutablePointer<VfRtspRelay>
     private let sink: AppSink
-    private let state = Mutex<(thread: LoopThread?, stopped: Bool)>((nil, false))
+    /// The listening source (owns the socket: released by `stop()`, which closes the port), the loop's thread.
+    private let state: Mutex<(source: Listener?, thread: LoopThread?, stopped: Bool)>
 
     /// The GThread running the server's loop (only ever joined by the owner, in `stop()`).
     private struct LoopThread: @unchecked Sendable { let raw: OpaquePointer }
+    /// The server's listening GSource (a reference).
+    private struct Listener: @unchecked Sendable { let raw: UnsafeMutablePointer<GSource> }
 
     /// Creates the server and binds its socket now (`payload`: the media's elements after its appsrc, the last
     /// one named pay0) (so a port in use fails here, before anything runs);
@@ -61,7 +63,7 @@ public final class RTSPServer: @unchecked Sendable {
             throw GStreamerError(.resource, text)
         }
         server = s
-        source = src
+        state = Mutex((Listener(raw: src), nil, false))
         relay = r
         context = g_main_context_new()
         loop = g_main_loop_new(context, 0)
@@ -71,7 +73,6 @@ public final class RTSPServer: @unchecked Sendable {
     deinit {
         stop()
         vf_rtsp_relay_detach_sink(sink.raw)
-        g_source_unref(source)
         g_object_unref(UnsafeMutableRawPointer(server))
         g_main_loop_unref(loop)
         g_main_context_unref(context)
@@ -87,8 +88,8 @@ public final class RTSPServer: @unchecked Sendable {
     /// Starts serving clients on the server's thread. Once only; a stopped server stays stopped.
     public func start() {
         state.withLock { s in
-            guard s.thread == nil, !s.stopped else { return }
-            g_source_attach(source, context)
+            guard s.thread == nil, !s.stopped, let source = s.source else { return }
+            g_source_attach(source.raw, context)
             if let t = vf_rtsp_loop_start(loop) { s.thread = LoopThread(raw: OpaquePointer(t)) }
         }
     }
@@ -96,14 +97,15 @@ public final class RTSPServer: @unchecked Sendable {
     /// Ends the stream for the clients (EOS, then their connections closed), stops the server's thread and
     /// joins it; the listening socket is closed. Safe to call more than once, and without `start()`.
     public func stop() {
-        let thread: LoopThread? = state.withLock { s in
-            if s.stopped { return nil }
+        let (source, thread): (Listener?, LoopThread?) = state.withLock { s in
+            if s.stopped { return (nil, nil) }
             s.stopped = true
-            return s.thread
+            defer { s.source = nil }
+            return (s.source, s.thread)
         }
         guard let thread else {
             // Never started (or already stopped): only the socket to close.
-            g_source_destroy(source)
+            if let source { Self.close(source) }
             return
         }
         if vf_rtsp_relay_has_media(relay) != 0 {
@@ -115,10 +117,16 @@ public final class RTSPServer: @unchecked Sendable {
             vf_rtsp_relay_end(relay)
         }
         vf_rtsp_server_close_clients(server)
-        g_source_destroy(source)
+        if let source { Self.close(source) }
         g_main_loop_quit(loop)
         _ = g_thread_join(UnsafeMutablePointer(thread.raw))
         vf_rtsp_relay_detach_media(relay)
+    }
+
+    /// Detaches the listening source and drops it with its socket (the port is free again).
+    private static func close(_ source: Listener) {
+        g_source_destroy(source.raw)
+        g_source_unref(source.raw)
     }
 
     /// Packets taken from the appsink, packets a media accepted, and medias made so far.
