@@ -112,6 +112,25 @@ import Testing
         #expect(try Tools.ffprobeFrames(encoded) == frames)
     }
 
+    /// When the source ends, the run ends by itself and a watching client (RTP over UDP here) gets the end of
+    /// the stream (RTCP BYE) and stops cleanly; nothing hangs on either side.
+    @Test func clientsGetTheEndOfTheStream() throws {
+        let port = Self.freePort()
+        let url = "rtsp://127.0.0.1:\(port)/live"
+        let (p, o, e) = try Tools.start(Tools.viewfinder, ["launch", Self.served(port: port, buffers: 120)])
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        #expect(Self.waitFor("rtsp: \(url)\n", in: e, process: p), "no URL printed")
+        let c = try Tools.run(
+            "/usr/bin/gst-launch-1.0",
+            ["rtspsrc", "location=\(url)", "protocols=udp", "!", "rtph264depay", "!", "h264parse", "!", "avdec_h264", "!", "fakesink"],
+            timeout: 15)
+        #expect(!c.hung && c.code == 0, "client: \(c.out) \(c.err)")
+        #expect(c.out.contains("Got EOS from element \"pipeline0\""), "\(c.out)")
+        let r = Tools.finish(p, o, e, timeout: 10)
+        #expect(!r.hung && r.code == 0, "exit \(r.code): \(r.err)")
+        #expect(r.err.contains("sent into 1 shared media\n"), "\(r.err)")
+    }
+
     /// VP8 is served too (re-payloaded by rtpvp8pay in the media).
     @Test func servesVP8() throws {
         let port = Self.freePort()
