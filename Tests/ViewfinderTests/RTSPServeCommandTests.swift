@@ -112,6 +112,37 @@ import Testing
         #expect(try Tools.ffprobeFrames(encoded) == frames)
     }
 
+    /// A client joining a running stream decodes a clean picture (avdec_h264 output-corrupt=false: nothing before
+    /// a keyframe) within one key interval (key-int-max=30 at 30 fps: 1 s) plus its own start and set-up.
+    @Test func lateJoinersGetAKeyframeWithinOneKeyInterval() throws {
+        let port = Self.freePort()
+        let url = "rtsp://127.0.0.1:\(port)/live"
+        let (p, o, e) = try Tools.start(Tools.viewfinder, ["launch", Self.served(port: port)])
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        #expect(Self.waitFor("rtsp: \(url)\n", in: e, process: p), "no URL printed")
+        // One client keeps the shared media running; the others join it at different points of the key interval.
+        let (w, wo, we) = try Tools.start("/usr/bin/gst-launch-1.0", ["-q", "rtspsrc", "location=\(url)", "protocols=tcp", "!", "fakesink"])
+        defer { if w.isRunning { kill(w.processIdentifier, SIGKILL) } }
+        usleep(1_000_000)
+        var times: [Double] = []
+        for offset in [0, 250_000, 500_000, 750_000] {
+            usleep(useconds_t(offset))
+            let t0 = Date()
+            let c = try Tools.run(
+                "/usr/bin/gst-launch-1.0",
+                ["-q", "rtspsrc", "location=\(url)", "protocols=tcp", "latency=0", "!", "rtph264depay", "!", "h264parse", "!",
+                 "avdec_h264", "output-corrupt=false", "!", "fakesink", "num-buffers=1"], timeout: 8)
+            #expect(!c.hung, "late joiner: \(c.err)")
+            times.append(Date().timeIntervalSince(t0))
+        }
+        #expect(times.allSatisfy { $0 < 2.0 }, "first clean frame after \(times) s")
+        kill(w.processIdentifier, SIGKILL)
+        _ = Tools.finish(w, wo, we, timeout: 2)
+        kill(p.processIdentifier, SIGINT)
+        let r = Tools.finish(p, o, e, timeout: 15)
+        #expect(!r.hung && r.code == 0, "exit \(r.code): \(r.err)")
+    }
+
     /// When the source ends, the run ends by itself and a watching client (RTP over UDP here) gets the end of
     /// the stream (RTCP BYE) and stops cleanly; nothing hangs on either side.
     @Test func clientsGetTheEndOfTheStream() throws {
