@@ -47,17 +47,21 @@ public struct RTSPServe: Equatable, Sendable {
             for (n, node) in chain.nodes.enumerated() {
                 guard case .element(let factory, let properties, let offset) = node, factory == Self.factory else { continue }
                 if n != chain.nodes.count - 1 {
-                    throw HostError(.usage, "rtspserve is a sink: nothing can follow it (found '\(Echo.value(chain.nodes[n + 1].text))' after it)")
+                    let next = Echo.value(chain.nodes[n + 1].text)
+                    throw HostError(.usage, "rtspserve is a sink: nothing can follow it (found '\(next)' after it)")
                 }
                 if n == 0 {
                     throw HostError(
-                        .usage, "rtspserve has nothing before it: expected RTP, e.g. '... ! x264enc ! rtph264pay ! rtspserve port=8554 path=/live'")
+                        .usage,
+                        "rtspserve has nothing before it: expected RTP, e.g. '... ! x264enc ! rtph264pay ! rtspserve port=8554 path=/live'")
                 }
                 var serve = RTSPServe(appSink: "vf_rtsp\(serves.count)", port: 8554, path: "/live", bind: "127.0.0.1")
                 for p in properties { try serve.apply(p) }
                 if let other = serves.first(where: { $0.port == serve.port }) {
                     throw HostError(
-                        .usage, "rtspserve: port \(serve.port) is used by two rtspserve elements (\(other.path) and \(serve.path)); give each its own port=")
+                        .usage,
+                        "rtspserve: port \(serve.port) is used by two rtspserve elements (\(other.path) and \(serve.path)); "
+                            + "give each its own port=")
                 }
                 serves.append(serve)
                 let sink: [PropertyAssignment] = [
@@ -95,7 +99,8 @@ public struct RTSPServe: Equatable, Sendable {
         case "bind":
             guard Self.isIPAddress(v) else {
                 throw HostError(
-                    .usage, "rtspserve: bind '\(Echo.value(v))' is not an IP address: expected e.g. bind=127.0.0.1 (default), bind=0.0.0.0 or bind=::1")
+                    .usage,
+                    "rtspserve: bind '\(Echo.value(v))' is not an IP address: expected e.g. bind=127.0.0.1 (default), 0.0.0.0 or ::1")
             }
             bind = v
         default:
@@ -132,23 +137,27 @@ public struct RTSPServe: Equatable, Sendable {
         let caps = sink.peerCaps(pad: "sink")
         let names = caps?.structureNames ?? []
         if names.isEmpty || names.contains(where: { $0 != "application/x-rtp" }) {
-            let fed = caps.map { $0.isAny ? "anything (ANY caps)" : ($0.isEmpty ? "nothing (no caps)" : names.joined(separator: "; ")) } ?? "nothing"
+            let fed = caps.map { c in c.isAny ? "anything (ANY caps)" : (c.isEmpty ? "nothing (no caps)" : names.joined(separator: "; ")) }
+                ?? "nothing"
             throw HostError(
                 .usage,
-                "rtspserve (\(url)) is fed with \(fed), expected RTP (application/x-rtp): put a payloader such as rtph264pay before rtspserve, e.g. '... ! x264enc ! rtph264pay ! rtspserve'"
+                "rtspserve (\(url)) is fed with \(fed), expected RTP (application/x-rtp): put a payloader such as rtph264pay before "
+                    + "rtspserve, e.g. '... ! x264enc ! rtph264pay ! rtspserve'"
             )
         }
         let encoding = (caps?.fixatedField("encoding-name") ?? "").uppercased()
         guard let pair = Self.repayloaders[encoding] else {
             throw HostError(
                 .usage,
-                "rtspserve (\(url)) is fed with RTP encoding '\(Echo.value(encoding))': expected one of \(Self.repayloaders.keys.sorted().joined(separator: ", ")) (rtph264pay, rtph265pay, rtpvp8pay, ...)"
+                "rtspserve (\(url)) is fed with RTP encoding '\(Echo.value(encoding))': expected one of "
+                    + "\(Self.repayloaders.keys.sorted().joined(separator: ", ")) (rtph264pay, rtph265pay, rtpvp8pay, ...)"
             )
         }
         let pt = caps?.fixatedField("payload").flatMap { Int($0) }.flatMap { (96...127).contains($0) ? $0 : nil } ?? 96
         let payload = "\(pair.depay) ! \(pair.pay) name=pay0 pt=\(pt)\(pair.options)"
         do { return try RTSPServer(address: bind, port: port, path: path, payload: payload, feed: sink) } catch {
-            throw HostError(.usage, "rtspserve: cannot listen on \(bind):\(port) (\(error.message)): choose another port= or stop what uses it")
+            throw HostError(
+                .usage, "rtspserve: cannot listen on \(bind):\(port) (\(error.message)): choose another port= or stop what uses it")
         }
     }
 }

@@ -8,7 +8,8 @@ import Testing
         let (out, serves) = try RTSPServe.extract(from: parsed)
         #expect(
             out.render()
-                == "videotestsrc ! x264enc ! rtph264pay ! appsink name=vf_rtsp0 sync=false async=false emit-signals=false enable-last-sample=false max-buffers=64 drop=true"
+                == "videotestsrc ! x264enc ! rtph264pay ! appsink name=vf_rtsp0 sync=false async=false emit-signals=false"
+                + " enable-last-sample=false max-buffers=64 drop=true"
         )
         #expect(serves == [RTSPServe(appSink: "vf_rtsp0", port: 8554, path: "/live", bind: "127.0.0.1")])
         #expect(serves[0].url == "rtsp://127.0.0.1:8554/live")
@@ -17,7 +18,8 @@ import Testing
 
     @Test func takesPortPathBindAndName() throws {
         let parsed = try ParsedDescription.parse(
-            "videotestsrc ! x264enc ! tee name=t ! rtph264pay ! rtspserve name=out port=9000 path=/a/b bind=::1 t. ! queue ! rtph264pay ! rtspserve port=9001 bind=0.0.0.0")
+            "videotestsrc ! x264enc ! tee name=t ! rtph264pay ! rtspserve name=out port=9000 path=/a/b bind=::1"
+                + " t. ! queue ! rtph264pay ! rtspserve port=9001 bind=0.0.0.0")
         let (out, serves) = try RTSPServe.extract(from: parsed)
         #expect(serves.map(\.appSink) == ["out", "vf_rtsp1"])
         #expect(serves.map(\.url) == ["rtsp://[::1]:9000/a/b", "rtsp://0.0.0.0:9001/live"])

@@ -168,7 +168,11 @@ import Testing
         let url = "rtsp://127.0.0.1:\(port)/vp8"
         let (p, o, e) = try Tools.start(
             Tools.viewfinder,
-            ["launch", "videotestsrc is-live=true ! video/x-raw,width=320,height=240,framerate=30/1 ! vp8enc deadline=1 keyframe-max-dist=30 ! rtpvp8pay ! rtspserve port=\(port) path=/vp8"])
+            [
+                "launch",
+                "videotestsrc is-live=true ! video/x-raw,width=320,height=240,framerate=30/1 ! vp8enc deadline=1 keyframe-max-dist=30"
+                    + " ! rtpvp8pay ! rtspserve port=\(port) path=/vp8",
+            ])
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
         #expect(Self.waitFor("rtsp: \(url)\n", in: e, process: p), "no URL printed")
         let probe = try Tools.run(
@@ -191,7 +195,8 @@ import Testing
 
     @Test func nonLoopbackBindWarns() throws {
         let port = Self.freePort()
-        let r = try Tools.vf("launch", Self.served(port: port, buffers: 15).replacingOccurrences(of: "path=/live", with: "path=/live bind=0.0.0.0"), timeout: 30)
+        let description = Self.served(port: port, buffers: 15).replacingOccurrences(of: "path=/live", with: "path=/live bind=0.0.0.0")
+        let r = try Tools.vf("launch", description, timeout: 30)
         #expect(r.code == 0, "\(r.err)")
         #expect(r.err.contains("rtsp: rtsp://0.0.0.0:\(port)/live"))
         #expect(r.err.contains("rtsp: warning: serving on 0.0.0.0 without authentication"))
