@@ -21,11 +21,14 @@ let package = Package(
         // C shims: system libraries found by pkg-config, plus static inline wrappers for macros.
         .systemLibrary(name: "CGStreamer", pkgConfig: "gstreamer-1.0 gstreamer-app-1.0 gstreamer-video-1.0 gstreamer-tag-1.0",
                        providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]),
+        // gst-rtsp-server for `rtspserve` (runtime: gstreamer1.0-rtsp).
+        .systemLibrary(name: "CGstRtspServer", pkgConfig: "gstreamer-rtsp-server-1.0 gstreamer-app-1.0",
+                       providers: [.apt(["libgstrtspserver-1.0-dev", "gstreamer1.0-rtsp"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "pangocairo",
                        providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
-        // The only module that touches GStreamer's unsafe pointers.
-        .target(name: "GStreamerKit", dependencies: ["CGStreamer"]),
+        // The only module that touches GStreamer's unsafe pointers (gst-rtsp-server's too: RTSPServer).
+        .target(name: "GStreamerKit", dependencies: ["CGStreamer", "CGstRtspServer"]),
         // Buffer traces (which memories pass a pad: zero-copy proofs) for benches and tests, built on the
         // binding's `watchBuffers` hook; no unsafe pointers here and in no product library. (BufferCopies
         // stays in the binding: Buffer.makeWritable counts there and every run's report prints it.)

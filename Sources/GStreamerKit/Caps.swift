@@ -22,6 +22,24 @@ public final class Caps: @unchecked Sendable, CustomStringConvertible, Equatable
     public var isEmpty: Bool { gst_caps_is_empty(raw) != 0 }
     /// True for ANY caps.
     public var isAny: Bool { gst_caps_is_any(raw) != 0 }
+    /// A field of the first structure after fixation (the first value of a list or range), as text: strings as
+    /// they are, integers in decimal; nil when the caps are empty, ANY, or have no such field.
+    public func fixatedField(_ name: String) -> String? {
+        guard !isAny, !isEmpty, let fixed = gst_caps_fixate(gst_caps_copy(raw)) else { return nil }
+        defer { gst_caps_unref(fixed) }
+        guard let st = gst_caps_get_structure(fixed, 0) else { return nil }
+        if let v = gst_structure_get_string(st, name) { return String(cString: v) }
+        var i: gint = 0
+        if gst_structure_get_int(st, name, &i) != 0 { return String(i) }
+        return nil
+    }
+    /// The media type of each structure, in order (`application/x-rtp`, `video/x-h264`); empty for ANY or EMPTY.
+    public var structureNames: [String] {
+        guard !isAny else { return [] }
+        return (0..<gst_caps_get_size(raw)).compactMap { i in
+            gst_caps_get_structure(raw, i).flatMap { gst_structure_get_name($0) }.map { String(cString: $0) }
+        }
+    }
 
     /// Caps in gst-launch text form.
     public var description: String {

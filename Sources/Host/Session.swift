@@ -25,6 +25,8 @@ public final class Session: @unchecked Sendable {
     private let supervisor: BranchSupervisor
     private let reporter: SessionReporter
     private let createdFiles: [String]
+    /// The `rtspserve` servers: bound when built, serving from `run()` until it ends.
+    public let rtspServers: [RTSPServer]
     /// Every stage's current property values: the validated description (+ overrides), then each
     /// successful `update(stage:_:)`. Its own mutex, taken alone.
     private let values: Mutex<[String: [String: PropertyValue]]>
@@ -69,6 +71,7 @@ public final class Session: @unchecked Sendable {
         pipelines = built.pipelines
         groups = built.groups
         createdFiles = built.createdFiles
+        rtspServers = built.rtspServers
         supervisor = BranchSupervisor(pipelines: built.pipelines, groups: built.groups)
         reporter = SessionReporter(groups: built.groups, copiesAtStart: copiesAtStart)
         var current: [String: [String: PropertyValue]] = [:]
@@ -172,6 +175,8 @@ public final class Session: @unchecked Sendable {
     /// Runs to the end: returns the exit code (0 after EOS everywhere, 1 on a runtime error or abort).
     public func run() -> Int32 {
         if let code = openStages() { return code }
+        // Clients may connect from now on; their media is fed once the pipelines play.
+        for s in rtspServers { s.start() }
         let start: Date
         switch startPipelines() {
         case .success(let s): start = s
@@ -278,6 +283,8 @@ public final class Session: @unchecked Sendable {
         for p in pipelines { p.setState(.null) }
         for g in groups { _ = g.join() }
         for g in groups { for st in g.stages { st.stage.close() } }
+        // After the pipelines: the clients get the end of the stream, then their connections close.
+        for s in rtspServers { s.stop() }
         var r = reporter.report(start: start)
         r.notes = reporter.notes()
         report = r

@@ -18,6 +18,8 @@ struct SessionBuilder {
         var groups: [StageGroup]
         /// Files the run will create (removed again if it fails to start).
         var createdFiles: [String]
+        /// One RTSP server per `rtspserve`, bound, not yet serving.
+        var rtspServers: [RTSPServer]
     }
 
     let options: SessionOptions
@@ -28,7 +30,7 @@ struct SessionBuilder {
 
     /// Every step, in order.
     func build(_ description: String) throws(HostError) -> Built {
-        let parsed = try parse(description)
+        let (parsed, serves) = try parse(description)
         let (plan, stages) = try planStages(parsed)
         let pipes = try pipelines(plan)
         // Directories stages create when they open (capture's DIR/.partial/...): their branches may write there.
@@ -36,18 +38,22 @@ struct SessionBuilder {
         let created = try Preflight.checkFiles(pipes, stageDirectories: stageDirectories)
         try Preflight.checkLinks(pipes)
         let groups = try groups(plan, stages: stages, pipelines: pipes)
-        return Built(plan: plan, pipelines: pipes, groups: groups, createdFiles: created)
+        var servers: [RTSPServer] = []
+        for s in serves { servers.append(try s.makeServer(in: pipes)) }
+        return Built(plan: plan, pipelines: pipes, groups: groups, createdFiles: created, rtspServers: servers)
     }
 
     /// The description with the settings file's stage settings, then the `--set` overrides applied (the
-    /// command line wins); every element factory must exist.
-    func parse(_ description: String) throws(HostError) -> ParsedDescription {
+    /// command line wins), its `rtspserve` sinks replaced by appsinks (`RTSPServe`); every element factory
+    /// must exist.
+    func parse(_ description: String) throws(HostError) -> (ParsedDescription, [RTSPServe]) {
         var parsed: ParsedDescription
         do { parsed = try ParsedDescription.parse(description) } catch { throw HostError(.usage, error.message) }
         if let settings = options.settings { parsed = try settings.applied(to: parsed) }
         do { parsed = try parsed.applying(overrides: options.overrides) } catch { throw HostError(.usage, error.message) }
-        try Preflight.checkFactories(parsed)
-        return parsed
+        let (rewritten, serves) = try RTSPServe.extract(from: parsed)
+        try Preflight.checkFactories(rewritten)
+        return (rewritten, serves)
     }
 
     /// Expands the description and makes its stages (which validates their properties) while planning;

@@ -189,6 +189,14 @@ struct RunOptions: ParsableArguments {
             }
             server = s
         }
+        for r in session.rtspServers {
+            AppendFile.writeStandardError("rtsp: \(r.url)\n")
+            if !(r.address.hasPrefix("127.") || r.address == "::1") {
+                AppendFile.writeStandardError(
+                    "rtsp: warning: serving on \(r.address) without authentication or encryption: anyone who reaches port \(r.port) can watch; keep bind=127.0.0.1 and use an SSH tunnel, or firewall the port\n"
+                )
+            }
+        }
         var bridge: MQTTBridge?
         if let broker {
             let b = MQTTBridge(session: session, address: broker, fire: { Triggers.shared.fire() })
@@ -202,6 +210,12 @@ struct RunOptions: ParsableArguments {
         DisplayCheck.releaseProbes()
         if code == 0 && !session.stopRequested { for w in ends.warnings() { AppendFile.writeStandardError("\(w)\n") } }
         if !quiet, let r = session.report { AppendFile.writeStandardError("\(r.text)\n") }
+        if !quiet {
+            for r in session.rtspServers {
+                let c = r.counts
+                AppendFile.writeStandardError("rtsp: \(r.url): \(c.received) packets, \(c.forwarded) sent into \(c.medias) shared media\n")
+            }
+        }
         for e in session.errors { AppendFile.writeStandardError("viewfinder: \(e)\n") }
         if code != 0 { throw ExitCode(session.wasAborted ? abortExitCode : code) }
     }

@@ -19,6 +19,18 @@ import Testing
         #expect(try Caps("video/x-raw,width=320") != Caps("video/x-raw,width=321"))
     }
 
+    @Test func structureNamesAndFixatedFields() throws {
+        let rtp = try Caps("application/x-rtp,media=video,encoding-name=H264,payload=[96,127]; application/x-rtp,encoding-name=VP8")
+        #expect(rtp.structureNames == ["application/x-rtp", "application/x-rtp"])
+        // Fixation picks the first structure and the lowest value of a range.
+        #expect(rtp.fixatedField("encoding-name") == "H264")
+        #expect(rtp.fixatedField("payload") == "96")
+        #expect(rtp.fixatedField("clock-rate") == nil)
+        #expect(try Caps("ANY").structureNames.isEmpty)
+        #expect(try Caps("ANY").fixatedField("encoding-name") == nil)
+        #expect(try Caps("video/x-raw,format={ I420, NV12 }").fixatedField("format") == "I420")
+    }
+
     @Test func badTextThrowsNamingTheText() {
         #expect {
             _ = try Caps("video/x-raw,width=(int)wide")

@@ -1,0 +1,195 @@
+#ifndef VIEWFINDER_CGSTRTSPSERVER_SHIM_H
+#define VIEWFINDER_CGSTRTSPSERVER_SHIM_H
+// gst-rtsp-server (Debian's libgstrtspserver-1.0-dev) for `rtspserve`: the relay that carries RTP packets
+// from the described pipeline's appsink into the shared media's appsrc, and the server's main-loop thread.
+// Written in C because g_signal_connect is a macro, signal and appsink callbacks are C function pointers
+// that run on GStreamer's threads, and GThread takes a C function. Used only by GStreamerKit/RTSPServer.swift.
+#include <gst/gst.h>
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/rtsp-server/rtsp-server.h>
+
+// The appsrc inside each media is named "vf_rtsp_src"; what follows it (a depayloader and a payloader named pay0,
+// chosen by RTSPServe from the RTP encoding) is given by the caller. gst-rtsp-server serves the element named pay0
+// and needs a real payloader there: it reads its "pt" and its "stats" (seqnum, timestamp) for the RTP-Info header
+// of PLAY; without stats a PLAY that comes while no packet is held answers 500 Internal Server Error.
+#define VF_RTSP_SOURCE_NAME "vf_rtsp_src"
+
+/// Shared between the appsink's streaming thread (new-sample) and the server's thread (media-configure,
+/// unprepared); every field under `lock`, which is never held while pushing. Reference-counted: the owner,
+/// the appsink callbacks and every signal connection hold one, so no callback outlives it.
+typedef struct {
+    gint refs;
+    GMutex lock;
+    GstAppSrc *src;     /* the current shared media's appsrc (a reference), or NULL when no media */
+    GstCaps *caps;      /* the last RTP caps seen at the appsink (a reference), or NULL */
+    guint64 received;   /* packets taken from the appsink */
+    guint64 forwarded;  /* packets a media's appsrc accepted */
+    guint64 medias;     /* medias configured (a shared media is made again after its last client left) */
+    gboolean ended;     /* the stream ended: no new media gets fed */
+} VfRtspRelay;
+
+/// A relay with one reference (the caller's).
+static inline VfRtspRelay *vf_rtsp_relay_new(void) {
+    VfRtspRelay *r = g_new0(VfRtspRelay, 1);
+    r->refs = 1;
+    g_mutex_init(&r->lock);
+    return r;
+}
+
+static inline VfRtspRelay *vf_rtsp_relay_ref(VfRtspRelay *r) { g_atomic_int_inc(&r->refs); return r; }
+
+/// Drops one reference; the last frees the relay and what it holds.
+static inline void vf_rtsp_relay_unref(gpointer data) {
+    VfRtspRelay *r = (VfRtspRelay *)data;
+    if (!g_atomic_int_dec_and_test(&r->refs)) return;
+    if (r->src) gst_object_unref(r->src);
+    if (r->caps) gst_caps_unref(r->caps);
+    g_mutex_clear(&r->lock);
+    g_free(r);
+}
+static void vf_rtsp_relay_unref_closure(gpointer data, GClosure *c) { (void)c; vf_rtsp_relay_unref(data); }
+
+/// Drops the current media's appsrc (the server stops): nothing is pushed after this returns.
+static inline void vf_rtsp_relay_detach_media(VfRtspRelay *r) {
+    g_mutex_lock(&r->lock);
+    if (r->src) { gst_object_unref(r->src); r->src = NULL; }
+    g_mutex_unlock(&r->lock);
+}
+
+/// True while a media is fed (some client joined and it was not unprepared since).
+static inline gboolean vf_rtsp_relay_has_media(VfRtspRelay *r) {
+    g_mutex_lock(&r->lock);
+    gboolean has = r->src != NULL;
+    g_mutex_unlock(&r->lock);
+    return has;
+}
+
+static inline void vf_rtsp_relay_counts(VfRtspRelay *r, guint64 *received, guint64 *forwarded, guint64 *medias) {
+    g_mutex_lock(&r->lock);
+    *received = r->received;
+    *forwarded = r->forwarded;
+    *medias = r->medias;
+    g_mutex_unlock(&r->lock);
+}
+
+/// A media was unprepared (its last client left, or the server stops): stop feeding its appsrc.
+static void vf_rtsp_media_unprepared(GstRTSPMedia *media, gpointer data) {
+    VfRtspRelay *r = (VfRtspRelay *)data;
+    GstElement *top = gst_rtsp_media_get_element(media);
+    GstElement *src = top ? gst_bin_get_by_name(GST_BIN(top), VF_RTSP_SOURCE_NAME) : NULL;
+    g_mutex_lock(&r->lock);
+    if (src && r->src == (GstAppSrc *)src) { gst_object_unref(r->src); r->src = NULL; }
+    g_mutex_unlock(&r->lock);
+    if (src) gst_object_unref(src);
+    if (top) gst_object_unref(top);
+}
+
+/// A new (shared) media was made for a client: feed its appsrc from now on, with the caps seen so far.
+static void vf_rtsp_media_configure(GstRTSPMediaFactory *f, GstRTSPMedia *media, gpointer data) {
+    (void)f;
+    VfRtspRelay *r = (VfRtspRelay *)data;
+    GstElement *top = gst_rtsp_media_get_element(media);
+    if (!top) return;
+    GstElement *src = gst_bin_get_by_name(GST_BIN(top), VF_RTSP_SOURCE_NAME);
+    gst_object_unref(top);
+    if (!src) return;
+    g_mutex_lock(&r->lock);
+    if (r->caps) gst_app_src_set_caps(GST_APP_SRC(src), r->caps);
+    if (r->src) gst_object_unref(r->src);
+    r->src = GST_APP_SRC(src);  /* takes the reference from gst_bin_get_by_name */
+    r->medias++;
+    if (r->ended) gst_app_src_end_of_stream(r->src);
+    g_mutex_unlock(&r->lock);
+    g_signal_connect_data(media, "unprepared", G_CALLBACK(vf_rtsp_media_unprepared), vf_rtsp_relay_ref(r),
+        vf_rtsp_relay_unref_closure, (GConnectFlags)0);
+}
+
+/// appsink new-sample, on the described pipeline's streaming thread: never waits on a client. The packet
+/// goes to the current media's appsrc (non-blocking, leaky, bounded), or nowhere when no client watches.
+/// The described pipeline's timestamps mean nothing in the media's pipeline: the appsrc stamps packets with
+/// its own running time (do-timestamp); RTP timestamps inside the packets are the payloader's, untouched.
+static GstFlowReturn vf_rtsp_new_sample(GstAppSink *sink, gpointer data) {
+    VfRtspRelay *r = (VfRtspRelay *)data;
+    GstSample *s = gst_app_sink_pull_sample(sink);
+    if (!s) return GST_FLOW_OK;
+    GstBuffer *b = gst_sample_get_buffer(s);
+    GstCaps *caps = gst_sample_get_caps(s);
+    GstAppSrc *src = NULL;
+    gboolean capsChanged = FALSE;
+    g_mutex_lock(&r->lock);
+    r->received++;
+    if (caps && (!r->caps || !gst_caps_is_equal(caps, r->caps))) { gst_caps_replace(&r->caps, caps); capsChanged = TRUE; }
+    if (r->src) src = GST_APP_SRC(gst_object_ref(r->src));
+    g_mutex_unlock(&r->lock);
+    if (src && b) {
+        GstBuffer *copy = gst_buffer_copy(b); /* metadata only: the memory is shared */
+        GST_BUFFER_PTS(copy) = GST_CLOCK_TIME_NONE;
+        GST_BUFFER_DTS(copy) = GST_CLOCK_TIME_NONE;
+        if (capsChanged && caps) gst_app_src_set_caps(src, caps);
+        if (gst_app_src_push_buffer(src, copy) == GST_FLOW_OK) {
+            g_mutex_lock(&r->lock);
+            r->forwarded++;
+            g_mutex_unlock(&r->lock);
+        }
+        gst_object_unref(src);
+    }
+    gst_sample_unref(s);
+    return GST_FLOW_OK;
+}
+
+/// Feeds the relay from an appsink (its new-sample callback; appsink's own signals stay off).
+static inline void vf_rtsp_relay_attach(VfRtspRelay *r, GstElement *appsink) {
+    GstAppSinkCallbacks cb = {0};
+    cb.new_sample = vf_rtsp_new_sample;
+    gst_app_sink_set_callbacks(GST_APP_SINK(appsink), &cb, vf_rtsp_relay_ref(r), vf_rtsp_relay_unref);
+}
+
+/// Ends the stream for the current media and every later one (the clients get EOS / RTCP BYE).
+static inline void vf_rtsp_relay_end(VfRtspRelay *r) {
+    g_mutex_lock(&r->lock);
+    r->ended = TRUE;
+    if (r->src) gst_app_src_end_of_stream(r->src);
+    g_mutex_unlock(&r->lock);
+}
+
+/// A shared factory whose media is `appsrc ! PAYLOAD` fed by the relay (PAYLOAD ends in an element named pay0).
+static inline GstRTSPMediaFactory *vf_rtsp_factory_new(VfRtspRelay *r, guint maxPackets, const char *payload) {
+    GstRTSPMediaFactory *f = gst_rtsp_media_factory_new();
+    gchar *launch = g_strdup_printf(
+        "( appsrc name=" VF_RTSP_SOURCE_NAME " is-live=true format=time do-timestamp=true block=false"
+        " max-buffers=%u leaky-type=downstream ! %s )", maxPackets, payload);
+    gst_rtsp_media_factory_set_launch(f, launch);
+    g_free(launch);
+    gst_rtsp_media_factory_set_shared(f, TRUE);
+    g_signal_connect_data(f, "media-configure", G_CALLBACK(vf_rtsp_media_configure), vf_rtsp_relay_ref(r),
+        vf_rtsp_relay_unref_closure, (GConnectFlags)0);
+    return f;
+}
+
+static GstRTSPFilterResult vf_rtsp_remove_client(GstRTSPServer *s, GstRTSPClient *c, gpointer d) {
+    (void)s; (void)c; (void)d;
+    return GST_RTSP_FILTER_REMOVE;
+}
+/// Stops the appsink feeding the relay (drops the callbacks' reference once no callback runs).
+static inline void vf_rtsp_relay_detach_sink(GstElement *appsink) {
+    GstAppSinkCallbacks cb = {0};
+    gst_app_sink_set_callbacks(GST_APP_SINK(appsink), &cb, NULL, NULL);
+}
+
+/// Closes every client connection.
+static inline void vf_rtsp_server_close_clients(GstRTSPServer *s) {
+    GList *l = gst_rtsp_server_client_filter(s, vf_rtsp_remove_client, NULL);
+    g_list_free_full(l, g_object_unref);
+}
+
+static gpointer vf_rtsp_loop_thread(gpointer loop) {
+    GMainContext *ctx = g_main_loop_get_context((GMainLoop *)loop);
+    g_main_context_push_thread_default(ctx);
+    g_main_loop_run((GMainLoop *)loop);
+    g_main_context_pop_thread_default(ctx);
+    return NULL;
+}
+/// Runs `loop` on a new thread named vf-rtsp.
+static inline GThread *vf_rtsp_loop_start(GMainLoop *loop) { return g_thread_new("vf-rtsp", vf_rtsp_loop_thread, loop); }
+#endif

@@ -1,0 +1,163 @@
+import Foundation
+import GStreamerKit
+import Stages
+
+/// `rtspserve`: an RTSP server sink the host provides in descriptions (not a GStreamer element, not a stage).
+///
+/// `... ! x264enc ! rtph264pay ! rtspserve port=8554 path=/live bind=127.0.0.1` is rewritten, before the
+/// description is planned, into `appsink name=vf_rtsp0 ...`; the session then runs one `RTSPServer` per
+/// rtspserve, whose shared media is fed with that appsink's RTP packets (one encode for any number of
+/// clients). Properties: `port` (1-65535, default 8554), `path` (starting with `/`, default `/live`), `bind`
+/// (an IP address, default 127.0.0.1: there is no authentication for RTSP here, so any other address is
+/// only used when written, with a warning at start) and `name`.
+///
+/// Threads and locks: none; pure functions of the description, called on the building thread.
+public struct RTSPServe: Equatable, Sendable {
+    /// The name used in descriptions.
+    public static let factory = "rtspserve"
+    /// The appsink the packets leave the described pipeline by (`name=` as written, else `vf_rtspN`).
+    public var appSink: String
+    /// The TCP port.
+    public var port: Int
+    /// The mount path, e.g. `/live`.
+    public var path: String
+    /// The address the server listens on.
+    public var bind: String
+
+    /// Creates a plan (the defaults are chosen by `extract`).
+    public init(appSink: String, port: Int, path: String, bind: String) {
+        self.appSink = appSink
+        self.port = port
+        self.path = path
+        self.bind = bind
+    }
+
+    /// True when only this machine can connect (127.0.0.0/8 or ::1).
+    public var isLoopback: Bool { bind.hasPrefix("127.") || bind == "::1" }
+
+    /// The URL clients open.
+    public var url: String { "rtsp://\(bind.contains(":") ? "[\(bind)]" : bind):\(port)\(path)" }
+
+    /// Replaces every `rtspserve` node of `parsed` by its appsink; returns the description and the servers
+    /// to run, or a usage error naming the bad property and what was expected.
+    public static func extract(from parsed: ParsedDescription) throws(HostError) -> (ParsedDescription, [RTSPServe]) {
+        var out = parsed
+        var serves: [RTSPServe] = []
+        for (c, chain) in parsed.chains.enumerated() {
+            for (n, node) in chain.nodes.enumerated() {
+                guard case .element(let factory, let properties, let offset) = node, factory == Self.factory else { continue }
+                if n != chain.nodes.count - 1 {
+                    let next = Echo.value(chain.nodes[n + 1].text)
+                    throw HostError(.usage, "rtspserve is a sink: nothing can follow it (found '\(next)' after it)")
+                }
+                if n == 0 {
+                    throw HostError(
+                        .usage,
+                        "rtspserve has nothing before it: expected RTP, e.g. '... ! x264enc ! rtph264pay ! rtspserve port=8554 path=/live'")
+                }
+                var serve = RTSPServe(appSink: "vf_rtsp\(serves.count)", port: 8554, path: "/live", bind: "127.0.0.1")
+                for p in properties { try serve.apply(p) }
+                if let other = serves.first(where: { $0.port == serve.port }) {
+                    throw HostError(
+                        .usage,
+                        "rtspserve: port \(serve.port) is used by two rtspserve elements (\(other.path) and \(serve.path)); "
+                            + "give each its own port=")
+                }
+                serves.append(serve)
+                let sink: [PropertyAssignment] = [
+                    PropertyAssignment(key: "name", value: serve.appSink), PropertyAssignment(key: "sync", value: "false"),
+                    PropertyAssignment(key: "async", value: "false"), PropertyAssignment(key: "emit-signals", value: "false"),
+                    PropertyAssignment(key: "enable-last-sample", value: "false"), PropertyAssignment(key: "max-buffers", value: "64"),
+                    PropertyAssignment(key: "drop", value: "true"),
+                ]
+                out.chains[c].nodes[n] = .element(factory: "appsink", properties: sink, offset: offset)
+            }
+        }
+        return (out, serves)
+    }
+
+    /// Applies one property as written, or throws naming it and what was expected.
+    private mutating func apply(_ p: PropertyAssignment) throws(HostError) {
+        let v = p.value
+        switch p.key {
+        case "name":
+            guard !v.isEmpty else { throw HostError(.usage, "rtspserve: empty name=: expected a name, e.g. name=out") }
+            appSink = v
+        case "port":
+            guard let n = Int(v), (1...65535).contains(n) else {
+                throw HostError(.usage, "rtspserve: port '\(Echo.value(v))' is not a TCP port: expected an integer 1-65535, e.g. port=8554")
+            }
+            port = n
+        case "path":
+            guard v.hasPrefix("/") else {
+                throw HostError(.usage, "rtspserve: path '\(Echo.value(v))' must start with '/': expected e.g. path=/\(Echo.value(v))")
+            }
+            guard v.allSatisfy({ !$0.isWhitespace && $0 != "?" && $0 != "#" }) else {
+                throw HostError(.usage, "rtspserve: path '\(Echo.value(v))' has a space, '?' or '#': expected a plain path such as /live")
+            }
+            path = v
+        case "bind":
+            guard Self.isIPAddress(v) else {
+                throw HostError(
+                    .usage,
+                    "rtspserve: bind '\(Echo.value(v))' is not an IP address: expected e.g. bind=127.0.0.1 (default), 0.0.0.0 or ::1")
+            }
+            bind = v
+        default:
+            throw HostError(.usage, "rtspserve: unknown property '\(Echo.value(p.key))': expected port, path, bind or name")
+        }
+    }
+
+    /// The media re-payloads what the described pipeline payloaded (RTP encoding name -> depayloader, payloader and
+    /// its options): gst-rtsp-server needs a real payloader as `pay0`. No decoding happens; `config-interval=-1`
+    /// repeats the parameter sets before every keyframe, so late joiners decode at the first one.
+    static let repayloaders: [String: (depay: String, pay: String, options: String)] = [
+        "H264": ("rtph264depay", "rtph264pay", " config-interval=-1"),
+        "H265": ("rtph265depay", "rtph265pay", " config-interval=-1"),
+        "VP8": ("rtpvp8depay", "rtpvp8pay", ""),
+        "VP9": ("rtpvp9depay", "rtpvp9pay", ""),
+        "JPEG": ("rtpjpegdepay", "rtpjpegpay", ""),
+        "MP4V-ES": ("rtpmp4vdepay", "rtpmp4vpay", " config-interval=-1"),
+        "OPUS": ("rtpopusdepay", "rtpopuspay", ""),
+    ]
+
+    /// True for a numeric IPv4 or IPv6 address (no host names: the server binds exactly what is written).
+    static func isIPAddress(_ text: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
+    }
+
+    /// Checks that RTP reaches the appsink in `pipeline` (a caps query of what is linked before it), then
+    /// makes the server, bound now so a port in use fails before anything runs.
+    func makeServer(in pipelines: [Pipeline]) throws(HostError) -> RTSPServer {
+        guard let sink = pipelines.lazy.compactMap({ $0.appSink(named: self.appSink) }).first else {
+            throw HostError(.usage, "internal: rtspserve's appsink '\(appSink)' missing from the expanded segments")
+        }
+        let caps = sink.peerCaps(pad: "sink")
+        let names = caps?.structureNames ?? []
+        if names.isEmpty || names.contains(where: { $0 != "application/x-rtp" }) {
+            let fed = caps.map { c in c.isAny ? "anything (ANY caps)" : (c.isEmpty ? "nothing (no caps)" : names.joined(separator: "; ")) }
+                ?? "nothing"
+            throw HostError(
+                .usage,
+                "rtspserve (\(url)) is fed with \(fed), expected RTP (application/x-rtp): put a payloader such as rtph264pay before "
+                    + "rtspserve, e.g. '... ! x264enc ! rtph264pay ! rtspserve'"
+            )
+        }
+        let encoding = (caps?.fixatedField("encoding-name") ?? "").uppercased()
+        guard let pair = Self.repayloaders[encoding] else {
+            throw HostError(
+                .usage,
+                "rtspserve (\(url)) is fed with RTP encoding '\(Echo.value(encoding))': expected one of "
+                    + "\(Self.repayloaders.keys.sorted().joined(separator: ", ")) (rtph264pay, rtph265pay, rtpvp8pay, ...)"
+            )
+        }
+        let pt = caps?.fixatedField("payload").flatMap { Int($0) }.flatMap { (96...127).contains($0) ? $0 : nil } ?? 96
+        let payload = "\(pair.depay) ! \(pair.pay) name=pay0 pt=\(pt)\(pair.options)"
+        do { return try RTSPServer(address: bind, port: port, path: path, payload: payload, feed: sink) } catch {
+            throw HostError(
+                .usage, "rtspserve: cannot listen on \(bind):\(port) (\(error.message)): choose another port= or stop what uses it")
+        }
+    }
+}

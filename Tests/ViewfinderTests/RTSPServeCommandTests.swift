@@ -1,0 +1,244 @@
+import Foundation
+import Testing
+
+/// `rtspserve` through the real binary and real RTSP clients (ffprobe, gst-launch-1.0 rtspsrc), loopback only.
+@Suite(.serialized) struct RTSPServeCommandTests {
+    /// A TCP port nothing listens on right now (bound to 0, read back, closed).
+    static func freePort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &a) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &a) { p in p.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        return Int(UInt16(bigEndian: a.sin_port))
+    }
+
+    /// A live 320x240 H.264 source payloaded for rtspserve; `extra` goes between the encoder and the payloader.
+    static func served(port: Int, buffers: Int? = nil, tee: String = "") -> String {
+        let n = buffers.map { " num-buffers=\($0)" } ?? ""
+        return "videotestsrc is-live=true\(n) ! video/x-raw,width=320,height=240,framerate=30/1 ! compose ! videoconvert"
+            + " ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 ! \(tee)rtph264pay ! rtspserve port=\(port) path=/live"
+    }
+
+    /// Waits until the process printed `line` on stderr (false when it ended first or the time ran out).
+    static func waitFor(_ line: String, in err: URL, process: Process, timeout: Double = 30) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if ((try? String(contentsOf: err, encoding: .utf8)) ?? "").contains(line) { return true }
+            if !process.isRunning { return false }
+            usleep(50_000)
+        }
+        return false
+    }
+
+    /// An rtspsrc client decoding `frames` frames over TCP, verbose so the decoded caps are printed.
+    static func client(_ url: String, frames: Int) throws -> (Process, URL, URL) {
+        try Tools.start(
+            "/usr/bin/gst-launch-1.0",
+            ["-v", "rtspsrc", "location=\(url)", "protocols=tcp", "latency=100", "!", "rtph264depay", "!", "h264parse", "!", "avdec_h264",
+             "!", "fakesink", "num-buffers=\(frames)"])
+    }
+
+    /// True when a verbose gst-launch client's sink got decoded 320x240 video, as many frames as it asked for
+    /// (fakesink num-buffers ends the stream after the last). Its exit code is not asked: rtspsrc sometimes
+    /// reports "Could not send message. (Received end-of-file)" while it tears down, after the server answered
+    /// its TEARDOWN and closed the connection.
+    static func decoded(_ out: String) -> Bool {
+        out.contains("Got EOS from element \"pipeline0\"")
+            && out.split(separator: "\n").contains {
+                $0.contains("fakesink0.GstPad:sink: caps = video/x-raw") && $0.contains("width=(int)320, height=(int)240")
+            }
+    }
+
+    @Test func printsTheURLAndFFprobeReadsTheStream() throws {
+        let port = Self.freePort()
+        let url = "rtsp://127.0.0.1:\(port)/live"
+        let (p, o, e) = try Tools.start(Tools.viewfinder, ["launch", Self.served(port: port)])
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        #expect(Self.waitFor("rtsp: \(url)\n", in: e, process: p), "no URL printed")
+        let probe = try Tools.run(
+            "/usr/bin/ffprobe",
+            ["-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", url], timeout: 20)
+        #expect(probe.code == 0, "\(probe.err)")
+        #expect(probe.out.trimmingCharacters(in: .whitespacesAndNewlines) == "h264,320,240", "\(probe.out)")
+        // Ctrl-C: the stream ends, the server stops, nothing hangs.
+        kill(p.processIdentifier, SIGINT)
+        let r = Tools.finish(p, o, e, timeout: 15)
+        #expect(!r.hung && r.code == 0, "exit \(r.code): \(r.err)")
+    }
+
+    /// Three clients at once all decode; one leaves and rejoins (late: a keyframe within a key interval) and
+    /// decodes again; the encoder runs once for all of them (its output, teed to a file, has the source's frames).
+    @Test func threeClientsShareOneEncodeAndOneRejoins() throws {
+        let port = Self.freePort()
+        let url = "rtsp://127.0.0.1:\(port)/live"
+        let d = Tools.tempDir()
+        let encoded = d.appendingPathComponent("encoded.mkv").path
+        let frames = 300
+        let description = Self.served(
+            port: port, buffers: frames,
+            tee: "tee name=t ! queue ! h264parse ! matroskamux ! filesink location=\(encoded) t. ! queue ! ")
+        let (p, o, e) = try Tools.start(Tools.viewfinder, ["launch", description])
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        #expect(Self.waitFor("rtsp: \(url)\n", in: e, process: p), "no URL printed")
+        var clients = [try Self.client(url, frames: 30), try Self.client(url, frames: 120), try Self.client(url, frames: 120)]
+        let first = Tools.finish(clients[0].0, clients[0].1, clients[0].2, timeout: 8)
+        #expect(!first.hung, "first client: \(first.err)")
+        #expect(Self.decoded(first.out), "\(first.out.suffix(2000))")
+        // It left; it comes back while the other two still watch, and decodes again within a key interval
+        // (30 frames at 30 fps) plus set-up and the 30 frames it waits for.
+        let t0 = Date()
+        clients[0] = try Self.client(url, frames: 30)
+        let again = Tools.finish(clients[0].0, clients[0].1, clients[0].2, timeout: 8)
+        let rejoin = Date().timeIntervalSince(t0)
+        #expect(!again.hung, "rejoined client: \(again.err)")
+        #expect(Self.decoded(again.out), "\(again.out.suffix(2000))")
+        #expect(rejoin < 4, "rejoining took \(rejoin) s")
+        for c in clients.dropFirst() {
+            let r = Tools.finish(c.0, c.1, c.2, timeout: 10)
+            #expect(!r.hung, "client: \(r.err)")
+            #expect(Self.decoded(r.out), "\(r.out.suffix(2000))")
+        }
+        let r = Tools.finish(p, o, e, timeout: 20)
+        #expect(!r.hung && r.code == 0, "exit \(r.code): \(r.err)")
+        // The clients overlapped, so all four sessions shared one media.
+        #expect(r.err.contains("sent into 1 shared media\n"), "\(r.err)")
+        // Four client sessions, one encoder: exactly the source's frames were encoded.
+        #expect(try Tools.ffprobeFrames(encoded) == frames)
+    }
+
+    /// A client joining a running stream decodes a clean picture (avdec_h264 output-corrupt=false: nothing before
+    /// a keyframe) within one key interval (key-int-max=30 at 30 fps: 1 s) plus its own start and set-up.
+    @Test func lateJoinersGetAKeyframeWithinOneKeyInterval() throws {
+        let port = Self.freePort()
+        let url = "rtsp://127.0.0.1:\(port)/live"
+        let (p, o, e) = try Tools.start(Tools.viewfinder, ["launch", Self.served(port: port)])
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        #expect(Self.waitFor("rtsp: \(url)\n", in: e, process: p), "no URL printed")
+        // One client keeps the shared media running; the others join it at different points of the key interval.
+        let (w, wo, we) = try Tools.start("/usr/bin/gst-launch-1.0", ["-q", "rtspsrc", "location=\(url)", "protocols=tcp", "!", "fakesink"])
+        defer { if w.isRunning { kill(w.processIdentifier, SIGKILL) } }
+        usleep(1_000_000)
+        var times: [Double] = []
+        for offset in [0, 250_000, 500_000, 750_000] {
+            usleep(useconds_t(offset))
+            let t0 = Date()
+            let c = try Tools.run(
+                "/usr/bin/gst-launch-1.0",
+                ["-q", "rtspsrc", "location=\(url)", "protocols=tcp", "latency=0", "!", "rtph264depay", "!", "h264parse", "!",
+                 "avdec_h264", "output-corrupt=false", "!", "fakesink", "num-buffers=1"], timeout: 8)
+            #expect(!c.hung, "late joiner: \(c.err)")
+            times.append(Date().timeIntervalSince(t0))
+        }
+        #expect(times.allSatisfy { $0 < 2.0 }, "first clean frame after \(times) s")
+        kill(w.processIdentifier, SIGKILL)
+        _ = Tools.finish(w, wo, we, timeout: 2)
+        kill(p.processIdentifier, SIGINT)
+        let r = Tools.finish(p, o, e, timeout: 15)
+        #expect(!r.hung && r.code == 0, "exit \(r.code): \(r.err)")
+    }
+
+    /// When the source ends, the run ends by itself and a watching client (RTP over UDP here) gets the end of
+    /// the stream (RTCP BYE) and stops cleanly; nothing hangs on either side.
+    @Test func clientsGetTheEndOfTheStream() throws {
+        let port = Self.freePort()
+        let url = "rtsp://127.0.0.1:\(port)/live"
+        let (p, o, e) = try Tools.start(Tools.viewfinder, ["launch", Self.served(port: port, buffers: 120)])
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        #expect(Self.waitFor("rtsp: \(url)\n", in: e, process: p), "no URL printed")
+        let c = try Tools.run(
+            "/usr/bin/gst-launch-1.0",
+            ["rtspsrc", "location=\(url)", "protocols=udp", "!", "rtph264depay", "!", "h264parse", "!", "avdec_h264", "!", "fakesink"],
+            timeout: 15)
+        #expect(!c.hung && c.code == 0, "client: \(c.out) \(c.err)")
+        #expect(c.out.contains("Got EOS from element \"pipeline0\""), "\(c.out)")
+        let r = Tools.finish(p, o, e, timeout: 10)
+        #expect(!r.hung && r.code == 0, "exit \(r.code): \(r.err)")
+        #expect(r.err.contains("sent into 1 shared media\n"), "\(r.err)")
+    }
+
+    /// VP8 is served too (re-payloaded by rtpvp8pay in the media).
+    @Test func servesVP8() throws {
+        let port = Self.freePort()
+        let url = "rtsp://127.0.0.1:\(port)/vp8"
+        let (p, o, e) = try Tools.start(
+            Tools.viewfinder,
+            [
+                "launch",
+                "videotestsrc is-live=true ! video/x-raw,width=320,height=240,framerate=30/1 ! vp8enc deadline=1 keyframe-max-dist=30"
+                    + " ! rtpvp8pay ! rtspserve port=\(port) path=/vp8",
+            ])
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        #expect(Self.waitFor("rtsp: \(url)\n", in: e, process: p), "no URL printed")
+        let probe = try Tools.run(
+            "/usr/bin/ffprobe",
+            ["-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", url], timeout: 20)
+        #expect(probe.out.trimmingCharacters(in: .whitespacesAndNewlines) == "vp8,320,240", "\(probe.out) \(probe.err)")
+        kill(p.processIdentifier, SIGINT)
+        let r = Tools.finish(p, o, e, timeout: 15)
+        #expect(!r.hung && r.code == 0, "exit \(r.code): \(r.err)")
+    }
+
+    /// The shipped pipeline expands, its port changed with --set like any property.
+    @Test func shippedPipelineDryRun() throws {
+        let port = Self.freePort()
+        let r = try Tools.vf(
+            "run", Tools.root.appendingPathComponent("pipelines/rtsp-out.pipeline").path, "--dry-run", "--set", "rtspserve.port=\(port)", timeout: 30)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(r.out.contains("rtph264pay ! appsink name=vf_rtsp0 sync=false async=false"), "\(r.out)")
+    }
+
+    @Test func nonLoopbackBindWarns() throws {
+        let port = Self.freePort()
+        let description = Self.served(port: port, buffers: 15).replacingOccurrences(of: "path=/live", with: "path=/live bind=0.0.0.0")
+        let r = try Tools.vf("launch", description, timeout: 30)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(r.err.contains("rtsp: rtsp://0.0.0.0:\(port)/live"))
+        #expect(r.err.contains("rtsp: warning: serving on 0.0.0.0 without authentication"))
+    }
+
+    @Test func badInputIsRefusedBeforeAnythingRuns() throws {
+        let src = "videotestsrc is-live=true num-buffers=30 ! video/x-raw,width=320,height=240 ! x264enc"
+        let cases: [(String, String)] = [
+            ("\(src) ! rtph264pay ! rtspserve path=live", "rtspserve: path 'live' must start with '/'"),
+            ("\(src) ! rtph264pay ! rtspserve port=99999", "rtspserve: port '99999' is not a TCP port: expected an integer 1-65535"),
+            ("\(src) ! rtph264pay ! rtspserve port=http", "rtspserve: port 'http' is not a TCP port"),
+            ("\(src) ! rtph264pay ! rtspserve bind=example.org", "rtspserve: bind 'example.org' is not an IP address"),
+            ("\(src) ! rtph264pay ! rtspserve mount=/x", "rtspserve: unknown property 'mount': expected port, path, bind or name"),
+            ("\(src) ! rtph264pay ! rtspserve ! fakesink", "rtspserve is a sink: nothing can follow it"),
+            ("\(src) ! rtspserve", "is fed with video/x-h264, expected RTP (application/x-rtp): put a payloader such as rtph264pay before rtspserve"),
+            ("videotestsrc num-buffers=5 ! compose ! rtspserve", "is fed with anything (ANY caps), expected RTP (application/x-rtp): put a payloader"),
+            ("audiotestsrc num-buffers=5 ! audioconvert ! rtpL16pay ! rtspserve", "is fed with RTP encoding 'L16': expected one of H264, H265"),
+        ]
+        for (description, expected) in cases {
+            let r = try Tools.vf("launch", description, timeout: 30)
+            #expect(r.code == 2, "exit \(r.code) for \(description): \(r.err)")
+            #expect(r.err.contains(expected), "\(r.err)")
+        }
+    }
+
+    @Test func portInUseIsRefused() throws {
+        // Something already listens on the port.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &a) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        #expect(listen(fd, 1) == 0)
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &a) { p in p.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        let port = Int(UInt16(bigEndian: a.sin_port))
+        let r = try Tools.vf("launch", Self.served(port: port, buffers: 30), timeout: 30)
+        #expect(r.code == 2, "\(r.err)")
+        #expect(r.err.contains("rtspserve: cannot listen on 127.0.0.1:\(port)"), "\(r.err)")
+        #expect(!r.err.contains("rtsp: rtsp://"))
+    }
+}
