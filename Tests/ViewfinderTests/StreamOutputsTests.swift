@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+
+/// The shipped stream-out pipelines (srt-out, srt-caller, udp-out, hls) through the real binary, received by real
+/// clients (ffmpeg, gst-launch-1.0, ffprobe) on loopback. Ports are free ones, set with `--set`; children are killed
+/// with SIGKILL when a test ends early (children of the test runner ignore SIGTERM).
+@Suite(.serialized) struct StreamOutputsTests {
+    /// A UDP port nothing is bound to right now (bound to 0, read back, closed). SRT and RTP both run over UDP.
+    static func freeUDPPort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(fd) }
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &a) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &a) { p in p.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        return Int(UInt16(bigEndian: a.sin_port))
+    }
+
+    /// The path of a shipped pipeline file.
+    static func pipeline(_ name: String) -> String { Tools.root.appendingPathComponent("pipelines/\(name).pipeline").path }
+
+    /// `viewfinder run PIPELINE` with a short live source (`frames` buffers) and the fastest encoder preset.
+    static func runArguments(_ name: String, frames: Int, _ sets: [String]) -> [String] {
+        var args = ["run", pipeline(name), "--set", "videotestsrc.num-buffers=\(frames)", "--set", "x264enc.speed-preset=ultrafast"]
+        for s in sets { args += ["--set", s] }
+        return args
+    }
+
+    /// The frames the host let through to the encoder, from its summary line `frames: N in, M out, ...`.
+    static func framesOut(_ err: String) -> Int? {
+        guard let line = err.split(separator: "\n").first(where: { $0.hasPrefix("frames: ") }) else { return nil }
+        let words = line.split(separator: " ")
+        guard let i = words.firstIndex(of: "out,"), i > 0 else { return nil }
+        return Int(words[i - 1])
+    }
+
+    /// Frames decoded by an `ffmpeg -f framemd5 -` run: one `0, ...` line per video frame.
+    static func framemd5Count(_ out: String) -> Int { out.split(separator: "\n").filter { $0.hasPrefix("0,") }.count }
+
+    /// srt-out: Viewfinder listens; ffmpeg calls in and decodes (almost) every frame sent while it was connected.
+    /// The frames dropped before the connection (wait-for-connection holds the stream) are not counted.
+    @Test func srtListenerServesAnFFmpegCaller() throws {
+        let port = Self.freeUDPPort()
+        let (p, o, e) = try Tools.start(
+            Tools.viewfinder, Self.runArguments("srt-out", frames: 150, ["srtsink.uri=srt://127.0.0.1:\(port)?mode=listener"]))
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        usleep(1_500_000)  // the listener binds when the pipeline starts; no line is printed for it
+        let ff = try Tools.run(
+            "/usr/bin/ffmpeg", ["-v", "error", "-i", "srt://127.0.0.1:\(port)?mode=caller", "-f", "framemd5", "-"], timeout: 20)
+        let vf = Tools.finish(p, o, e, timeout: 10)
+        #expect(!vf.hung && vf.code == 0, "viewfinder exit \(vf.code): \(vf.err)")
+        let sent = try #require(Self.framesOut(vf.err), "no frames line: \(vf.err)")
+        let decoded = Self.framemd5Count(ff.out)
+        #expect(sent > 0)
+        #expect(Double(decoded) >= 0.95 * Double(sent), "ffmpeg decoded \(decoded) of \(sent): \(ff.err)")
+        #expect(ff.out.contains("#dimensions 0: 1280x720"), "\(ff.out.prefix(500))")
+    }
+
+    /// srt-caller: an ffmpeg listener is started first; Viewfinder calls it and the listener decodes the stream.
+    @Test func srtCallerReachesAnFFmpegListener() throws {
+        let port = Self.freeUDPPort()
+        let (l, lo, le) = try Tools.start(
+            "/usr/bin/ffmpeg", ["-v", "error", "-i", "srt://127.0.0.1:\(port)?mode=listener", "-f", "framemd5", "-"])
+        defer { if l.isRunning { kill(l.processIdentifier, SIGKILL) } }
+        usleep(1_000_000)
+        let vf = try Tools.run(
+            Tools.viewfinder, Self.runArguments("srt-caller", frames: 150, ["srtsink.uri=srt://127.0.0.1:\(port)?mode=caller"]),
+            timeout: 20)
+        let ff = Tools.finish(l, lo, le, timeout: 5)
+        #expect(!vf.hung && vf.code == 0, "viewfinder exit \(vf.code): \(vf.err)")
+        #expect(!ff.hung, "the listener did not see the end of the stream: \(ff.err)")
+        let sent = try #require(Self.framesOut(vf.err), "no frames line: \(vf.err)")
+        let decoded = Self.framemd5Count(ff.out)
+        #expect(sent > 0)
+        #expect(Double(decoded) >= 0.95 * Double(sent), "ffmpeg decoded \(decoded) of \(sent): \(ff.err)")
+    }
+
+    /// udp-out: a gst-launch RTP receiver decodes 60 frames of 1280x720 H.264 (its fakesink ends the run).
+    @Test func udpRTPReachesAGstReceiver() throws {
+        let port = Self.freeUDPPort()
+        let (r, ro, re) = try Tools.start(
+            "/usr/bin/gst-launch-1.0",
+            ["-v", "udpsrc", "port=\(port)", "caps=application/x-rtp,media=video,clock-rate=90000,encoding-name=H264,payload=96",
+             "!", "rtph264depay", "!", "h264parse", "!", "avdec_h264", "!", "fakesink", "num-buffers=60"])
+        defer { if r.isRunning { kill(r.processIdentifier, SIGKILL) } }
+        usleep(1_000_000)
+        let vf = try Tools.run(Tools.viewfinder, Self.runArguments("udp-out", frames: 150, ["udpsink.port=\(port)"]), timeout: 20)
+        let rx = Tools.finish(r, ro, re, timeout: 3)
+        #expect(!vf.hung && vf.code == 0, "viewfinder exit \(vf.code): \(vf.err)")
+        #expect(!rx.hung && rx.code == 0, "receiver: \(rx.err) \(rx.out.suffix(1000))")
+        #expect(rx.out.contains("Got EOS from element \"pipeline0\""), "\(rx.out.suffix(1000))")
+        #expect(
+            rx.out.split(separator: "\n").contains {
+                $0.contains("fakesink0.GstPad:sink: caps = video/x-raw") && $0.contains("width=(int)1280, height=(int)720")
+            }, "\(rx.out.suffix(1000))")
+    }
+
+    /// hls: every segment in the playlist is readable, opens with a keyframe and lasts at most the target duration
+    /// (+0.5 s), both by the playlist's EXTINF and by ffprobe.
+    @Test func hlsSegmentsStartWithKeyframesWithinTheTargetDuration() throws {
+        let d = Tools.tempDir()
+        try FileManager.default.createDirectory(at: d.appendingPathComponent("out/hls"), withIntermediateDirectories: true)
+        let vf = try Tools.run(Tools.viewfinder, Self.runArguments("hls", frames: 180, []), cwd: d, timeout: 20)
+        #expect(!vf.hung && vf.code == 0, "viewfinder exit \(vf.code): \(vf.err)")
+        let playlist = try String(contentsOf: d.appendingPathComponent("out/hls/index.m3u8"), encoding: .utf8)
+        let lines = playlist.split(separator: "\n").map(String.init)
+        #expect(lines.contains("#EXT-X-TARGETDURATION:2"), "\(playlist)")
+        #expect(lines.contains("#EXT-X-ENDLIST"), "\(playlist)")
+        let durations = lines.filter { $0.hasPrefix("#EXTINF:") }.compactMap { Double($0.dropFirst(8).prefix { $0 != "," }) }
+        let segments = lines.filter { $0.hasSuffix(".ts") }
+        #expect(segments.count >= 3 && segments.count == durations.count, "\(playlist)")
+        #expect(durations.allSatisfy { $0 <= 2.5 }, "\(durations)")
+        for name in segments {
+            let file = d.appendingPathComponent("out/hls/\(name)").path
+            let first = try Tools.run(
+                "/usr/bin/ffprobe",
+                ["-v", "error", "-select_streams", "v", "-read_intervals", "%+#1", "-show_entries", "frame=key_frame,pict_type",
+                 "-of", "csv=p=0", file])
+            let fields = first.out.split(separator: "\n").first.map { $0.split(separator: ",").map(String.init) } ?? []
+            #expect(first.code == 0 && fields.prefix(2) == ["1", "I"], "\(name): \(first.out) \(first.err)")
+            let length = try Tools.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", file])
+            let seconds = Double(length.out.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+            #expect(seconds > 0 && seconds <= 2.5, "\(name): \(seconds) s")
+            #expect(try Tools.ffprobeFrames(file) > 0, "\(name) decodes")
+        }
+        // Frames in = frames in the segments: nothing lost at the cuts.
+        let total = try segments.map { try Tools.ffprobeFrames(d.appendingPathComponent("out/hls/\($0)").path) }.reduce(0, +)
+        #expect(total == 180, "\(total) frames in \(segments.count) segments")
+    }
+}
