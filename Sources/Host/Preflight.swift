@@ -24,6 +24,30 @@ enum Preflight {
         }
     }
 
+    /// `srtsink`/`srtsrc` with both `uri=` and a separate `mode=`: GStreamer 1.22 loses that mode (setting the uri
+    /// resets the connection parameters to the uri's, caller by default; a mode set after the uri makes a listener
+    /// bind port 0 instead of the uri's). Nothing errors at run time: a listener just never gets its caller. The
+    /// mode has to be written inside the uri (`uri=srt://HOST:PORT?mode=listener`), as the message says.
+    static func checkSRTModes(_ parsed: ParsedDescription) throws(HostError) {
+        for chain in parsed.chains {
+            for node in chain.nodes {
+                guard case .element(let f, let properties, _) = node, f == "srtsink" || f == "srtsrc",
+                    let uri = properties.last(where: { $0.key == "uri" })?.value,
+                    let mode = properties.last(where: { $0.key == "mode" })?.value
+                else { continue }
+                let fix =
+                    uri.contains("mode=")
+                    ? "remove mode=\(Echo.value(mode)) and keep the uri's own mode"
+                    : "write it inside the uri: uri=\(Echo.value(uri))\(uri.contains("?") ? "&" : "?")mode=\(Echo.value(mode))"
+                throw HostError(
+                    .usage,
+                    "\(f): mode=\(Echo.value(mode)) next to uri= is lost (GStreamer 1.22 takes the mode from the uri, caller by default); "
+                        + fix
+                )
+            }
+        }
+    }
+
     /// An always-pad left unlinked means a missing '!' (or a dangling branch).
     static func checkLinks(_ pipes: [Pipeline]) throws(HostError) {
         for p in pipes {

@@ -45,7 +45,7 @@ struct SessionBuilder {
 
     /// The description with the settings file's stage settings, then the `--set` overrides applied (the
     /// command line wins), its `rtspserve` sinks replaced by appsinks (`RTSPServe`); every element factory
-    /// must exist.
+    /// must exist; `srtsink`/`srtsrc` carry their mode inside the uri.
     func parse(_ description: String) throws(HostError) -> (ParsedDescription, [RTSPServe]) {
         var parsed: ParsedDescription
         do { parsed = try ParsedDescription.parse(description) } catch { throw HostError(.usage, error.message) }
@@ -53,6 +53,7 @@ struct SessionBuilder {
         do { parsed = try parsed.applying(overrides: options.overrides) } catch { throw HostError(.usage, error.message) }
         let (rewritten, serves) = try RTSPServe.extract(from: parsed)
         try Preflight.checkFactories(rewritten)
+        try Preflight.checkSRTModes(rewritten)
         return (rewritten, serves)
     }
 

@@ -14,6 +14,16 @@ import Testing
         ("videotestsrc ! video/x-raw,format=GRAY8 ! grid ! fakesink", "stage 'grid0' cannot take"),
         ("videotestsrc ! grid ! jpegenc ! multifilesink location=/no/such/dir/%05d.jpg", "directory '/no/such/dir' does not exist"),
         ("", "empty"),
+        (
+            "videotestsrc ! x264enc ! mpegtsmux ! srtsink uri=srt://127.0.0.1:8890 mode=listener",
+            "srtsink: mode=listener next to uri= is lost (GStreamer 1.22 takes the mode from the uri, caller by default); "
+                + "write it inside the uri: uri=srt://127.0.0.1:8890?mode=listener"
+        ),
+        (
+            "srtsrc mode=caller uri=srt://127.0.0.1:8890?mode=listener ! fakesink",
+            "srtsrc: mode=caller next to uri= is lost (GStreamer 1.22 takes the mode from the uri, caller by default); "
+                + "remove mode=caller and keep the uri's own mode"
+        ),
     ]
 
     @Test(arguments: 0..<cases.count)
