@@ -79,6 +79,18 @@ import Testing
         #expect(Double(decoded) >= 0.95 * Double(sent), "ffmpeg decoded \(decoded) of \(sent): \(ff.err)")
     }
 
+    /// srt-caller with nobody listening: the run ends within seconds with an error naming srtsink, no hang.
+    @Test func srtCallerWithoutAListenerFailsNamingTheElement() throws {
+        let port = Self.freeUDPPort()
+        let t0 = Date()
+        let vf = try Tools.run(
+            Tools.viewfinder, Self.runArguments("srt-caller", frames: 300, ["srtsink.uri=srt://127.0.0.1:\(port)?mode=caller"]),
+            timeout: 15)
+        #expect(!vf.hung && vf.code == 1, "exit \(vf.code): \(vf.err)")
+        #expect(vf.err.contains("ERROR from element srtsink0 (srtsink): Failed to write to SRT socket"), "\(vf.err)")
+        #expect(Date().timeIntervalSince(t0) < 10)
+    }
+
     /// udp-out: a gst-launch RTP receiver decodes 60 frames of 1280x720 H.264 (its fakesink ends the run).
     @Test func udpRTPReachesAGstReceiver() throws {
         let port = Self.freeUDPPort()
