@@ -60,6 +60,32 @@ import Testing
         #expect(ff.out.contains("#dimensions 0: 1280x720"), "\(ff.out.prefix(500))")
     }
 
+    /// A caller that stops reading (SIGSTOP) costs only its own frames: a second caller still decodes most of the
+    /// stream and the run keeps its pace (300 frames at 30 fps in well under 13 s), so nothing upstream waits for it.
+    @Test func aStoppedSRTCallerDoesNotStallAnother() throws {
+        let port = Self.freeUDPPort()
+        let (p, o, e) = try Tools.start(
+            Tools.viewfinder, Self.runArguments("srt-out", frames: 300, ["srtsink.uri=srt://127.0.0.1:\(port)?mode=listener"]))
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        let t0 = Date()
+        usleep(1_500_000)
+        let url = "srt://127.0.0.1:\(port)?mode=caller"
+        let (slow, so, se) = try Tools.start("/usr/bin/ffmpeg", ["-v", "error", "-i", url, "-f", "framemd5", "-"])
+        defer { if slow.isRunning { kill(slow.processIdentifier, SIGKILL) } }
+        usleep(500_000)
+        kill(slow.processIdentifier, SIGSTOP)
+        let good = try Tools.run("/usr/bin/ffmpeg", ["-v", "error", "-i", url, "-f", "framemd5", "-"], timeout: 20)
+        let vf = Tools.finish(p, o, e, timeout: 10)
+        let elapsed = Date().timeIntervalSince(t0)
+        kill(slow.processIdentifier, SIGKILL)
+        _ = Tools.finish(slow, so, se, timeout: 2)
+        #expect(!vf.hung && vf.code == 0, "viewfinder exit \(vf.code): \(vf.err)")
+        let sent = try #require(Self.framesOut(vf.err), "no frames line: \(vf.err)")
+        let decoded = Self.framemd5Count(good.out)
+        #expect(Double(decoded) >= 0.8 * Double(sent), "the reading caller decoded \(decoded) of \(sent)")
+        #expect(elapsed < 13, "the run took \(elapsed) s")
+    }
+
     /// srt-caller: an ffmpeg listener is started first; Viewfinder calls it and the listener decodes the stream.
     @Test func srtCallerReachesAnFFmpegListener() throws {
         let port = Self.freeUDPPort()
