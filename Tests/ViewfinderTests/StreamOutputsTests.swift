@@ -42,11 +42,12 @@ import Testing
     static func framemd5Count(_ out: String) -> Int { out.split(separator: "\n").filter { $0.hasPrefix("0,") }.count }
 
     /// srt-out: Viewfinder listens; ffmpeg calls in and decodes (almost) every frame sent while it was connected.
-    /// The frames dropped before the connection (wait-for-connection holds the stream) are not counted.
+    /// The frames dropped before the connection are not counted: the test sets wait-for-connection=true (the
+    /// shipped file has false, so that a run nobody watches still ends on EOS or the first Ctrl-C).
     @Test func srtListenerServesAnFFmpegCaller() throws {
         let port = Self.freeUDPPort()
         let (p, o, e) = try Tools.start(
-            Tools.viewfinder, Self.runArguments("srt-out", frames: 150, ["srtsink.uri=srt://127.0.0.1:\(port)?mode=listener"]))
+            Tools.viewfinder, Self.runArguments("srt-out", frames: 150, ["srtsink.uri=srt://127.0.0.1:\(port)?mode=listener", "srtsink.wait-for-connection=true"]))
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
         usleep(1_500_000)  // the listener binds when the pipeline starts; no line is printed for it
         let ff = try Tools.run(
@@ -65,7 +66,7 @@ import Testing
     @Test func aStoppedSRTCallerDoesNotStallAnother() throws {
         let port = Self.freeUDPPort()
         let (p, o, e) = try Tools.start(
-            Tools.viewfinder, Self.runArguments("srt-out", frames: 300, ["srtsink.uri=srt://127.0.0.1:\(port)?mode=listener"]))
+            Tools.viewfinder, Self.runArguments("srt-out", frames: 300, ["srtsink.uri=srt://127.0.0.1:\(port)?mode=listener", "srtsink.wait-for-connection=true"]))
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
         let t0 = Date()
         usleep(1_500_000)
