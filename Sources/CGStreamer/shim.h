@@ -9,6 +9,7 @@
 #include <gst/video/video.h>
 #include <gst/video/video-overlay-composition.h>
 #include <gst/tag/tag.h>
+#include <gst/base/gstbasesrc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -228,4 +229,26 @@ static inline void vf_element_post_error(GstElement *e, const char *text, const 
     g_error_free(err);
     gst_element_post_message(e, m);
 }
+// GST_BUFFER_FLAG_SET/UNSET/IS_SET are macros; the GAP flag marks the host's placeholder (slate) frames.
+static inline gboolean vf_buffer_is_gap(GstBuffer *b) { return GST_BUFFER_FLAG_IS_SET(b, GST_BUFFER_FLAG_GAP); }
+static inline void vf_buffer_set_gap(GstBuffer *b, gboolean on) {
+    if (on) GST_BUFFER_FLAG_SET(b, GST_BUFFER_FLAG_GAP); else GST_BUFFER_FLAG_UNSET(b, GST_BUFFER_FLAG_GAP);
+}
+
+// GST_IS_BASE_SRC is a type-check macro: live-ness of a plain source element (v4l2src, srtsrc, videotestsrc is-live=true).
+static inline int vf_element_base_src_live(GstElement *e) {
+    if (!GST_IS_BASE_SRC(e)) return -1;
+    return gst_base_src_is_live(GST_BASE_SRC(e)) ? 1 : 0;
+}
+
+// Fills every line of a mapped frame with one colour through the format's own pack function (any raw
+// format, as videotestsrc paints): `line` holds `width` pixels in the format's unpack format.
+static inline void vf_video_frame_fill_lines(GstVideoFrame *f, const void *line) {
+    const GstVideoFormatInfo *fi = f->info.finfo;
+    gint w = GST_VIDEO_FRAME_WIDTH(f), h = GST_VIDEO_FRAME_HEIGHT(f);
+    for (gint y = 0; y < h; y++) {
+        fi->pack_func(fi, GST_VIDEO_PACK_FLAG_NONE, line, 0, f->data, f->info.stride, f->info.chroma_site, y, w);
+    }
+}
+static inline GstVideoFormat vf_video_frame_unpack_format(GstVideoFrame *f) { return f->info.finfo->unpack_format; }
 #endif

@@ -76,6 +76,8 @@ public final class AppSink: Element, @unchecked Sendable {
     /// The state is read before the pull, so a sink shut down during the pull still ends as `.eos`.
     /// Once configured, frames come from the host's own queue (writable: appsink holds no reference).
     public func pull(timeout: UInt64) -> PullResult {
+        // Placeholders the host queued while the segment is down are delivered all the same.
+        if let handoff, handoff.hasItems { return handoff.pull(timeout: 0) }
         if isStopped {
             usleep(useconds_t(min(timeout, 20_000_000) / 1000))
             return .stopped
@@ -92,6 +94,28 @@ public final class AppSink: Element, @unchecked Sendable {
         // sample as its cached one, so this buffer is shared until the next pull (a write copies it).
         return .sample(Buffer(owning: gst_buffer_ref(b)), caps, seg)
     }
+
+    /// Holds end-of-stream from upstream (true) while the host supervises this sink's source, or lets it
+    /// through (false: an end-of-stream held meanwhile ends the stream now). Returns whether one was held.
+    @discardableResult public func holdEndOfStream(_ hold: Bool) -> Bool { handoff?.holdEndOfStream(hold) ?? false }
+
+    /// Queues a frame made by the host (a placeholder while the source is away) for the worker, as if it had
+    /// arrived; never counted as an arrival. When the queue is full it waits up to `wait` s for the worker
+    /// (call it from a thread of your own), then the oldest queued frame goes.
+    public func inject(_ buffer: Buffer, caps: Caps, segment: Segment, wait: Double = 0) {
+        guard let handoff else { return }
+        handoff.inject(gst_buffer_ref(buffer.raw), caps: caps, segment: segment, wait: wait)
+    }
+
+    /// Ends the stream for the worker now (after what is queued), as an end-of-stream from upstream would:
+    /// for a source segment the host stopped for good while it was down.
+    public func endStream() {
+        handoff?.holdEndOfStream(false)
+        handoff?.endOfStream()
+    }
+
+    /// Caps, segment, pts and duration of the last frame that arrived from upstream (nil before the first).
+    public var lastArrival: (caps: Caps?, segment: Segment, pts: UInt64?, duration: UInt64?)? { handoff?.lastArrival }
 
     /// Installs a probe that counts every buffer arriving at the sink pad.
     public func countArrivals() -> PadCounter {

@@ -37,6 +37,11 @@ public final class Buffer: @unchecked Sendable {
         get { clockTime(UInt64(vf_buffer_duration(raw))) }
         set { makeWritable(); vf_buffer_set_duration(raw, guint64(newValue.gstValue)) }
     }
+    /// GStreamer's GAP flag: no real content (the host's placeholder frames while a source is away).
+    public var isGap: Bool {
+        get { vf_buffer_is_gap(raw) != 0 }
+        set { makeWritable(); vf_buffer_set_gap(raw, newValue ? 1 : 0) }
+    }
     /// Total size in bytes.
     public var size: Int { Int(gst_buffer_get_size(raw)) }
     /// True when this is the only reference, so it can be changed in place.
@@ -83,6 +88,12 @@ public struct Segment: @unchecked Sendable, Equatable {
     /// A fresh TIME segment starting at 0.
     public init() { raw = GstSegment(); gst_segment_init(&raw, GST_FORMAT_TIME) }
     init(_ raw: GstSegment) { self.raw = raw }
+    /// The segment position (a timestamp in it) of a running time, nil when before the segment.
+    public func position(runningTime t: UInt64) -> UInt64? {
+        var s = raw
+        let p = gst_segment_position_from_running_time(&s, GST_FORMAT_TIME, guint64(t))
+        return clockTime(UInt64(p))
+    }
     /// The running time of a timestamp in this segment.
     public func runningTime(_ t: UInt64) -> UInt64? {
         var s = raw

@@ -26,6 +26,15 @@ public class Element: @unchecked Sendable {
 
     /// True for elements flagged as sources (no sink pads).
     public var isSource: Bool { vf_element_is_source(raw) != 0 }
+    /// For a plain source element (a GstBaseSrc: v4l2src, srtsrc, udpsrc, videotestsrc), whether it is live;
+    /// nil for anything else (bins such as rtspsrc or uridecodebin, non-sources).
+    public var isLiveBaseSource: Bool? {
+        switch vf_element_base_src_live(raw) {
+        case 1: return true
+        case 0: return false
+        default: return nil
+        }
+    }
     /// True for elements flagged as sinks.
     public var isSink: Bool { vf_element_is_sink(raw) != 0 }
 

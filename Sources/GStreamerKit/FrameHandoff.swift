@@ -22,6 +22,13 @@ final class FrameHandoff: @unchecked Sendable {
     private var eos = false
     private var maxItems = 1
     private var drop = false
+    /// While set (a supervised source), end-of-stream reaching the pad is held instead of ending the
+    /// queue: the host decides whether the source is lost (and restarted) or the stream really ends.
+    private var holdEOS = false
+    /// An end-of-stream arrived while held.
+    private var heldEOS = false
+    /// Caps, segment, pts and duration of the last buffer that arrived from the pad.
+    private var last: (caps: Caps?, segment: Segment, pts: UInt64?, duration: UInt64?)?
     /// Buffers that arrived (kept or dropped), for the dropped-frames figure.
     let arrivals = PadCounter()
 
@@ -60,7 +67,10 @@ final class FrameHandoff: @unchecked Sendable {
             if let s { segment = Segment(s.pointee) }
             gst_event_unref(e)
         }
+        let pts = vf_buffer_pts(buffer), duration = vf_buffer_duration(buffer)
+        let none = vf_clock_time_none()
         condition.lock()
+        last = (caps, segment, pts == none ? nil : UInt64(pts), duration == none ? nil : UInt64(duration))
         while items.count >= maxItems {
             if drop {
                 gst_buffer_unref(items.removeFirst().buffer)
@@ -78,12 +88,51 @@ final class FrameHandoff: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// End of stream reached the pad: after the frames already queued, `pull` reports it.
+    /// End of stream reached the pad: after the frames already queued, `pull` reports it (held instead while
+    /// `holdEndOfStream` is on).
     func endOfStream() {
         condition.lock()
-        eos = true
+        if holdEOS { heldEOS = true } else { eos = true }
         condition.broadcast()
         condition.unlock()
+    }
+
+    /// Holds (true) or lets through (false) end-of-stream from the pad. Letting it through after one was held
+    /// ends the queue now; returns whether one was held.
+    @discardableResult func holdEndOfStream(_ hold: Bool) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        holdEOS = hold
+        let held = heldEOS
+        if !hold && heldEOS { eos = true; heldEOS = false; condition.broadcast() }
+        return held
+    }
+
+    /// Queues a frame made by the host (a placeholder while the source is away), not counted as an arrival.
+    /// When full it waits for room up to `wait` seconds (the caller's own thread, never a streaming one),
+    /// then drops the oldest queued frame.
+    func inject(_ buffer: UnsafeMutablePointer<GstBuffer>, caps: Caps, segment: Segment, wait: Double) {
+        let deadline = Date().addingTimeInterval(wait)
+        condition.lock()
+        while items.count >= maxItems && Date() < deadline { _ = condition.wait(until: min(deadline, Date().addingTimeInterval(0.02))) }
+        if items.count >= maxItems { gst_buffer_unref(items.removeFirst().buffer) }
+        items.append(Item(buffer: buffer, caps: caps, segment: segment))
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Caps, segment, pts and duration of the last frame that arrived from upstream (nil before the first).
+    var lastArrival: (caps: Caps?, segment: Segment, pts: UInt64?, duration: UInt64?)? {
+        condition.lock()
+        defer { condition.unlock() }
+        return last
+    }
+
+    /// True when frames are queued.
+    var hasItems: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return !items.isEmpty
     }
 
     /// A flush or a restart: frames queued belong to the old stream; no end of stream any more.
@@ -154,6 +203,7 @@ final class FrameHandoff: @unchecked Sendable {
     func newStream() {
         condition.lock()
         eos = false
+        heldEOS = false
         condition.unlock()
     }
 }

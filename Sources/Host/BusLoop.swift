@@ -46,14 +46,18 @@ final class BusLoop {
     let log: MessageLog
     let supervisor: BranchSupervisor
     let reporter: SessionReporter
+    /// Watched source segments (`--reconnect`) by segment index.
+    let keepers: [Int: SourceKeeper]
     let onElementMessage: (@Sendable (BusMessage) -> Void)?
 
     init(
         pipelines: [Pipeline], groups: [StageGroup], appSources: Set<String>, options: SessionOptions, signals: SessionSignals,
-        log: MessageLog, supervisor: BranchSupervisor, reporter: SessionReporter, onElementMessage: (@Sendable (BusMessage) -> Void)?
+        log: MessageLog, supervisor: BranchSupervisor, reporter: SessionReporter, keepers: [SourceKeeper] = [],
+        onElementMessage: (@Sendable (BusMessage) -> Void)?
     ) {
         self.pipelines = pipelines; self.groups = groups; self.appSources = appSources; self.options = options
         self.signals = signals; self.log = log; self.supervisor = supervisor; self.reporter = reporter
+        self.keepers = Dictionary(keepers.map { ($0.segment, $0) }, uniquingKeysWith: { a, _ in a })
         self.onElementMessage = onElementMessage
     }
 
@@ -72,10 +76,20 @@ final class BusLoop {
                 // loop must keep reading the bus and the abort flag meanwhile.
                 if stops == 1 {
                     announce(RunStateMessage(state: "stopping"))
+                    // Supervision ends first, so the end-of-stream below goes through; a source segment that is
+                    // down has nothing to send: its group's stream is ended here and its segment counts as ended.
+                    for (i, k) in keepers where k.release() { eos.insert(i) }
                     Thread.detachNewThread { [pipelines, appSources] in Self.sendEOS(pipelines, except: appSources) }
                 }
             }
             for m in supervisor.restartDue(stopping: stops > 0, eos: &eos) { record(m, toStages: false) }
+            for (_, k) in keepers {
+                for m in k.drainMessages() { record(BusMessage(source: "viewfinder", structure: m.structure), toStages: true) }
+                if let text = k.gaveUp {
+                    announce(RunProblemMessage(level: "error", element: k.element, text: text))
+                    return .failed(text)
+                }
+            }
             let dirty = signals.latencyDirty.exchange(0, ordering: .relaxed)
             if dirty > 0 { pipelines[dirty - 1].recalculateLatency() }
             var idle = true
@@ -83,9 +97,20 @@ final class BusLoop {
                 while let m = bus.pop() {
                     idle = false
                     switch m.kind {
-                    case .eos: eos.insert(i)
+                    case .eos:
+                        // A watched source that ends while nobody asked for the end is lost, not finished.
+                        if let k = keepers[i], handledStops == 0, !k.isReleased {
+                            k.failed("end of stream")
+                            continue
+                        }
+                        eos.insert(i)
                     case .error(let text, let debug):
                         if eos.contains(i) { continue }
+                        if let k = keepers[i], handledStops == 0, !k.isReleased {
+                            k.failed("\(m.source): \(text)")
+                            announce(RunProblemMessage(level: "warning", element: m.source, text: "source lost: \(text)"))
+                            continue
+                        }
                         if let failed = supervisor.branchFailed(segment: i, source: m.source, text: text) {
                             eos.insert(i)
                             record(failed, toStages: false)

@@ -23,6 +23,11 @@ public final class Session: @unchecked Sendable {
     private let signals: SessionSignals
     private let log = MessageLog(limit: 1000)
     private let supervisor: BranchSupervisor
+    /// One per watched source segment (`--reconnect`), started once the pipelines play.
+    let keepers: [SourceKeeper]
+    /// The clock and base time every segment uses (set by `startPipelines`).
+    private var runClock: Clock?
+    private var runBase: UInt64 = 0
     private let reporter: SessionReporter
     private let createdFiles: [String]
     /// The `rtspserve` servers: bound when built, serving from `run()` until it ends.
@@ -73,6 +78,11 @@ public final class Session: @unchecked Sendable {
         createdFiles = built.createdFiles
         rtspServers = built.rtspServers
         supervisor = BranchSupervisor(pipelines: built.pipelines, groups: built.groups)
+        let policy = SourceKeeper.Policy(
+            stall: options.reconnectStallSeconds, firstDelay: options.reconnectFirstDelay, maxDelay: options.reconnectMaxDelay,
+            attempts: options.reconnectAttempts)
+        keepers = try SourceSupervision.plan(mode: options.reconnect, plan: built.plan, pipelines: built.pipelines, groups: built.groups)
+            .map { SourceKeeper(segment: $0.segment, pipeline: built.pipelines[$0.segment], group: $0.group, element: $0.element, policy: policy) }
         reporter = SessionReporter(groups: built.groups, copiesAtStart: copiesAtStart)
         var current: [String: [String: PropertyValue]] = [:]
         for g in built.plan.groups {
@@ -183,10 +193,11 @@ public final class Session: @unchecked Sendable {
         case .failure(let problem): return finish(code: 1, fallback: problem.text, start: problem.start)
         }
         progress.withLock { $0 = (.running, start, nil) }
+        if let runClock { for k in keepers { k.start(clock: runClock, baseTime: runBase) } }
         onPlaying?(self)
         let loop = BusLoop(
             pipelines: pipelines, groups: groups, appSources: Set(plan.segments.flatMap(\.appSources)), options: options,
-            signals: signals, log: log, supervisor: supervisor, reporter: reporter, onElementMessage: onElementMessage)
+            signals: signals, log: log, supervisor: supervisor, reporter: reporter, keepers: keepers, onElementMessage: onElementMessage)
         loop.announce(RunStateMessage(state: "running"))
         defer { loop.announce(RunStateMessage(state: "ended", code: Int(wasAborted ? 130 : (errors.isEmpty ? 0 : 1)))) }
         switch loop.run(start: start) {
@@ -244,6 +255,8 @@ public final class Session: @unchecked Sendable {
         for g in groups { g.prepare(live: live.contains(g.sinkSegment)) }
         let base = clock.now
         for p in pipelines { p.fixBaseTime(base) }
+        runClock = clock
+        runBase = base
         let start = Date()
         // Downstream first, so every appsrc branch is ready before frames flow.
         for i in pipelines.indices.reversed() where !roots.contains(i) {
@@ -278,6 +291,7 @@ public final class Session: @unchecked Sendable {
             errors.append(fallback)
         }
         preview.close()
+        for k in keepers { k.release() }
         for g in groups { g.stop() }
         // Sources first so nothing new enters while the rest shuts down.
         for p in pipelines { p.setState(.null) }

@@ -23,6 +23,25 @@ public struct SessionOptions: Sendable {
     public var overrides: [String] = []
     /// Stage settings from a settings file (`--config`), applied between the description and `overrides`.
     public var settings: SettingsFile?
+    /// Whether a lost source is restarted while everything downstream keeps running (`--reconnect`).
+    public enum ReconnectMode: String, Sendable, CaseIterable {
+        /// On for network sources (rtspsrc, srtsrc, udpsrc, souphttpsrc, a network `uri=`...), off for the rest.
+        case auto
+        /// On for every live source; refused (exit 2) when the description has none.
+        case on
+        /// Off: a source error ends the run, as in gst-launch.
+        case off
+    }
+    /// Source supervision.
+    public var reconnect: ReconnectMode = .auto
+    /// Attempts after a loss before the run gives up (0: never gives up).
+    public var reconnectAttempts: Int = 0
+    /// Seconds without a frame from a supervised live source before it counts as lost.
+    public var reconnectStallSeconds: Double = 2
+    /// First delay between attempts, doubled after each failed one up to `reconnectMaxDelay` (s).
+    public var reconnectFirstDelay: Double = 1
+    /// Longest delay between attempts (s).
+    public var reconnectMaxDelay: Double = 30
     /// Install SIGINT/SIGUSR1 handlers and read keys on a terminal.
     public var interactive = false
     /// Creates default options.

@@ -43,5 +43,14 @@ struct SessionReporter: Sendable {
     }
 
     /// One line per stage with something to say at the end ("capture0: 3 photos saved in out/photos").
-    func notes() -> [String] { groups.flatMap { g in g.stages.compactMap { $0.stage.summary() } } }
+    func notes() -> [String] {
+        var out = groups.flatMap { g in g.stages.compactMap { $0.stage.summary() } }
+        for g in groups {
+            let v = g.stats.values.withLock { $0 }
+            if v.placeholders > 0 || v.behind > 0 {
+                out.append("\(g.name): \(v.placeholders) placeholder frames while the source was away, \(v.behind) late frames dropped behind them")
+            }
+        }
+        return out
+    }
 }

@@ -48,6 +48,13 @@ final class StageGroup: @unchecked Sendable {
     /// Whether the group's input is live; set by `prepare(live:)` before the worker starts.
     private(set) var live = false
     private let stopFlag = Atomic<Bool>(false)
+    /// Set when a `SourceKeeper` watches the group's source: frames whose running time is not after the
+    /// last one pushed (live frames arriving behind the placeholders that stood in for them) are dropped.
+    private let supervisedFlag = Atomic<Bool>(false)
+    var supervised: Bool {
+        get { supervisedFlag.load(ordering: .relaxed) }
+        set { supervisedFlag.store(newValue, ordering: .relaxed) }
+    }
     private var thread: Thread?
     private let done = DispatchSemaphore(value: 0)
 
@@ -212,6 +219,7 @@ final class StageGroup: @unchecked Sendable {
 
     private func run() {
         var latencySet = false
+        var lastRunningTime: UInt64?
         let chain = StageChain(stages: stages, contexts: stages.map { GroupContext(stageName: $0.name, group: self) })
         while !stopFlag.load(ordering: .relaxed) {
             switch sink.pull(timeout: 50_000_000) {
@@ -224,6 +232,13 @@ final class StageGroup: @unchecked Sendable {
                 endAll()
                 return
             case .sample(let buffer, let capsOrNil, let segment):
+                if supervised, let rt = buffer.pts.flatMap({ segment.runningTime($0) }) {
+                    if let last = lastRunningTime, rt <= last {
+                        stats.values.withLock { $0.behind += 1 }
+                        continue
+                    }
+                    lastRunningTime = rt
+                }
                 guard let caps = capsOrNil ?? chain.caps else { fail("stage '\(name)': a frame arrived without caps"); return }
                 let frame: VideoFrame, times: [Double]
                 do {
@@ -251,8 +266,9 @@ final class StageGroup: @unchecked Sendable {
                 } catch {
                     fail(error.message); return
                 }
+                let placeholder = frame.buffer.isGap
                 stats.values.withLock { v in
-                    v.pulled += 1
+                    if placeholder { v.placeholders += 1 } else { v.pulled += 1 }
                     for (i, s) in stages.enumerated() { v.perStage[s.name]?.record(ms: times[i]) }
                 }
                 preview?.offer(frame)

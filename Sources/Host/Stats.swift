@@ -37,6 +37,10 @@ public struct DurationHistogram: Sendable {
 final class GroupStats: Sendable {
     struct Values {
         var pulled = 0, pushed = 0, renegotiations = 0, snapshots = 0
+        /// Live frames dropped for arriving behind the placeholders that stood in for them (supervised source).
+        var behind = 0
+        /// Placeholder frames (the slate) the worker passed on while the source was away.
+        var placeholders = 0
         var perStage: [String: DurationHistogram] = [:]
     }
     let values = Mutex(Values())

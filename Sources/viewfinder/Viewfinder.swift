@@ -87,8 +87,20 @@ struct RunOptions: ParsableArguments {
         help: "MQTT topic prefix (default viewfinder): TOPIC/events/NAME, TOPIC/state (retained), TOPIC/cmd/capture|set|stop, TOPIC/reply.")
     var topic: String?
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Restart a lost source while the rest keeps running, showing a slate meanwhile (default: on for network sources).")
+    var reconnect: Bool?
+    @Option(name: .long, help: "Attempts after a source loss before the run ends (0: never gives up).")
+    var reconnectAttempts: Int = 0
+
     func sessionOptions() throws -> SessionOptions {
         var o = SessionOptions()
+        guard reconnectAttempts >= 0 && reconnectAttempts <= 1_000_000 else {
+            throw HostError(.usage, "bad value '\(reconnectAttempts)' for --reconnect-attempts: expected 0 (never give up) - 1000000")
+        }
+        o.reconnect = reconnect.map { $0 ? .on : .off } ?? .auto
+        o.reconnectAttempts = reconnectAttempts
         guard let q = SessionOptions.QueuePolicy(rawValue: queue) else {
             throw HostError(.usage, "bad value '\(queue)' for --queue: expected auto, leaky or lossless")
         }

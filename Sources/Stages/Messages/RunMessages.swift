@@ -55,3 +55,62 @@ public struct RunProblemMessage: ViewfinderMessage {
         MessageStructure(Self.structureName, [("level", .string(level)), ("element", .string(element)), ("text", .string(text))])
     }
 }
+
+/// A supervised source's transitions (`--reconnect`): `viewfinder/source, state=lost|retrying|restored|gave-up,
+/// element=src, reason="...", attempt=N, retry-in=S, losses=N, restores=N, outage=S, placeholders=N`.
+/// Lost: the source segment failed, ended or went silent; placeholders (the slate) flow downstream.
+/// Retrying: attempt N starts the source segment again; the next one follows in `retry-in` s if this one
+/// brings no frame. Restored: frames flow again after `outage` s. Gave up: the attempts are used up (the run ends).
+public struct SourceMessage: ViewfinderMessage {
+    /// `viewfinder/source`.
+    public static let structureName = "viewfinder/source"
+    /// `lost`, `retrying`, `restored` or `gave-up`.
+    public var state: String
+    /// The source element (the first source of the segment).
+    public var element: String
+    /// Why it was lost (the error text, "end of stream", "no frame for 2.0 s"); empty otherwise.
+    public var reason: String
+    /// Attempts since the loss (0 when lost, 1... when retrying; the attempts it took when restored).
+    public var attempt: Int
+    /// Seconds until the next attempt (lost, retrying); 0 otherwise.
+    public var retryIn: Double
+    /// Losses of this source so far in the run.
+    public var losses: Int
+    /// Restorations of this source so far in the run.
+    public var restores: Int
+    /// Seconds since the loss (restored, gave-up), 0 otherwise.
+    public var outage: Double
+    /// Placeholder frames sent downstream so far in the run.
+    public var placeholders: Int
+
+    /// Creates one.
+    public init(
+        state: String, element: String, reason: String = "", attempt: Int = 0, retryIn: Double = 0, losses: Int, restores: Int,
+        outage: Double = 0, placeholders: Int
+    ) {
+        self.state = state; self.element = element; self.reason = reason; self.attempt = attempt; self.retryIn = retryIn
+        self.losses = losses; self.restores = restores; self.outage = outage; self.placeholders = placeholders
+    }
+
+    /// Decodes a `viewfinder/source` structure.
+    public init(structure s: MessageStructure) throws(MessageDecodingError) {
+        try s.expect(Self.self)
+        self.init(
+            state: try s.required(string: "state"), element: try s.required(string: "element"), reason: s.string("reason") ?? "",
+            attempt: Int(try s.required(integer: "attempt")), retryIn: try s.required(double: "retry-in"),
+            losses: Int(try s.required(integer: "losses")), restores: Int(try s.required(integer: "restores")),
+            outage: try s.required(double: "outage"), placeholders: Int(try s.required(integer: "placeholders")))
+    }
+
+    /// The structure: every field, always.
+    public var structure: MessageStructure {
+        MessageStructure(
+            Self.structureName,
+            [
+                ("state", .string(state)), ("element", .string(element)), ("reason", .string(reason)),
+                ("attempt", .int(Int32(clamping: attempt))), ("retry-in", .double(retryIn)), ("losses", .int(Int32(clamping: losses))),
+                ("restores", .int(Int32(clamping: restores))), ("outage", .double(outage)),
+                ("placeholders", .int(Int32(clamping: placeholders))),
+            ])
+    }
+}

@@ -1,0 +1,388 @@
+import Foundation
+import GStreamerKit
+import Overlay
+import Stages
+import Synchronization
+
+/// Keeps a stream going when its source goes away (`--reconnect`): the source segment (everything before
+/// the first stage group) may fail, end or fall silent while every segment after it keeps running on the
+/// same clock.
+///
+/// Lost: the bus loop reports an error or an unexpected end-of-stream of the segment (`failed`), or no
+/// frame reached the group's appsink for `stall` seconds while live. From then on the group gets
+/// placeholder frames (`PlaceholderFrame`, GAP-flagged, the caps and rate of the last live frame, a
+/// "signal lost, retrying in N s" slate blended through `OverlayComposition`): first a backfill from the
+/// last live frame to now (so a recording has no hole), then one per frame duration, stamped with the
+/// running time on the shared clock. Attempts set the source segment to NULL and to PLAYING again
+/// (same clock, same base time) after 1 s, doubling to 30 s, at most `attempts` times (0: for ever).
+/// Restored: two new frames arrived; they replace the slate (the worker drops any whose running time
+/// is not after the last placeholder's). Each transition is a `SourceMessage` (handed to the bus loop)
+/// and a line on stderr.
+///
+/// Threads and locks: its own thread `vf-source-N` ticks (stall check, placeholders, attempts); each
+/// attempt's state changes run on a detached thread `vf-source-N-restart` (setting an rtspsrc to NULL
+/// can wait for its teardown), at most one at a time; the bus loop calls `failed`, `release`,
+/// `drainMessages` and reads `gaveUp`. One mutex, `state`, taken briefly by all of them, never held while
+/// calling GStreamer.
+final class SourceKeeper: @unchecked Sendable {
+    /// Timing of the attempts.
+    struct Policy: Sendable {
+        var stall: Double = 2
+        var firstDelay: Double = 1
+        var maxDelay: Double = 30
+        /// 0: unlimited.
+        var attempts: Int = 0
+        /// The most placeholder time a backfill covers (s).
+        var maxBackfill: Double = 5
+    }
+
+    enum Phase: Equatable { case waiting, live, lost, ended }
+
+    private struct State {
+        var phase: Phase = .waiting
+        var lastCount = 0
+        var lastFrameAt = Date()
+        var countAtLoss = 0
+        var lostAt = Date()
+        var reason = ""
+        var attempt = 0
+        var delay = 1.0
+        var nextAttemptAt = Date.distantFuture
+        var restarting = false
+        var losses = 0
+        var restores = 0
+        var placeholders = 0
+        /// Running time of the next placeholder (ns), nil before the first after a loss.
+        var nextPlaceholder: UInt64?
+        var messages: [SourceMessage] = []
+        var gaveUp: String?
+    }
+
+    let segment: Int
+    let pipeline: Pipeline
+    let group: StageGroup
+    /// The source element named in messages.
+    let element: String
+    let policy: Policy
+    private let state = Mutex(State())
+    private let stopFlag = Atomic<Bool>(false)
+    private var clock: Clock?
+    private var baseTime: UInt64 = 0
+    private var thread: Thread?
+    private let slate = SlateCache()
+
+    init(segment: Int, pipeline: Pipeline, group: StageGroup, element: String, policy: Policy) {
+        self.segment = segment; self.pipeline = pipeline; self.group = group; self.element = element; self.policy = policy
+        state.withLock { $0.delay = policy.firstDelay }
+    }
+
+    /// Starts watching (after the pipelines play): the group's appsink holds end-of-stream from now on.
+    func start(clock: Clock, baseTime: UInt64) {
+        self.clock = clock
+        self.baseTime = baseTime
+        group.sink.holdEndOfStream(true)
+        group.supervised = true
+        let t = Thread { [self] in tickLoop() }
+        t.name = "vf-source-\(segment)"
+        thread = t
+        t.start()
+    }
+
+    /// The segment failed (an error) or ended (an end-of-stream nobody asked for): lost, unless already.
+    /// An error while lost is the current attempt failing: noted on stderr, the schedule stands.
+    func failed(_ reason: String) {
+        let now = Date()
+        let note: String? = state.withLock { s in
+            switch s.phase {
+            case .live, .waiting:
+                lose(&s, reason: reason, at: now)
+                return nil
+            case .lost: return s.attempt > 0 ? "viewfinder: source '\(element)': attempt \(s.attempt) failed: \(reason)\n" : nil
+            case .ended: return nil
+            }
+        }
+        if let note { AppendFile.writeStandardError(note) }
+    }
+
+    /// The host's own messages since the last call (bus loop).
+    func drainMessages() -> [SourceMessage] {
+        state.withLock { s in
+            defer { s.messages.removeAll() }
+            return s.messages
+        }
+    }
+
+    /// Set once the attempts are used up: the text the run ends with.
+    var gaveUp: String? { state.withLock { $0.gaveUp } }
+
+    /// True once `release()` was called.
+    var isReleased: Bool { stopFlag.load(ordering: .relaxed) }
+
+    /// True while placeholders stand in for the source.
+    var isLost: Bool { state.withLock { $0.phase == .lost } }
+
+    /// Stops supervising (the stream is ending, or the run): no more placeholders or attempts; an
+    /// end-of-stream held meanwhile goes through. Returns true when the source segment is down (lost), so
+    /// the caller ends the group's stream itself and stops waiting for that segment's end-of-stream.
+    @discardableResult func release() -> Bool {
+        stopFlag.store(true, ordering: .relaxed)
+        let wasLost = state.withLock { s in
+            defer { s.phase = .ended }
+            return s.phase == .lost
+        }
+        group.sink.holdEndOfStream(false)
+        if wasLost { group.sink.endStream() }
+        return wasLost
+    }
+
+    // MARK: - The keeper's thread
+
+    private func tickLoop() {
+        while !stopFlag.load(ordering: .relaxed) {
+            tick(now: Date())
+            usleep(10_000)
+        }
+    }
+
+    private func tick(now: Date) {
+        let count = group.arrivals.value
+        var placeholdersDue: [(UInt64, String)] = []
+        var attemptDue = false
+        state.withLock { s in
+            switch s.phase {
+            case .waiting:
+                if count > 0 { s.phase = .live; s.lastCount = count; s.lastFrameAt = now }
+            case .live:
+                if count != s.lastCount {
+                    s.lastCount = count; s.lastFrameAt = now
+                } else if now.timeIntervalSince(s.lastFrameAt) >= policy.stall {
+                    lose(&s, reason: String(format: "no frame for %.1f s", now.timeIntervalSince(s.lastFrameAt)), at: now)
+                }
+            case .lost:
+                if count - s.countAtLoss >= 2 {
+                    restore(&s, at: now)
+                    return
+                }
+                placeholdersDue = duePlaceholders(&s, now: now)
+                if !s.restarting && now >= s.nextAttemptAt {
+                    if policy.attempts > 0 && s.attempt >= policy.attempts {
+                        giveUp(&s, at: now)
+                        return
+                    }
+                    s.attempt += 1
+                    s.restarting = true
+                    s.nextAttemptAt = now.addingTimeInterval(s.delay)
+                    post(&s, "retrying", retryIn: s.delay, now: now)
+                    s.delay = min(policy.maxDelay, s.delay * 2)
+                    attemptDue = true
+                }
+            case .ended: break
+            }
+        }
+        for (pts, text) in placeholdersDue { sendPlaceholder(runningTime: pts, text: text) }
+        if attemptDue { restartSegment() }
+    }
+
+    /// Marks the loss (under the lock): counts, message, the first attempt after `firstDelay`.
+    private func lose(_ s: inout State, reason: String, at now: Date) {
+        s.phase = .lost
+        s.lostAt = now
+        s.reason = reason
+        s.losses += 1
+        s.attempt = 0
+        s.delay = policy.firstDelay
+        s.nextAttemptAt = now.addingTimeInterval(policy.firstDelay)
+        s.countAtLoss = group.arrivals.value
+        s.nextPlaceholder = nil
+        post(&s, "lost", retryIn: policy.firstDelay, now: now)
+    }
+
+    private func restore(_ s: inout State, at now: Date) {
+        s.phase = .live
+        s.restores += 1
+        s.lastCount = group.arrivals.value
+        s.lastFrameAt = now
+        post(&s, "restored", retryIn: 0, now: now)
+        s.attempt = 0
+        s.delay = policy.firstDelay
+        s.nextAttemptAt = .distantFuture
+    }
+
+    private func giveUp(_ s: inout State, at now: Date) {
+        s.phase = .ended
+        post(&s, "gave-up", retryIn: 0, now: now)
+        s.gaveUp =
+            "source '\(element)' lost (\(s.reason)) and not back after \(s.attempt) attempt\(s.attempt == 1 ? "" : "s") (--reconnect-attempts \(policy.attempts))"
+    }
+
+    /// Queues the message and writes its line on stderr (under the lock: both only append).
+    private func post(_ s: inout State, _ kind: String, retryIn: Double, now: Date) {
+        let outage = kind == "restored" || kind == "gave-up" ? now.timeIntervalSince(s.lostAt) : 0
+        let m = SourceMessage(
+            state: kind, element: element, reason: kind == "lost" || kind == "gave-up" ? s.reason : "", attempt: s.attempt,
+            retryIn: retryIn, losses: s.losses, restores: s.restores, outage: outage, placeholders: s.placeholders)
+        if s.messages.count >= 64 { s.messages.removeFirst() }
+        s.messages.append(m)
+        let line: String
+        switch kind {
+        case "lost": line = "source '\(element)' lost (\(s.reason)); placeholder frames go on; retrying in \(Self.seconds(retryIn))"
+        case "retrying": line = "source '\(element)': attempt \(s.attempt) (next in \(Self.seconds(retryIn)) if this one fails)"
+        case "restored":
+            line = String(format: "source '\(element)' restored after %.1f s (attempt %d, %d placeholder frames so far)", outage, s.attempt, s.placeholders)
+        default: line = "source '\(element)' gave up after \(s.attempt) attempts"
+        }
+        AppendFile.writeStandardError("viewfinder: \(line)\n")
+    }
+
+    static func seconds(_ d: Double) -> String { d == d.rounded() ? "\(Int(d)) s" : String(format: "%.1f s", d) }
+
+    /// The placeholders due now (under the lock): after a loss, a backfill from the last live frame (at most
+    /// `maxBackfill` s), then one per frame duration up to the running time now.
+    private func duePlaceholders(_ s: inout State, now: Date) -> [(UInt64, String)] {
+        guard let clock, let last = group.sink.lastArrival, let caps = last.caps, let info = caps.videoInfo else { return [] }
+        let duration = Self.frameDuration(info: info, fallback: last.duration)
+        let nowRT = clock.now &- baseTime
+        if s.nextPlaceholder == nil {
+            let lastRT = last.pts.flatMap { last.segment.runningTime($0) } ?? nowRT
+            let earliest = nowRT > UInt64(policy.maxBackfill * 1e9) ? nowRT - UInt64(policy.maxBackfill * 1e9) : 0
+            s.nextPlaceholder = max(lastRT + duration, earliest)
+        }
+        var due: [(UInt64, String)] = []
+        let wait = max(0, s.nextAttemptAt.timeIntervalSince(now))
+        let text = s.restarting ? "signal lost: reconnecting (attempt \(s.attempt))" : "signal lost, retrying in \(Int(wait.rounded(.up))) s"
+        while let next = s.nextPlaceholder, next <= nowRT, due.count < 1000 {
+            due.append((next, text))
+            s.nextPlaceholder = next + duration
+            s.placeholders += 1
+        }
+        return due
+    }
+
+    /// A frame's duration from the caps' rate (else the last buffer's, else 1/30 s), in ns.
+    static func frameDuration(info: VideoInfo, fallback: UInt64?) -> UInt64 {
+        if info.fpsN > 0 && info.fpsD > 0 { return UInt64(1e9 * Double(info.fpsD) / Double(info.fpsN)) }
+        return fallback.flatMap { $0 > 0 ? $0 : nil } ?? 33_333_333
+    }
+
+    /// Builds one placeholder (grey, slate text blended) stamped at `runningTime` and queues it for the worker.
+    private func sendPlaceholder(runningTime: UInt64, text: String) {
+        guard let last = group.sink.lastArrival, let caps = last.caps, let info = caps.videoInfo else { return }
+        let duration = Self.frameDuration(info: info, fallback: last.duration)
+        guard let pts = last.segment.position(runningTime: runningTime),
+            let buffer = try? PlaceholderFrame.make(info, grey: 40, pts: pts, duration: duration)
+        else { return }
+        let frame = VideoFrame(buffer: buffer, info: info, caps: caps, segment: last.segment, index: 0)
+        if let overlay = slate.composition(text: text, detail: "source \(element)", width: info.width, height: info.height) {
+            try? frame.blend(overlay)
+        }
+        // Our own thread: wait for the worker rather than drop a placeholder of the backfill.
+        group.sink.inject(frame.buffer, caps: caps, segment: last.segment, wait: 1)
+    }
+
+    /// One attempt: the source segment to NULL, then PLAYING on the same clock and base time. A failure shows
+    /// as an error on the bus (`failed`) or as no frame by the next attempt.
+    private func restartSegment() {
+        let t = Thread { [self] in
+            pipeline.setState(.null)
+            if !stopFlag.load(ordering: .relaxed) {
+                pipeline.fixBaseTime(baseTime)
+                group.sink.holdEndOfStream(true)
+                if pipeline.setState(.playing) == .failure {
+                    failed("could not start the source segment")
+                }
+            }
+            state.withLock { $0.restarting = false }
+        }
+        t.name = "vf-source-\(segment)-restart"
+        t.start()
+    }
+}
+
+/// The slate's text as an overlay, drawn with cairo/pango once per text and frame size.
+///
+/// Threads and locks: used by the keeper's thread only.
+final class SlateCache {
+    private var key: (String, Int, Int)?
+    private var cached: OverlayComposition?
+
+    func composition(text: String, detail: String, width: Int, height: Int) -> OverlayComposition? {
+        if let key, key == (text, width, height) { return cached }
+        guard width >= 16, height >= 16 else { return nil }
+        let canvas = Canvas(width: width, height: height)
+        let size = max(10, Double(min(width, height)) / 16)
+        let white = RGBAColor(red: 1, green: 1, blue: 1)
+        let backdrop = RGBAColor(red: 0.55, green: 0.05, blue: 0.05, alpha: 0.85)
+        let m = canvas.measureText(text, fontSize: size, backdrop: true)
+        let y = Double(height) / 2 - m.height
+        canvas.drawText(text, x: (Double(width) - m.width) / 2, y: y, fontSize: size, color: white, backdrop: backdrop)
+        let d = canvas.measureText(detail, fontSize: size * 0.6, backdrop: false)
+        canvas.drawText(detail, x: (Double(width) - d.width) / 2, y: y + m.height + size * 0.4, fontSize: size * 0.6, color: white, backdrop: nil)
+        let img = canvas.image()
+        let overlay = OverlayComposition(bgra: img.pixels, width: img.width, height: img.height, stride: img.stride)
+        key = (text, width, height)
+        cached = overlay
+        return overlay
+    }
+}
+
+/// Which source segments a `SourceKeeper` watches, decided when the session is built.
+enum SourceSupervision {
+    /// Sources reached over a network: supervised by default (`--reconnect` auto).
+    static let networkFactories: Set<String> = [
+        "rtspsrc", "srtsrc", "srtclientsrc", "srtserversrc", "udpsrc", "tcpclientsrc", "tcpserversrc", "souphttpsrc",
+        "rtmpsrc", "rtmp2src", "ristsrc", "whepsrc", "webrtcsrc", "rtpsrc", "rtspclientsink",
+    ]
+    /// Elements taking a `uri`: network when its scheme is not `file`.
+    static let uriFactories: Set<String> = ["uridecodebin", "uridecodebin3", "urisourcebin", "playbin", "playbin3"]
+
+    /// Whether `e` reads from a network.
+    static func isNetwork(_ e: Element) -> Bool {
+        let f = e.factoryName
+        if networkFactories.contains(f) { return true }
+        if uriFactories.contains(f), let uri = e.string("uri"), let colon = uri.firstIndex(of: ":") {
+            return uri[..<colon].lowercased() != "file"
+        }
+        return false
+    }
+
+    /// Whether `e` is a live source: a network source or a live GstBaseSrc (v4l2src, videotestsrc is-live=true).
+    static func isLive(_ e: Element) -> Bool { isNetwork(e) || e.isLiveBaseSource == true }
+
+    /// The source segments to watch: segment index -> (the group it feeds, the source element's name).
+    /// `.on` with no live source before a stage is a usage error; a watched segment with other sinks gets a
+    /// warning (they restart with the source).
+    static func plan(
+        mode: SessionOptions.ReconnectMode, plan: ExpansionPlan, pipelines: [Pipeline], groups: [StageGroup]
+    ) throws(HostError) -> [(segment: Int, group: StageGroup, element: String)] {
+        if mode == .off { return [] }
+        var out: [(Int, StageGroup, String)] = []
+        for seg in plan.segments where seg.appSources.isEmpty {
+            let feeding = groups.filter { $0.sinkSegment == seg.index }
+            guard feeding.count == 1, let group = feeding.first else { continue }
+            let elements = pipelines[seg.index].describedElements
+            let pick: Element? =
+                mode == .on ? elements.first(where: { isLive($0) }) : elements.first(where: { isNetwork($0) })
+            guard let source = pick else { continue }
+            let others = elements.filter { $0.isSink && $0.name != group.sink.name }.map(\.name)
+            if !others.isEmpty {
+                AppendFile.writeStandardError(
+                    "viewfinder: warning: --reconnect restarts everything before the first stage with the source '\(source.name)', "
+                        + "including \(others.joined(separator: ", ")): put branches after a stage to keep them running\n")
+            }
+            out.append((seg.index, group, source.name))
+        }
+        if mode == .on && out.isEmpty {
+            if groups.isEmpty {
+                throw HostError(
+                    .usage,
+                    "--reconnect: the description has no Viewfinder stage; expected a live source followed by a stage (e.g. 'rtspsrc location=... ! decodebin ! videoconvert ! compose ! ...'): the host restarts what comes before the first stage while the rest keeps running"
+                )
+            }
+            throw HostError(
+                .usage,
+                "--reconnect: no live source before the first stage; expected a network or camera source (rtspsrc, srtsrc, udpsrc, souphttpsrc, v4l2src, videotestsrc is-live=true...): a file that ends ends the run"
+            )
+        }
+        return out
+    }
+}
