@@ -251,4 +251,63 @@ static inline void vf_video_frame_fill_lines(GstVideoFrame *f, const void *line)
     }
 }
 static inline GstVideoFormat vf_video_frame_unpack_format(GstVideoFrame *f) { return f->info.finfo->unpack_format; }
+// gst_parse_launch links a demuxer's or decodebin's "sometimes" pad to what follows it with a one-shot
+// handler: once linked it disconnects, so a source segment set to NULL and PLAYING again (the host's
+// `--reconnect`) gets new pads nobody links ("Internal data stream error", not-linked). This keeps each
+// dynamic link: it remembers the peer of every pad linked while it watched (by pad name and template) and
+// links a new unlinked pad of the same name, or else of the same template, to that peer when it is free.
+typedef struct { GMutex lock; GPtrArray *names; GPtrArray *templates; GPtrArray *peers; } VfRelink;
+static inline void vf_relink_free(gpointer data) {
+    VfRelink *r = (VfRelink *)data;
+    g_ptr_array_unref(r->names); g_ptr_array_unref(r->templates); g_ptr_array_unref(r->peers);
+    g_mutex_clear(&r->lock);
+    g_free(r);
+}
+static inline void vf_relink_pad_added(GstElement *e, GstPad *pad, gpointer data) {
+    (void)e;
+    VfRelink *r = (VfRelink *)data;
+    if (GST_PAD_DIRECTION(pad) != GST_PAD_SRC) return;
+    GstPadTemplate *t = GST_PAD_PAD_TEMPLATE(pad);
+    const gchar *tname = t ? GST_PAD_TEMPLATE_NAME_TEMPLATE(t) : "";
+    gchar *name = gst_pad_get_name(pad);
+    GstPad *peer = gst_pad_get_peer(pad);
+    GstPad *target = NULL;
+    g_mutex_lock(&r->lock);
+    if (peer) {
+        gboolean known = FALSE;
+        for (guint i = 0; i < r->peers->len; i++) {
+            if (g_ptr_array_index(r->peers, i) == peer) { known = TRUE; break; }
+        }
+        if (!known && r->peers->len < 64) {
+            g_ptr_array_add(r->names, g_strdup(name));
+            g_ptr_array_add(r->templates, g_strdup(tname));
+            g_ptr_array_add(r->peers, gst_object_ref(peer));
+        }
+    } else {
+        for (guint pass = 0; pass < 2 && !target; pass++) {
+            for (guint i = 0; i < r->peers->len; i++) {
+                GstPad *p = (GstPad *)g_ptr_array_index(r->peers, i);
+                const gchar *key = pass == 0 ? (const gchar *)g_ptr_array_index(r->names, i) : (const gchar *)g_ptr_array_index(r->templates, i);
+                if (g_strcmp0(key, pass == 0 ? name : tname) == 0 && !gst_pad_is_linked(p)) { target = gst_object_ref(p); break; }
+            }
+        }
+    }
+    g_mutex_unlock(&r->lock);
+    if (peer) gst_object_unref(peer);
+    if (target) {
+        gst_pad_link(pad, target);
+        gst_object_unref(target);
+    }
+    g_free(name);
+}
+static inline void vf_element_keep_dynamic_links(GstElement *e) {
+    if (g_object_get_data(G_OBJECT(e), "vf-relink")) return;
+    VfRelink *r = g_new0(VfRelink, 1);
+    g_mutex_init(&r->lock);
+    r->names = g_ptr_array_new_with_free_func(g_free);
+    r->templates = g_ptr_array_new_with_free_func(g_free);
+    r->peers = g_ptr_array_new_with_free_func(gst_object_unref);
+    g_object_set_data_full(G_OBJECT(e), "vf-relink", r, vf_relink_free);
+    g_signal_connect(e, "pad-added", G_CALLBACK(vf_relink_pad_added), r);
+}
 #endif

@@ -122,6 +122,13 @@ public final class Pipeline: Element, @unchecked Sendable {
     /// The pipeline's bus.
     public var bus: Bus { Bus(owning: gst_element_get_bus(raw)!) }
 
+    /// Keeps the links gst_parse_launch made to the dynamic ("sometimes") pads of the described elements
+    /// (demuxers, decodebin, rtspsrc) across a restart: its own are one-shot, so after NULL -> PLAYING the new
+    /// pads would stay unlinked. Call before the pipeline first starts.
+    public func keepDynamicLinks() {
+        for e in describedElements where e.hasSometimesOutputs { vf_element_keep_dynamic_links(e.raw) }
+    }
+
     /// Makes the pipeline use `clock` instead of electing one.
     public func use(_ clock: Clock) { gst_pipeline_use_clock(vf_pipeline(UnsafeMutableRawPointer(raw)), clock.raw) }
 

@@ -52,8 +52,15 @@ final class SourceKeeper: @unchecked Sendable {
         var losses = 0
         var restores = 0
         var placeholders = 0
-        /// Running time of the next placeholder (ns), nil before the first after a loss.
-        var nextPlaceholder: UInt64?
+        /// Running time of the last placeholder sent (ns).
+        var lastPlaceholder: UInt64 = 0
+        /// How far behind the clock live frames arrive (running time now - the frame's; negative when they
+        /// carry times ahead of the clock, as demuxed streams do), from the newest arrival.
+        var lateness: Int64 = 0
+        /// When the last frame arrived (any phase).
+        var lastArrivalAt = Date.distantPast
+        /// Live frames the worker had passed when the source was lost.
+        var passedAtLoss = 0
         var messages: [SourceMessage] = []
         var gaveUp: String?
     }
@@ -70,10 +77,13 @@ final class SourceKeeper: @unchecked Sendable {
     private var baseTime: UInt64 = 0
     private var thread: Thread?
     private let slate = SlateCache()
+    /// The slate cache is used by the keeper's thread and the worker (`fill`).
+    private let slateLock = Mutex(())
 
     init(segment: Int, pipeline: Pipeline, group: StageGroup, element: String, policy: Policy) {
         self.segment = segment; self.pipeline = pipeline; self.group = group; self.element = element; self.policy = policy
         state.withLock { $0.delay = policy.firstDelay }
+        pipeline.keepDynamicLinks()
     }
 
     /// Starts watching (after the pipelines play): the group's appsink holds end-of-stream from now on.
@@ -82,6 +92,7 @@ final class SourceKeeper: @unchecked Sendable {
         self.baseTime = baseTime
         group.sink.holdEndOfStream(true)
         group.supervised = true
+        group.holeFiller.withLock { $0 = { [weak self] after, before, caps, segment in self?.fill(after: after, before: before, caps: caps, segment: segment) ?? [] } }
         let t = Thread { [self] in tickLoop() }
         t.name = "vf-source-\(segment)"
         thread = t
@@ -146,9 +157,12 @@ final class SourceKeeper: @unchecked Sendable {
 
     private func tick(now: Date) {
         let count = group.arrivals.value
+        let passed = group.livePassed.load(ordering: .relaxed)
+        let lateness = currentLateness()
         var placeholdersDue: [(UInt64, String)] = []
         var attemptDue = false
         state.withLock { s in
+            if let lateness { s.lateness = lateness; s.lastArrivalAt = now }
             switch s.phase {
             case .waiting:
                 if count > 0 { s.phase = .live; s.lastCount = count; s.lastFrameAt = now }
@@ -159,11 +173,16 @@ final class SourceKeeper: @unchecked Sendable {
                     lose(&s, reason: String(format: "no frame for %.1f s", now.timeIntervalSince(s.lastFrameAt)), at: now)
                 }
             case .lost:
-                if count - s.countAtLoss >= 2 {
+                // Back once live frames have flowed past the worker for half a second (placeholders fill any
+                // hole until then, so the switch leaves none).
+                if passed - s.passedAtLoss >= restoreFrames() {
                     restore(&s, at: now)
                     return
                 }
                 placeholdersDue = duePlaceholders(&s, now: now)
+                // Frames coming again (a source that reconnects by itself, or the last attempt): no new
+                // attempt while they do.
+                if now.timeIntervalSince(s.lastArrivalAt) < 0.5 { s.nextAttemptAt = max(s.nextAttemptAt, now.addingTimeInterval(0.5)) }
                 if !s.restarting && now >= s.nextAttemptAt {
                     if policy.attempts > 0 && s.attempt >= policy.attempts {
                         giveUp(&s, at: now)
@@ -183,6 +202,23 @@ final class SourceKeeper: @unchecked Sendable {
         if attemptDue { restartSegment() }
     }
 
+    /// Running time now minus that of the newest frame that arrived, when one arrived since the last look.
+    private var lastSeenArrivals = 0
+    private func currentLateness() -> Int64? {
+        let count = group.arrivals.value
+        guard count != lastSeenArrivals, let clock, let last = group.sink.lastArrival,
+            let rt = last.pts.flatMap({ last.segment.runningTime($0) })
+        else { return nil }
+        lastSeenArrivals = count
+        return Int64(bitPattern: clock.now &- baseTime) &- Int64(bitPattern: rt)
+    }
+
+    /// Live frames that count as "restored": half a second of them (at least 2).
+    private func restoreFrames() -> Int {
+        guard let info = group.sink.lastArrival?.caps?.videoInfo, info.fpsN > 0, info.fpsD > 0 else { return 2 }
+        return max(2, info.fpsN / (2 * info.fpsD))
+    }
+
     /// Marks the loss (under the lock): counts, message, the first attempt after `firstDelay`.
     private func lose(_ s: inout State, reason: String, at now: Date) {
         s.phase = .lost
@@ -193,7 +229,7 @@ final class SourceKeeper: @unchecked Sendable {
         s.delay = policy.firstDelay
         s.nextAttemptAt = now.addingTimeInterval(policy.firstDelay)
         s.countAtLoss = group.arrivals.value
-        s.nextPlaceholder = nil
+        s.passedAtLoss = group.livePassed.load(ordering: .relaxed)
         post(&s, "lost", retryIn: policy.firstDelay, now: now)
     }
 
@@ -236,26 +272,46 @@ final class SourceKeeper: @unchecked Sendable {
 
     static func seconds(_ d: Double) -> String { d == d.rounded() ? "\(Int(d)) s" : String(format: "%.1f s", d) }
 
-    /// The placeholders due now (under the lock): after a loss, a backfill from the last live frame (at most
-    /// `maxBackfill` s), then one per frame duration up to the running time now.
+    /// The placeholders due now (under the lock): every frame slot from the last frame passed on (live or
+    /// placeholder) up to the running time a live frame arriving now would carry (the clock minus the live
+    /// frames' lateness), half a frame of slack; at most `maxBackfill` s back.
     private func duePlaceholders(_ s: inout State, now: Date) -> [(UInt64, String)] {
         guard let clock, let last = group.sink.lastArrival, let caps = last.caps, let info = caps.videoInfo else { return [] }
         let duration = Self.frameDuration(info: info, fallback: last.duration)
-        let nowRT = clock.now &- baseTime
-        if s.nextPlaceholder == nil {
-            let lastRT = last.pts.flatMap { last.segment.runningTime($0) } ?? nowRT
-            let earliest = nowRT > UInt64(policy.maxBackfill * 1e9) ? nowRT - UInt64(policy.maxBackfill * 1e9) : 0
-            s.nextPlaceholder = max(lastRT + duration, earliest)
-        }
+        let target = Int64(bitPattern: clock.now &- baseTime) - s.lateness - Int64(duration / 2)
+        guard target > 0 else { return [] }
+        return slots(&s, after: group.lastLiveRunningTime.load(ordering: .relaxed), upTo: UInt64(target), duration: duration, now: now)
+    }
+
+    /// Frame slots after max(`after`, the last placeholder) up to `upTo` (at most `maxBackfill` s of them),
+    /// with the slate's text; counted as sent (under the lock).
+    private func slots(_ s: inout State, after: UInt64, upTo target: UInt64, duration: UInt64, now: Date) -> [(UInt64, String)] {
+        let backfill = UInt64(policy.maxBackfill * 1e9)
+        var next = max(s.lastPlaceholder, after) + duration
+        if target > backfill { next = max(next, target - backfill) }
         var due: [(UInt64, String)] = []
         let wait = max(0, s.nextAttemptAt.timeIntervalSince(now))
         let text = s.restarting ? "signal lost: reconnecting (attempt \(s.attempt))" : "signal lost, retrying in \(Int(wait.rounded(.up))) s"
-        while let next = s.nextPlaceholder, next <= nowRT, due.count < 1000 {
+        while next <= target, due.count < 1000 {
             due.append((next, text))
-            s.nextPlaceholder = next + duration
+            s.lastPlaceholder = next
             s.placeholders += 1
+            next += duration
         }
         return due
+    }
+
+    /// For the worker (`StageGroup.holeFiller`): while lost, the placeholders between the last frame it passed
+    /// on (`after`) and a live frame at `before`, leaving less than one frame duration; none otherwise.
+    private func fill(after: UInt64, before: UInt64, caps: Caps, segment: Segment) -> [Buffer] {
+        guard let info = caps.videoInfo else { return [] }
+        let duration = Self.frameDuration(info: info, fallback: nil)
+        guard before > after + duration + duration / 2 else { return [] }
+        let due: [(UInt64, String)] = state.withLock { s in
+            guard s.phase == .lost else { return [] }
+            return slots(&s, after: after, upTo: before - duration / 2 - duration / 2, duration: duration, now: Date())
+        }
+        return due.compactMap { makePlaceholder(runningTime: $0.0, text: $0.1, caps: caps, info: info, segment: segment) }
     }
 
     /// A frame's duration from the caps' rate (else the last buffer's, else 1/30 s), in ns.
@@ -266,17 +322,24 @@ final class SourceKeeper: @unchecked Sendable {
 
     /// Builds one placeholder (grey, slate text blended) stamped at `runningTime` and queues it for the worker.
     private func sendPlaceholder(runningTime: UInt64, text: String) {
-        guard let last = group.sink.lastArrival, let caps = last.caps, let info = caps.videoInfo else { return }
-        let duration = Self.frameDuration(info: info, fallback: last.duration)
-        guard let pts = last.segment.position(runningTime: runningTime),
-            let buffer = try? PlaceholderFrame.make(info, grey: 40, pts: pts, duration: duration)
+        guard let last = group.sink.lastArrival, let caps = last.caps, let info = caps.videoInfo,
+            let buffer = makePlaceholder(runningTime: runningTime, text: text, caps: caps, info: info, segment: last.segment)
         else { return }
-        let frame = VideoFrame(buffer: buffer, info: info, caps: caps, segment: last.segment, index: 0)
-        if let overlay = slate.composition(text: text, detail: "source \(element)", width: info.width, height: info.height) {
-            try? frame.blend(overlay)
-        }
         // Our own thread: wait for the worker rather than drop a placeholder of the backfill.
-        group.sink.inject(frame.buffer, caps: caps, segment: last.segment, wait: 1)
+        group.sink.inject(buffer, caps: caps, segment: last.segment, wait: 1)
+    }
+
+    /// A placeholder frame: grey, the slate's text blended through an `OverlayComposition`, GAP-flagged,
+    /// at the segment position of `runningTime`.
+    private func makePlaceholder(runningTime: UInt64, text: String, caps: Caps, info: VideoInfo, segment: Segment) -> Buffer? {
+        let duration = Self.frameDuration(info: info, fallback: nil)
+        guard let pts = segment.position(runningTime: runningTime),
+            let buffer = try? PlaceholderFrame.make(info, grey: 40, pts: pts, duration: duration)
+        else { return nil }
+        let frame = VideoFrame(buffer: buffer, info: info, caps: caps, segment: segment, index: 0)
+        let overlay = slateLock.withLock { _ in slate.composition(text: text, detail: "source \(element)", width: info.width, height: info.height) }
+        if let overlay { try? frame.blend(overlay) }
+        return frame.buffer
     }
 
     /// One attempt: the source segment to NULL, then PLAYING on the same clock and base time. A failure shows

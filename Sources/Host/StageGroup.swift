@@ -55,6 +55,13 @@ final class StageGroup: @unchecked Sendable {
         get { supervisedFlag.load(ordering: .relaxed) }
         set { supervisedFlag.store(newValue, ordering: .relaxed) }
     }
+    /// Running time of the last live (not placeholder) frame the worker passed on, and how many it passed:
+    /// what a `SourceKeeper` fills up to and counts for "restored". Written by the worker only.
+    let lastLiveRunningTime = Atomic<UInt64>(0)
+    let livePassed = Atomic<Int>(0)
+    /// Set by a `SourceKeeper`: the placeholders that fill the hole between the last frame passed on and a
+    /// live frame at a later running time (none unless the source is lost). Called by the worker.
+    let holeFiller = Mutex<(@Sendable (UInt64, UInt64, Caps, Segment) -> [Buffer])?>(nil)
     private var thread: Thread?
     private let done = DispatchSemaphore(value: 0)
 
@@ -221,6 +228,64 @@ final class StageGroup: @unchecked Sendable {
         var latencySet = false
         var lastRunningTime: UInt64?
         let chain = StageChain(stages: stages, contexts: stages.map { GroupContext(stageName: $0.name, group: self) })
+        /// One frame through the chain and out; false when the worker must end.
+        func handle(_ buffer: Buffer, _ capsOrNil: Caps?, _ segment: Segment) -> Bool {
+            if supervised, let rt = buffer.pts.flatMap({ segment.runningTime($0) }) {
+                if let last = lastRunningTime, rt <= last {
+                    stats.values.withLock { $0.behind += 1 }
+                    return true
+                }
+                lastRunningTime = rt
+                if !buffer.isGap {
+                    lastLiveRunningTime.store(rt, ordering: .relaxed)
+                    livePassed.add(1, ordering: .relaxed)
+                }
+            }
+            guard let caps = capsOrNil ?? chain.caps else { fail("stage '\(name)': a frame arrived without caps"); return false }
+            let frame: VideoFrame, times: [Double]
+            do {
+                if try chain.configure(caps) {
+                    // Extra outputs may get tags or events before their first frame: give them
+                    // their caps now so the stream starts in order (stream-start, caps, segment).
+                    for e in extras.values { e.src.setCaps(caps) }
+                    stats.values.withLock { $0.renegotiations += 1 }
+                }
+                if live && !latencySet {
+                    latencySet = true
+                    if let up = sink.upstreamLatency() {
+                        for out in [main].compactMap({ $0 }) + Array(extras.values) {
+                            out.src.setLatency(min: up.min + budgetNs, max: nil)
+                            onLatencyChange?(out.segment)
+                        }
+                    }
+                }
+                let hosted = injected.withLock { q in
+                    defer { q.removeAll() }
+                    return q
+                }
+                chain.deliver(hosted + eventWatches.flatMap { $0.drain() })
+                (frame, times) = try chain.process(buffer, caps: caps, segment: segment)
+            } catch {
+                fail(error.message); return false
+            }
+            let placeholder = frame.buffer.isGap
+            stats.values.withLock { v in
+                if placeholder { v.placeholders += 1 } else { v.pulled += 1 }
+                for (i, s) in stages.enumerated() { v.perStage[s.name]?.record(ms: times[i]) }
+            }
+            preview?.offer(frame)
+            if let main {
+                // Given away: the next group finds the frame writable (no copy-on-write race with us).
+                if main.src.push(consuming: frame.buffer, caps: caps, segment: segment) {
+                    stats.values.withLock { $0.pushed += 1 }
+                } else if stopFlag.load(ordering: .relaxed) {
+                    return false
+                }
+            } else {
+                stats.values.withLock { $0.pushed += 1 }
+            }
+            return true
+        }
         while !stopFlag.load(ordering: .relaxed) {
             switch sink.pull(timeout: 50_000_000) {
             case .timeout, .stopped:
@@ -232,56 +297,14 @@ final class StageGroup: @unchecked Sendable {
                 endAll()
                 return
             case .sample(let buffer, let capsOrNil, let segment):
-                if supervised, let rt = buffer.pts.flatMap({ segment.runningTime($0) }) {
-                    if let last = lastRunningTime, rt <= last {
-                        stats.values.withLock { $0.behind += 1 }
-                        continue
-                    }
-                    lastRunningTime = rt
+                if supervised, !buffer.isGap, let last = lastRunningTime, let caps = capsOrNil ?? chain.caps,
+                    let rt = buffer.pts.flatMap({ segment.runningTime($0) }), let filler = holeFiller.withLock({ $0 })
+                {
+                    // Live frames back after a loss may start further on than the placeholders reached:
+                    // fill the hole first, so a recording never has one.
+                    for b in filler(last, rt, caps, segment) where !handle(b, caps, segment) { return }
                 }
-                guard let caps = capsOrNil ?? chain.caps else { fail("stage '\(name)': a frame arrived without caps"); return }
-                let frame: VideoFrame, times: [Double]
-                do {
-                    if try chain.configure(caps) {
-                        // Extra outputs may get tags or events before their first frame: give them
-                        // their caps now so the stream starts in order (stream-start, caps, segment).
-                        for e in extras.values { e.src.setCaps(caps) }
-                        stats.values.withLock { $0.renegotiations += 1 }
-                    }
-                    if live && !latencySet {
-                        latencySet = true
-                        if let up = sink.upstreamLatency() {
-                            for out in [main].compactMap({ $0 }) + Array(extras.values) {
-                                out.src.setLatency(min: up.min + budgetNs, max: nil)
-                                onLatencyChange?(out.segment)
-                            }
-                        }
-                    }
-                    let hosted = injected.withLock { q in
-                        defer { q.removeAll() }
-                        return q
-                    }
-                    chain.deliver(hosted + eventWatches.flatMap { $0.drain() })
-                    (frame, times) = try chain.process(buffer, caps: caps, segment: segment)
-                } catch {
-                    fail(error.message); return
-                }
-                let placeholder = frame.buffer.isGap
-                stats.values.withLock { v in
-                    if placeholder { v.placeholders += 1 } else { v.pulled += 1 }
-                    for (i, s) in stages.enumerated() { v.perStage[s.name]?.record(ms: times[i]) }
-                }
-                preview?.offer(frame)
-                if let main {
-                    // Given away: the next group finds the frame writable (no copy-on-write race with us).
-                    if main.src.push(consuming: frame.buffer, caps: caps, segment: segment) {
-                        stats.values.withLock { $0.pushed += 1 }
-                    } else if stopFlag.load(ordering: .relaxed) {
-                        return
-                    }
-                } else {
-                    stats.values.withLock { $0.pushed += 1 }
-                }
+                if !handle(buffer, capsOrNil, segment) { return }
             }
         }
     }
