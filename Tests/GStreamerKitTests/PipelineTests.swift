@@ -48,6 +48,31 @@ import Testing
         #expect(trace.seen == 5)
     }
 
+    /// gst_parse_launch links a demuxer's dynamic pad once: after NULL -> PLAYING the new pad stays unlinked
+    /// (the stream goes nowhere and never ends) unless `keepDynamicLinks()` relinks it to the same peer.
+    @Test(arguments: [false, true]) func aRestartedDemuxerIsRelinkedOnlyWhenKept(keep: Bool) throws {
+        let pipeline = try Pipeline.parse(
+            "videotestsrc num-buffers=10 ! video/x-raw,width=64,height=48 ! x264enc ! mpegtsmux ! tsdemux ! h264parse ! fakesink name=s")
+        if keep { pipeline.keepDynamicLinks() }
+        let sink = try #require(pipeline.element(named: "s"))
+        let trace = sink.traceBuffers(pad: "sink")
+        #expect(pipeline.setState(.playing) != .failure)
+        let first = runToEnd(pipeline)
+        pipeline.setState(.null)
+        #expect(first.eos && first.errors == [])
+        #expect(trace.seen == 10)
+        #expect(pipeline.setState(.playing) != .failure)
+        // Unlinked, tsdemux drops everything, end-of-stream included: no error, no end (3 s is plenty for 10 frames).
+        let second = runToEnd(pipeline, polls: keep ? 1200 : 30)
+        pipeline.setState(.null)
+        if keep {
+            #expect(second.eos && second.errors == [])
+            #expect(trace.seen == 20)
+        } else {
+            #expect(!second.eos && trace.seen == 10, "\(second.errors)")
+        }
+    }
+
     @Test func elementNamedFindsChildrenByName() throws {
         let pipeline = try Pipeline.parse("videotestsrc num-buffers=5 ! fakesink name=s")
         let sink = try #require(pipeline.element(named: "s"))
