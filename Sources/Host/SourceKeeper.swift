@@ -34,6 +34,8 @@ final class SourceKeeper: @unchecked Sendable {
         var attempts: Int = 0
         /// The most placeholder time a backfill covers (s).
         var maxBackfill: Double = 5
+        /// Seconds to wait for the first frame before the source counts as lost (connections take a while).
+        var firstFrame: Double = 10
     }
 
     enum Phase: Equatable { case waiting, live, lost, ended }
@@ -90,6 +92,7 @@ final class SourceKeeper: @unchecked Sendable {
     func start(clock: Clock, baseTime: UInt64) {
         self.clock = clock
         self.baseTime = baseTime
+        state.withLock { $0.lastFrameAt = Date() }
         group.sink.holdEndOfStream(true)
         group.supervised = true
         group.holeFiller.withLock { $0 = { [weak self] after, before, caps, segment in self?.fill(after: after, before: before, caps: caps, segment: segment) ?? [] } }
@@ -165,7 +168,11 @@ final class SourceKeeper: @unchecked Sendable {
             if let lateness { s.lateness = lateness; s.lastArrivalAt = now }
             switch s.phase {
             case .waiting:
-                if count > 0 { s.phase = .live; s.lastCount = count; s.lastFrameAt = now }
+                if count > 0 {
+                    s.phase = .live; s.lastCount = count; s.lastFrameAt = now
+                } else if now.timeIntervalSince(s.lastFrameAt) >= policy.firstFrame {
+                    lose(&s, reason: String(format: "no frame in the first %.0f s", policy.firstFrame), at: now)
+                }
             case .live:
                 if count != s.lastCount {
                     s.lastCount = count; s.lastFrameAt = now

@@ -114,7 +114,8 @@ import Testing
         let duringOutage = Tools.files(in: seen, suffix: ".jpg").count
         cam = try Self.camera(port: srtPort)
         let back = Date()
-        let restoredAfter = Self.waitFor("state=restored", in: o, timeout: 25)
+        // stderr is written unbuffered (stdout, where -m prints, may lag behind).
+        let restoredAfter = Self.waitFor("' restored after", in: e, timeout: 25)
         let returnToLive = Date().timeIntervalSince(back)
         sleep(3)
         let afterReturn = Tools.files(in: seen, suffix: ".jpg").count
@@ -131,7 +132,8 @@ import Testing
         #expect(m.filter { $0["state"] == "lost" }.count == 1, "\(m)")
         #expect(m.filter { $0["state"] == "restored" }.count == 1, "\(m)")
         #expect(m.contains { $0["state"] == "retrying" && $0["attempt"] == "1" && $0["retry-in"] == "1" }, "\(m)")
-        #expect(m.first?["element"] == "srtsrc0" && m.first?["reason"]?.contains("no frame") == true, "\(m)")
+        // Lost by silence (the caller reconnects on its own, quietly) or by srtsrc's error, whichever comes first.
+        #expect(m.first?["element"] == "srtsrc0" && (m.first?["reason"].map { $0.contains("no frame") || $0.contains("srtsrc0") } ?? false), "\(m)")
         // The viewer decoded before, during (the slate) and after the outage, without reconnecting.
         #expect(viewerAlive, "the RTSP viewer left: \((try? String(contentsOf: viewerErr, encoding: .utf8)) ?? "")")
         #expect(beforeKill > 30 && duringOutage > beforeKill + 60 && afterReturn > duringOutage + 45, "\(beforeKill) \(duringOutage) \(afterReturn)")
@@ -151,9 +153,10 @@ import Testing
         let lastSlate = try #require(kinds.lastIndex(of: .slate))
         #expect(kinds[..<firstSlate].allSatisfy { $0 == .live } && firstSlate > 60)
         #expect(kinds[(lastSlate + 1)...].allSatisfy { $0 == .live } && kinds.count - lastSlate > 60)
-        // The slate covers the 2 s before the loss was declared and the outage (>= 5 s): about 7 s at 30 fps.
+        // The slate covers the outage from the last live frame (backfilled over the silence before the loss was
+        // declared) to the first live frame after the return: the 5 s the camera was away and more.
         let slates = kinds.filter { $0 == .slate }.count
-        #expect(slates >= 180 && kinds[firstSlate...lastSlate].allSatisfy { $0 == .slate }, "\(slates) slate frames")
+        #expect(slates >= 145 && kinds[firstSlate...lastSlate].allSatisfy { $0 == .slate }, "\(slates) slate frames: \(kinds[firstSlate...lastSlate].filter { $0 != .slate }.count) others among them")
     }
 
     /// The camera gone for 40 s: the delays double from 1 s and stop at the 30 s cap (1, 2, 4, 8, 16, 30), every
@@ -175,7 +178,7 @@ import Testing
         sleep(40)
         cam = try Self.camera(port: srtPort)
         // The attempt after the return comes at most 30 s later.
-        let restored = Self.waitFor("state=restored", in: o, timeout: 40)
+        let restored = Self.waitFor("' restored after", in: e, timeout: 40)
         sleep(2)
         kill(vf.processIdentifier, SIGINT)
         let r = Tools.finish(vf, o, e, timeout: 15)
@@ -186,7 +189,8 @@ import Testing
         #expect(retries.map { $0["retry-in"] ?? "" }.prefix(6) == ["1", "2", "4", "8", "16", "30"], "\(retries)")
         #expect(retries.map { Int($0["attempt"] ?? "") ?? 0 } == Array(1...retries.count))
         let back = try #require(m.last { $0["state"] == "restored" })
-        #expect(back["attempt"] == "\(retries.count)" && (Double(back["outage"] ?? "") ?? 0) >= 40, "\(back)")
+        // The outage counts from the loss (up to 2 s of silence after the kill) to the first attempt after the return.
+        #expect(back["attempt"] == "\(retries.count)" && (Double(back["outage"] ?? "") ?? 0) >= 37, "\(back)")
         #expect(m.filter { $0["state"] == "lost" }.count == 1)
         // Each failed attempt says so on stderr, naming the source.
         #expect(r.err.components(separatedBy: "source 'srtsrc0': attempt").count - 1 >= retries.count)
@@ -206,7 +210,7 @@ import Testing
                 "srtsrc uri=srt://127.0.0.1:\(port)?mode=caller ! tsdemux ! h264parse ! avdec_h264 ! videoconvert ! compose ! fakesink",
             ], timeout: 60)
         #expect(!r.hung && r.code == 1, "exit \(r.code): \(r.err)")
-        #expect(r.err.contains("source 'srtsrc0' lost (srtsrc0: "), "\(r.err)")
+        #expect(r.err.contains("source 'srtsrc0' lost (no frame in the first 10 s)"), "\(r.err)")
         #expect(r.err.contains("not back after 2 attempts (--reconnect-attempts 2)"), "\(r.err)")
         #expect(r.err.contains("source 'srtsrc0': attempt 2"), "\(r.err)")
     }
