@@ -18,7 +18,7 @@ import Stages
 /// or partly written) and afterwards writes a `.goutputstream-XXXXXX` temporary and renames it over the playlist
 /// (atomic). It rewrites the playlist after a segment is closed, and deletes the segment `max-files` dropped only
 /// after that rename. So a playlist is served only when it is complete (`HLSPlaylist.parse`: `#EXTM3U` first,
-/// a newline last, every `#EXTINF` followed by its URI line), otherwise 503 with `Retry-After: 1`; and only
+/// a newline last, a target duration, every `#EXTINF` followed by its URI line), otherwise 503 with `Retry-After: 1`; and only
 /// when this run wrote it (modified after the server started): one left over from an earlier run, listing
 /// that run's segments, is 503 too until the first segment of this run is closed.
 ///
@@ -132,20 +132,23 @@ enum HLSPlaylist {
         return parse(String(decoding: data, as: UTF8.self))
     }
 
-    /// The playlist when complete: `#EXTM3U` on the first line, a newline at the end, every `#EXTINF` followed by
-    /// a URI line. The segments are the URI lines that are plain file names (`A-Z a-z 0-9 . _ -`); URIs with a
+    /// The playlist when complete: `#EXTM3U` on the first line, a newline at the end, `#EXT-X-TARGETDURATION`, every
+    /// `#EXTINF` followed by a URI line. The segments are the URI lines that are plain file names (`A-Z a-z 0-9 . _ -`); URIs with a
     /// `playlist-root` prefix or a path are not ours to serve and are left out.
     static func parse(_ text: String) -> Result<Parsed, Problem> {
         guard !text.isEmpty else { return .failure(.incomplete("empty")) }
-        guard text.hasPrefix("#EXTM3U\n") || text.hasPrefix("#EXTM3U\r\n") else {
+        // Lines end with LF or CRLF (one Character in Swift: split on `isNewline`, not on "\n").
+        let lines = text.split(whereSeparator: \.isNewline)
+        guard lines.first == "#EXTM3U" else {
             return .failure(.incomplete("no #EXTM3U first line"))
         }
-        guard text.hasSuffix("\n") else { return .failure(.incomplete("no newline at the end")) }
+        guard text.last?.isNewline == true else { return .failure(.incomplete("no newline at the end")) }
+        guard lines.contains(where: { $0.hasPrefix("#EXT-X-TARGETDURATION:") }) else {
+            return .failure(.incomplete("no #EXT-X-TARGETDURATION"))
+        }
         var segments: [String] = []
         var awaitingURI = false
-        for sub in text.split(separator: "\n") {
-            let line = sub.hasSuffix("\r") ? sub.dropLast() : sub
-            if line.isEmpty { continue }
+        for line in lines where !line.isEmpty {
             if line.hasPrefix("#") {
                 if awaitingURI && line.hasPrefix("#EXTINF:") { return .failure(.incomplete("#EXTINF without its URI")) }
                 if line.hasPrefix("#EXTINF:") { awaitingURI = true }
