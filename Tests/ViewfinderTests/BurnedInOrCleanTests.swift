@@ -49,9 +49,11 @@ import Testing
         let d = Tools.tempDir()
         try FileManager.default.createDirectory(at: d.appendingPathComponent("out/hls-overlay"), withIntermediateDirectories: true)
         let frames = 90
+        // --queue lossless: with the default (leaky when live) a loaded machine drops frames at a stage's input,
+        // compose's more often than passthrough's, and the counts would measure the load, not the split.
         let vf = try Tools.run(
             Tools.viewfinder,
-            ["run", Self.pipeline, "--set", "videotestsrc.num-buffers=\(frames)", "--set", "videotestsrc.pattern=black",
+            ["run", Self.pipeline, "--queue", "lossless", "--set", "videotestsrc.num-buffers=\(frames)", "--set", "videotestsrc.pattern=black",
              "--set", "streamenc.speed-preset=ultrafast", "--set", "recordenc.speed-preset=ultrafast"],
             cwd: d, timeout: 30)
         #expect(!vf.hung && vf.code == 0, "exit \(vf.code): \(vf.err)")
@@ -60,7 +62,7 @@ import Testing
         let text = (try? String(contentsOfFile: playlist, encoding: .utf8)) ?? ""
         #expect(text.contains("#EXT-X-ENDLIST"), "\(text)")
         let stream = try Self.lumaFrames(playlist)
-        #expect(clean.count >= frames - 2 && clean.count <= frames, "clean: \(clean.count) frames")
+        #expect(clean.count == frames, "clean: \(clean.count) frames")
         #expect(abs(stream.count - clean.count) <= 2, "stream \(stream.count) frames, clean \(clean.count)")
         for (i, f) in [(0, stream.first), (1, stream.dropFirst(stream.count / 2).first), (2, stream.last)] {
             let f = try #require(f)
