@@ -231,6 +231,41 @@ import Testing
         #expect(!fresh.contains("old00000.ts"), "\(fresh)")
     }
 
+    /// Two sinks: the first (by segment, then name) at /hls/index.m3u8, each at /hls/NAME/...; each serves only its own
+    /// playlist's segments from its own directory; one `hls:` line each at start.
+    @Test func everySinkByItsName() throws {
+        let d = Tools.tempDir()
+        for sub in ["out/one", "out/two"] {
+            try FileManager.default.createDirectory(at: d.appendingPathComponent(sub), withIntermediateDirectories: true)
+        }
+        let port = ControlTools.freePort()
+        let description =
+            "videotestsrc is-live=true ! video/x-raw,width=320,height=240,framerate=30/1 ! x264enc tune=zerolatency speed-preset=ultrafast "
+            + "key-int-max=30 ! h264parse ! tee name=t t. ! queue ! hlssink2 name=one location=out/one/a%05d.ts "
+            + "playlist-location=out/one/a.m3u8 target-duration=1 t. ! queue ! hlssink2 name=two location=out/two/b%05d.ts "
+            + "playlist-location=out/two/b.m3u8 target-duration=1"
+        let r = try ControlTools.Running(["launch", "--http", "127.0.0.1:\(port)", description], port: port, cwd: d)
+        defer { Self.stop(r) }
+        #expect(r.waitListening(), "not listening: \(r.stderr)")
+        #expect(r.stderr.contains("hls: \(r.base)/hls/index.m3u8 (one, \(d.path)/out/one/a.m3u8)"), "\(r.stderr)")
+        #expect(r.stderr.contains("hls: \(r.base)/hls/two/index.m3u8 (\(d.path)/out/two/b.m3u8)"), "\(r.stderr)")
+        _ = try #require(try Self.waitForSegments(r, count: 1), "\(r.stderr)")
+        let deadline = Date().addingTimeInterval(20)
+        var two = ""
+        while Date() < deadline && Self.segments(two).isEmpty {
+            two = try ControlTools.curl("GET", "\(r.base)/hls/two/index.m3u8").body
+            usleep(200_000)
+        }
+        let b = try #require(Self.segments(two).first, "\(two)")
+        #expect(b.hasPrefix("b"), "\(two)")
+        #expect(try Self.head("\(r.base)/hls/two/\(b)").status == 200)
+        #expect(try Self.head("\(r.base)/hls/\(b)").status == 404)
+        #expect(try Self.head("\(r.base)/hls/one/\(b)").status == 404)
+        #expect(try Self.head("\(r.base)/hls/one/a00000.ts").status == 200)
+        let one = try ControlTools.curl("GET", "\(r.base)/hls/one/index.m3u8")
+        #expect(one.status == 200 && Self.segments(one.body).allSatisfy { $0.hasPrefix("a") }, "\(one.body)")
+    }
+
     /// A run without an HLS sink has no /hls (404 naming the elements it would need); no `hls:` line is printed.
     @Test func noHLSOutputIsNotFound() throws {
         let r = try ControlTools.launch("videotestsrc is-live=true ! video/x-raw,width=320,height=240,framerate=30/1 ! fakesink")
