@@ -266,6 +266,29 @@ import Testing
         #expect(one.status == 200 && Self.segments(one.body).allSatisfy { $0.hasPrefix("a") }, "\(one.body)")
     }
 
+    /// With `--token` the HLS routes want it as every route does (401 without); ffprobe given the header
+    /// (`-headers`, which its HLS reader passes on to the segment requests) reads the stream.
+    @Test func theTokenGuardsTheStreamAndFFprobeCanSendIt() throws {
+        let (r, _) = try Self.start(light: true, extra: ["--token", "s3cret-hls"])
+        defer { Self.stop(r) }
+        #expect(try ControlTools.curl("GET", "\(r.base)/hls/index.m3u8").status == 401)
+        let auth = "Authorization: Bearer s3cret-hls"
+        let deadline = Date().addingTimeInterval(30)
+        var playlist = ""
+        while Date() < deadline && Self.segments(playlist).count < 2 {
+            playlist = try ControlTools.curl("GET", "\(r.base)/hls/index.m3u8", headers: [auth]).body
+            usleep(200_000)
+        }
+        let first = try #require(Self.segments(playlist).first, "\(playlist)")
+        #expect(try Self.head("\(r.base)/hls/\(first)").status == 401)
+        let probe = try Tools.run(
+            "/usr/bin/ffprobe",
+            ["-v", "error", "-headers", "\(auth)\r\n", "-live_start_index", "0", "-select_streams", "v:0", "-read_intervals", "%+#30",
+             "-show_entries", "frame=key_frame", "-of", "csv=p=0", "\(r.base)/hls/index.m3u8"], timeout: 30)
+        #expect(probe.code == 0, "\(probe.err.suffix(1000))")
+        #expect(probe.out.split(separator: "\n").count == 30, "\(probe.out.suffix(300)) \(probe.err.suffix(500))")
+    }
+
     /// A run without an HLS sink has no /hls (404 naming the elements it would need); no `hls:` line is printed.
     @Test func noHLSOutputIsNotFound() throws {
         let r = try ControlTools.launch("videotestsrc is-live=true ! video/x-raw,width=320,height=240,framerate=30/1 ! fakesink")
