@@ -6,7 +6,9 @@ import Testing
 /// `HLSPlaylist.parse`: a playlist is served only when complete (hlssink2 writes its first one in place), and
 /// only its plain segment names are servable.
 @Suite struct HLSPlaylistTests {
-    static let full = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-MEDIA-SEQUENCE:0\n#EXT-X-TARGETDURATION:2\n\n#EXTINF:2,\nsegment00000.ts\n#EXTINF:2,\nsegment00001.ts\n"
+    static let full =
+        "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-MEDIA-SEQUENCE:0\n#EXT-X-TARGETDURATION:2\n\n"
+        + "#EXTINF:2,\nsegment00000.ts\n#EXTINF:2,\nsegment00001.ts\n"
 
     @Test func aCompletePlaylistListsItsSegments() throws {
         let p = try HLSPlaylist.parse(Self.full).get()
@@ -38,7 +40,9 @@ import Testing
     }
 
     @Test func onlyPlainNamesAreServable() throws {
-        let text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nhttp://cdn.example/seg1.ts\n#EXTINF:2,\n../etc/passwd\n#EXTINF:2,\nsub/seg.ts\n#EXTINF:2,\nseg 4.ts\n#EXTINF:2,\nseg5.ts\r\n"
+        let text =
+            "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nhttp://cdn.example/seg1.ts\n#EXTINF:2,\n../etc/passwd\n"
+            + "#EXTINF:2,\nsub/seg.ts\n#EXTINF:2,\nseg 4.ts\n#EXTINF:2,\nseg5.ts\r\n"
         #expect(try HLSPlaylist.parse(text).get().segments == ["seg5.ts"])
     }
 

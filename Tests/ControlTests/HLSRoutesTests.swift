@@ -19,8 +19,8 @@ import Testing
             args = [
                 "launch", "--http", "127.0.0.1:\(port)",
                 "videotestsrc pattern=ball is-live=true ! video/x-raw,width=320,height=240,framerate=30/1 ! compose ! videoconvert "
-                    + "! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 ! h264parse ! hlssink2 location=out/hls/segment%05d.ts "
-                    + "playlist-location=out/hls/index.m3u8 target-duration=1 max-files=10",
+                    + "! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 ! h264parse "
+                    + "! hlssink2 location=out/hls/segment%05d.ts playlist-location=out/hls/index.m3u8 target-duration=1 max-files=10",
             ]
         } else {
             args = [
@@ -120,8 +120,10 @@ import Testing
             let url = "\(r.base)/hls/\(name)"
             let first = try Tools.run(
                 "/usr/bin/ffprobe",
-                ["-v", "error", "-select_streams", "v", "-read_intervals", "%+#1", "-show_entries", "frame=key_frame,pict_type",
-                 "-of", "csv=p=0", url])
+                [
+                    "-v", "error", "-select_streams", "v", "-read_intervals", "%+#1", "-show_entries", "frame=key_frame,pict_type",
+                    "-of", "csv=p=0", url,
+                ])
             let fields = first.out.split(separator: "\n").first.map { $0.split(separator: ",").map(String.init) } ?? []
             #expect(first.code == 0 && fields.prefix(2) == ["1", "I"], "\(name): \(first.out) \(first.err)")
             // No Range support, so ffprobe cannot seek to the end for a duration over HTTP: count the frames (30 fps).
@@ -136,7 +138,8 @@ import Testing
         let copy = Tools.tempDir().appendingPathComponent(name)
         let c = try Tools.run("/usr/bin/curl", ["-s", "-o", copy.path, "-w", "%{http_code}", "\(r.base)/hls/\(name)"])
         #expect(c.out == "200")
-        #expect(FileManager.default.contents(atPath: copy.path) == FileManager.default.contents(atPath: dir.appendingPathComponent(name).path))
+        #expect(
+            FileManager.default.contents(atPath: copy.path) == FileManager.default.contents(atPath: dir.appendingPathComponent(name).path))
 
         let head = try ControlTools.curl("GET", "\(r.base)/hls/index.m3u8", includeHeaders: true)
         #expect(Self.headers(head)["content-type"] == "application/vnd.apple.mpegurl", "\(Self.headers(head))")
@@ -186,9 +189,10 @@ import Testing
             let now = Self.segments(try ControlTools.curl("GET", "\(r.base)/hls/index.m3u8").body)
             if !now.contains(name) { #expect(status == 404, "\(name)") }
         }
-        for path in ["/hls/../hls.pipeline", "/hls/..%2f..%2fetc%2fpasswd", "/hls/%2e%2e/index.m3u8", "/hls/x/../../etc/passwd",
-            "/hls//etc/passwd", "/hls/a%5c..%5cindex.m3u8", "/hls/nosuchsink/index.m3u8", "/hls/hlssink2-0/a/b"]
-        {
+        for path in [
+            "/hls/../hls.pipeline", "/hls/..%2f..%2fetc%2fpasswd", "/hls/%2e%2e/index.m3u8", "/hls/x/../../etc/passwd",
+            "/hls//etc/passwd", "/hls/a%5c..%5cindex.m3u8", "/hls/nosuchsink/index.m3u8", "/hls/hlssink2-0/a/b",
+        ] {
             let a = try Self.curlRaw(r.base + path)
             #expect(a == 404, "\(path): \(a)")
         }
@@ -283,8 +287,10 @@ import Testing
         #expect(try Self.head("\(r.base)/hls/\(first)").status == 401)
         let probe = try Tools.run(
             "/usr/bin/ffprobe",
-            ["-v", "error", "-headers", "\(auth)\r\n", "-live_start_index", "0", "-select_streams", "v:0", "-read_intervals", "%+#30",
-             "-show_entries", "frame=key_frame", "-of", "csv=p=0", "\(r.base)/hls/index.m3u8"], timeout: 30)
+            [
+                "-v", "error", "-headers", "\(auth)\r\n", "-live_start_index", "0", "-select_streams", "v:0", "-read_intervals", "%+#30",
+                "-show_entries", "frame=key_frame", "-of", "csv=p=0", "\(r.base)/hls/index.m3u8",
+            ], timeout: 30)
         #expect(probe.code == 0, "\(probe.err.suffix(1000))")
         #expect(probe.out.split(separator: "\n").count == 30, "\(probe.out.suffix(300)) \(probe.err.suffix(500))")
     }

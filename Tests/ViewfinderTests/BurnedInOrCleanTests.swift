@@ -11,14 +11,17 @@ import Testing
     /// Every frame of `input` as 8-bit luma (ffmpeg, full range: black is 0), `width` x `height` each.
     static func lumaFrames(_ input: String) throws -> [[UInt8]] {
         let raw = Tools.tempDir().appendingPathComponent("frames.gray").path
-        let r = try Tools.run("/usr/bin/ffmpeg", ["-v", "error", "-i", input, "-f", "rawvideo", "-pix_fmt", "gray", "-y", raw], timeout: 60)
+        let r = try Tools.run(
+            "/usr/bin/ffmpeg", ["-v", "error", "-i", input, "-f", "rawvideo", "-pix_fmt", "gray", "-y", raw], timeout: 60)
         guard r.code == 0, let data = FileManager.default.contents(atPath: raw) else { return [] }
         let size = width * height
         return stride(from: 0, to: data.count - size + 1, by: size).map { Array(data[$0..<($0 + size)]) }
     }
 
     /// Mean luma of column `x` (all rows) and of row `y` (all columns) of one frame.
-    static func column(_ f: [UInt8], _ x: Int) -> Double { Double((0..<height).map { Int(f[$0 * width + x]) }.reduce(0, +)) / Double(height) }
+    static func column(_ f: [UInt8], _ x: Int) -> Double {
+        Double((0..<height).map { Int(f[$0 * width + x]) }.reduce(0, +)) / Double(height)
+    }
     static func row(_ f: [UInt8], _ y: Int) -> Double { Double((0..<width).map { Int(f[y * width + $0]) }.reduce(0, +)) / Double(width) }
     /// The brightest of columns `x-2...x+2` (the line's exact column depends on rounding; the encoder may soften it).
     static func lineColumn(_ f: [UInt8], _ x: Int) -> Double { (x - 2...x + 2).map { column(f, $0) }.max() ?? 0 }
@@ -53,8 +56,11 @@ import Testing
         // compose's more often than passthrough's, and the counts would measure the load, not the split.
         let vf = try Tools.run(
             Tools.viewfinder,
-            ["run", Self.pipeline, "--queue", "lossless", "--set", "videotestsrc.num-buffers=\(frames)", "--set", "videotestsrc.pattern=black",
-             "--set", "streamenc.speed-preset=ultrafast", "--set", "recordenc.speed-preset=ultrafast"],
+            [
+                "run", Self.pipeline, "--queue", "lossless", "--set", "videotestsrc.num-buffers=\(frames)", "--set",
+                "videotestsrc.pattern=black",
+                "--set", "streamenc.speed-preset=ultrafast", "--set", "recordenc.speed-preset=ultrafast",
+            ],
             cwd: d, timeout: 30)
         #expect(!vf.hung && vf.code == 0, "exit \(vf.code): \(vf.err)")
         let clean = try Self.lumaFrames(d.appendingPathComponent("out/clean.mkv").path)
