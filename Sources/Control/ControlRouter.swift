@@ -7,7 +7,8 @@ import Stages
 /// Answers every request of the control API: security checks first (token, origin), then the route.
 ///
 /// Routes: `GET /api/stages`, `PATCH /api/stages/{name}`, `POST /api/capture`, `GET /api/state`,
-/// `POST /api/stop`, `GET /api/events`; the gallery's (`/api/photos...`, `/photos/...`) in `GalleryRoutes.swift`.
+/// `POST /api/stop`, `GET /api/events`; the gallery's (`/api/photos...`, `/photos/...`) in `GalleryRoutes.swift`;
+/// the HLS outputs' (`/hls/...`) in `HLSRoutes.swift`.
 /// Errors are JSON: `{"error": "...", "field": "..."}` (field when one is to blame). Threads: runs on the server's tasks; it reaches the session only through its
 /// thread-safe accessors (`update`, `requestStop`, `liveReport`, ...), never the video threads.
 struct ControlRouter: HTTPHandler {
@@ -25,6 +26,8 @@ struct ControlRouter: HTTPHandler {
     var hosts: Set<String> { Set(origins.map { String($0.dropFirst("http://".count)) }) }
     /// Fires the manual shutter (as SIGUSR1 does).
     let fire: @Sendable () -> Void
+    /// When the server started: an HLS playlist modified before is an earlier run's and is not served.
+    var hlsSince = Date()
 
     func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
         let cookieToken = Self.cookie("viewfinder-token", in: request.headers[HTTPHeader("Cookie")] ?? "")
@@ -84,6 +87,7 @@ struct ControlRouter: HTTPHandler {
                 return await only(.PATCH) { await patch(name, request) }
             }
             if let answer = await gallery(request) { return answer }
+            if let answer = await hls(request) { return answer }
             return Self.error(.notFound, "no route \(path): expected /api/stages, /api/state, /api/events, /api/capture or /api/stop")
         }
     }

@@ -32,6 +32,8 @@ public final class Session: @unchecked Sendable {
     private let createdFiles: [String]
     /// The `rtspserve` servers: bound when built, serving from `run()` until it ends.
     public let rtspServers: [RTSPServer]
+    /// The `hlssink2`/`hlssink` outputs with their playlist and segment locations as built (`--http` serves them).
+    public let hlsOutputs: [HLSOutput]
     /// Every stage's current property values: the validated description (+ overrides), then each
     /// successful `update(stage:_:)`. Its own mutex, taken alone.
     private let values: Mutex<[String: [String: PropertyValue]]>
@@ -77,6 +79,7 @@ public final class Session: @unchecked Sendable {
         groups = built.groups
         createdFiles = built.createdFiles
         rtspServers = built.rtspServers
+        hlsOutputs = HLSOutput.find(in: built.pipelines)
         supervisor = BranchSupervisor(pipelines: built.pipelines, groups: built.groups)
         let policy = SourceKeeper.Policy(
             stall: options.reconnectStallSeconds, firstDelay: options.reconnectFirstDelay, maxDelay: options.reconnectMaxDelay,

@@ -170,6 +170,19 @@ struct RunOptions: ParsableArguments {
         return try MQTTAddress(parsing: broker, topic: topic ?? settings?.server.topic ?? MQTTAddress.defaultTopic)
     }
 
+    /// The `hls: URL` lines printed next to the page's URL: the first HLS output at `/hls/index.m3u8`, every
+    /// other by its element name at `/hls/NAME/index.m3u8` (a name the routes cannot carry is said so).
+    static func hlsLines(_ outputs: [HLSOutput], server: String) -> [String] {
+        outputs.enumerated().map { i, o in
+            let plain = o.name.utf8.allSatisfy { c in
+                (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2E || c == 0x5F || c == 0x2D
+            }
+            if i == 0 { return "hls: \(server)hls/index.m3u8 (\(o.name), \(o.playlist))" }
+            guard plain else { return "hls: \(o.name) not served: its name has characters other than A-Z a-z 0-9 . _ -" }
+            return "hls: \(server)hls/\(o.name)/index.m3u8 (\(o.playlist))"
+        }
+    }
+
     func execute(_ description: String, besideFile: String? = nil) throws {
         let settings = try settingsFile(beside: besideFile)
         let control = try controlAddress(settings)
@@ -193,7 +206,9 @@ struct RunOptions: ParsableArguments {
         var server: ControlServer?
         if let control {
             let s = ControlServer(session: session, address: control, fire: { Triggers.shared.fire() })
-            AppendFile.writeStandardError("control: \(try s.start())\n")
+            let url = try s.start()
+            AppendFile.writeStandardError("control: \(url)\n")
+            for line in Self.hlsLines(session.hlsOutputs, server: url) { AppendFile.writeStandardError("\(line)\n") }
             if control.token != nil && control.host != "127.0.0.1" {
                 AppendFile.writeStandardError(
                     "control: warning: plain HTTP on \(control.host): the token and everything else cross the network unencrypted; put a TLS proxy in front or use an SSH tunnel\n"
