@@ -183,6 +183,15 @@ static inline void vf_rtsp_server_close_clients(GstRTSPServer *s) {
     g_list_free_full(l, g_object_unref);
 }
 
+/// RTSP sessions still open (a client removes its own with TEARDOWN).
+static inline guint vf_rtsp_server_session_count(GstRTSPServer *s) {
+    GstRTSPSessionPool *pool = gst_rtsp_server_get_session_pool(s);
+    if (!pool) return 0;
+    guint n = gst_rtsp_session_pool_get_n_sessions(pool);
+    g_object_unref(pool);
+    return n;
+}
+
 static gpointer vf_rtsp_loop_thread(gpointer loop) {
     GMainContext *ctx = g_main_loop_get_context((GMainLoop *)loop);
     g_main_context_push_thread_default(ctx);

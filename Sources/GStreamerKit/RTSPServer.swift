@@ -110,9 +110,16 @@ public final class RTSPServer: @unchecked Sendable {
         }
         if vf_rtsp_relay_has_media(relay) != 0 {
             vf_rtsp_relay_end(relay)
-            // Let the media send its EOS (RTCP BYE) before the connections close; this is the owner's
-            // thread at the end of a run, not a video thread.
+            // Let the media send its EOS (RTCP BYE) before the connections close, and the clients that got it
+            // send their TEARDOWN and hear the answer (closed under them, rtspsrc reports "Could not send
+            // message" and exits with an error): up to 2 s. This is the owner's thread at the end of a run,
+            // not a video thread.
             g_usleep(200_000)
+            var waited = 0
+            while vf_rtsp_server_session_count(server) > 0 && waited < 36 {
+                g_usleep(50_000)
+                waited += 1
+            }
         } else {
             vf_rtsp_relay_end(relay)
         }

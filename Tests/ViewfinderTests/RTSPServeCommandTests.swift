@@ -53,7 +53,7 @@ import Testing
         #expect(Self.waitFor("rtsp: \(url)\n", in: e, process: p), "no URL printed")
         let probe = try Tools.run(
             "/usr/bin/ffprobe",
-            ["-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", url], timeout: 20)
+            ["-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", url], timeout: 45)
         #expect(probe.code == 0, "\(probe.err)")
         #expect(probe.out.trimmingCharacters(in: .whitespacesAndNewlines) == "h264,320,240", "\(probe.out)")
         // Ctrl-C: the stream ends, the server stops, nothing hangs.
@@ -152,6 +152,38 @@ import Testing
         #expect(r.err.contains("sent into 1 shared media\n"), "\(r.err)")
     }
 
+    /// A viewer that stops reading (SIGSTOP; RTP interleaved over its TCP connection, so its socket fills) costs
+    /// only its own packets: a second viewer decodes 200 frames at the stream's pace, and the run itself keeps
+    /// time (300 frames at 30 fps end it after about 10 s), so nothing upstream waited for the stuck one.
+    @Test func aStoppedViewerDoesNotStallAnother() throws {
+        let port = Self.freePort()
+        let url = "rtsp://127.0.0.1:\(port)/live"
+        let started = Date()
+        let (p, o, e) = try Tools.start(Tools.viewfinder, ["launch", Self.served(port: port, buffers: 300)])
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        #expect(Self.waitFor("rtsp: \(url)\n", in: e, process: p), "no URL printed")
+        let (stuck, _, _) = try Self.client(url, frames: 100_000)
+        defer { if stuck.isRunning { kill(stuck.processIdentifier, SIGKILL) } }
+        sleep(1)
+        kill(stuck.processIdentifier, SIGSTOP)
+        let t0 = Date()
+        let other = try Tools.run(
+            "/usr/bin/gst-launch-1.0",
+            ["-v", "rtspsrc", "location=\(url)", "protocols=tcp", "latency=100", "!", "rtph264depay", "!", "h264parse", "!", "avdec_h264",
+             "!", "fakesink", "num-buffers=200"], timeout: 30)
+        let otherSeconds = Date().timeIntervalSince(t0)
+        #expect(Self.decoded(other.out), "\(other.out.suffix(800)) \(other.err)")
+        // 200 frames at 30 fps take 6.7 s; set-up and a key interval on top, far from a stalled stream.
+        #expect(otherSeconds < 15, "the second viewer took \(otherSeconds) s")
+        let r = Tools.finish(p, o, e, timeout: 25)
+        let runSeconds = Date().timeIntervalSince(started)
+        kill(stuck.processIdentifier, SIGKILL)
+        #expect(!r.hung && r.code == 0, "exit \(r.code): \(r.err)")
+        #expect(r.err.contains("frames: 300 in, 300 out"), "\(r.err)")
+        print("RTSPServeCommandTests: with a stopped viewer, a second one decoded 200 frames in \(String(format: "%.1f", otherSeconds)) s; the 300-frame run took \(String(format: "%.1f", runSeconds)) s")
+        #expect(runSeconds < 20, "the run took \(runSeconds) s")
+    }
+
     /// VP8 is served too (re-payloaded by rtpvp8pay in the media).
     @Test func servesVP8() throws {
         let port = Self.freePort()
@@ -167,7 +199,7 @@ import Testing
         #expect(Self.waitFor("rtsp: \(url)\n", in: e, process: p), "no URL printed")
         let probe = try Tools.run(
             "/usr/bin/ffprobe",
-            ["-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", url], timeout: 20)
+            ["-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", url], timeout: 45)
         #expect(probe.out.trimmingCharacters(in: .whitespacesAndNewlines) == "vp8,320,240", "\(probe.out) \(probe.err)")
         kill(p.processIdentifier, SIGINT)
         let r = Tools.finish(p, o, e, timeout: 15)

@@ -34,9 +34,9 @@ import Testing
     static func sourceMessages(_ out: String) -> [[String: String]] {
         out.split(separator: "\n").filter { $0.contains("viewfinder/source ") }.map { line in
             var f: [String: String] = [:]
-            for part in line.split(separator: " ") {
-                let kv = part.split(separator: "=", maxSplits: 1)
-                if kv.count == 2 { f[String(kv[0])] = String(kv[1]).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+            // key=value or key="a quoted value"
+            for m in String(line).matches(of: /([a-z-]+)=(?:"([^"]*)"|(\S+))/) {
+                f[String(m.1)] = String(m.2 ?? m.3 ?? "")
             }
             return f
         }
@@ -58,7 +58,8 @@ import Testing
         guard let first = times.first else { return ([], [], 0, 0) }
         let raw = mp4 + ".gray"
         defer { try? FileManager.default.removeItem(atPath: raw) }
-        let r = try Tools.run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", mp4, "-f", "rawvideo", "-pix_fmt", "gray", raw], timeout: 60)
+        let r = try Tools.run(
+            "/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", mp4, "-vsync", "passthrough", "-f", "rawvideo", "-pix_fmt", "gray", raw], timeout: 60)
         guard r.code == 0, let data = FileManager.default.contents(atPath: raw) else { return ([], [], 0, 0) }
         let size = first.width * first.height
         let bytes = [UInt8](data)
