@@ -136,13 +136,14 @@ final class SourceKeeper: @unchecked Sendable {
     var isLost: Bool { state.withLock { $0.phase == .lost } }
 
     /// Stops supervising (the stream is ending, or the run): no more placeholders or attempts; an
-    /// end-of-stream held meanwhile goes through. Returns true when the source segment is down (lost), so
-    /// the caller ends the group's stream itself and stops waiting for that segment's end-of-stream.
+    /// end-of-stream held meanwhile goes through. Returns true when the source segment is down (lost) or never
+    /// delivered a frame (a caller still trying to connect may not even take an end-of-stream), so the caller
+    /// ends the group's stream itself and stops waiting for that segment's end-of-stream.
     @discardableResult func release() -> Bool {
         stopFlag.store(true, ordering: .relaxed)
         let wasLost = state.withLock { s in
             defer { s.phase = .ended }
-            return s.phase == .lost
+            return s.phase == .lost || s.phase == .waiting
         }
         group.sink.holdEndOfStream(false)
         if wasLost { group.sink.endStream() }
