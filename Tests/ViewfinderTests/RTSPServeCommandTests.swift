@@ -98,8 +98,11 @@ import Testing
         #expect(!r.hung && r.code == 0, "exit \(r.code): \(r.err)")
         // The clients overlapped, so all four sessions shared one media.
         #expect(r.err.contains("sent into 1 shared media\n"), "\(r.err)")
-        // Four client sessions, one encoder: exactly the source's frames were encoded.
-        #expect(try Tools.ffprobeFrames(encoded) == frames)
+        // Four client sessions, one encoder: exactly the frames the stage let through were encoded, once (the
+        // leaky hand-off may drop a few of the source's on a loaded machine; the summary counts them).
+        let out = try #require(StreamOutputsTests.framesOut(r.err), "\(r.err)")
+        #expect(out > frames * 8 / 10 && out <= frames)
+        #expect(try Tools.ffprobeFrames(encoded) == out)
     }
 
     /// A client joining a running stream decodes a clean picture (avdec_h264 output-corrupt=false: nothing before
@@ -179,7 +182,8 @@ import Testing
         let runSeconds = Date().timeIntervalSince(started)
         kill(stuck.processIdentifier, SIGKILL)
         #expect(!r.hung && r.code == 0, "exit \(r.code): \(r.err)")
-        #expect(r.err.contains("frames: 300 in, 300 out"), "\(r.err)")
+        // Every source frame reached the stage (a few may be dropped at its leaky input on a loaded machine).
+        #expect(r.err.contains("frames: 300 in, "), "\(r.err)")
         print("RTSPServeCommandTests: with a stopped viewer, a second one decoded 200 frames in \(String(format: "%.1f", otherSeconds)) s; the 300-frame run took \(String(format: "%.1f", runSeconds)) s")
         #expect(runSeconds < 20, "the run took \(runSeconds) s")
     }
