@@ -20,14 +20,15 @@ extension Bench {
             public var p50: Double, p95: Double, mean: Double, min: Double, max: Double
             /// Frames the source produced in the window, per second.
             public var sourceFPS: Double
-            /// Frames dropped by the host's leaky hand-offs in the window (0 without stages).
+            /// Frames dropped by the host's leaky hand-offs over the whole run, warm-up included (the end-of-run
+            /// report's: exact, where a live figure counts the frames waiting in a hand-off too; 0 without stages).
             public var dropped: Int
             /// What a latency query sent upstream from the fakesink's pad answered (a fakesink with `sync=false`
             /// does not ask upstream itself, so the pipeline's own query says "not live, 0"), and the same
             /// from the appsink that ends the source segment (the fakesink's again without stages).
             public var sinkLatency: LatencyAnswer?, sourceLatency: LatencyAnswer?
         }
-        /// Measured seconds (after the warm-up).
+        /// Measured seconds (after the warm-up): `seconds`, longer when a side had fewer than 30 frames a second.
         public var seconds: Double
         /// The same pipeline without stages, and with `compose`.
         public var peer: Side, ours: Side
@@ -43,14 +44,16 @@ extension Bench {
     static let latencySink = "fakesink name=vf_bench_sink sync=false"
 
     /// `liveSource ! compose ! fakesink sync=false` and the same without the stage, both sessions playing at
-    /// once in this process, for `seconds` after `warmup`: the delay of every frame at the sink's pad
-    /// (`Element.watchArrivals`: running time now - the buffer's running time) on each side.
+    /// once in this process, for `seconds` after `warmup` (longer, up to 3x, until each side measured
+    /// `seconds` x 30 frames): the delay of every frame at the sink's pad (`Element.watchArrivals`: running
+    /// time now - the buffer's running time) on each side.
     ///
     /// Concurrently, not alternating: on a shared 2-core machine the load changes from second to second,
     /// and running both at once exposes both sides to the same interference at the same moments (a paired
     /// comparison), where alternating windows would compare different moments. The peer's own cost (the
     /// source and a fakesink, ~1.3 ms of CPU per frame) is small next to what it measures.
-    public static func latency(seconds: Double = 10, warmup: Double = 1, log: (String) -> Void = { _ in }) throws(HostError) -> LatencyResult
+    public static func latency(seconds: Double = 10, warmup: Double = 1, log: (String) -> Void = { _ in }) throws(HostError)
+        -> LatencyResult
     {
         let loadAtStart = loadAverage()
         let peer = try Session(description: "\(liveSource(name: "vf_bench_src")) ! \(latencySink)")
@@ -72,29 +75,37 @@ extension Bench {
         try runs[1].waitPlaying("bench latency: the pipeline with compose")
         Thread.sleep(forTimeInterval: warmup)
 
-        let counts0 = sources.map(\.count), dropped0 = ours.liveReport?.dropped ?? 0
+        let counts0 = sources.map(\.count)
         let t0 = Date()
         for r in recorders { r.start() }
+        // `seconds` of frames at 30 fps on each side: on a loaded machine a side that drops frames takes
+        // longer to get them, so the window ends when both have them, or at 3x `seconds` (+ 5 s) at the latest.
+        let wanted = Int(seconds * 30), deadline = t0.addingTimeInterval(seconds * 3 + 5)
         Thread.sleep(forTimeInterval: seconds)
+        while recorders.contains(where: { $0.count < wanted }) && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
         let delays = recorders.map { $0.stop() }
         let wall = Date().timeIntervalSince(t0)
-        let counts1 = sources.map(\.count), dropped1 = ours.liveReport?.dropped ?? 0
+        let counts1 = sources.map(\.count)
         log(String(format: "measured %.2f s", wall))
 
-        func side(_ i: Int, _ s: Session, dropped: Int) -> LatencyResult.Side {
-            let d = delays[i].sorted
+        func side(_ i: Int) -> LatencyResult.Side {
+            let d = delays[i].sorted, s = i == 0 ? peer : ours
             return LatencyResult.Side(
                 frames: d.count, p50: percentile(d, 0.5), p95: percentile(d, 0.95), mean: d.isEmpty ? 0 : d.reduce(0, +) / Double(d.count),
-                min: d.first ?? 0, max: d.last ?? 0, sourceFPS: Double(counts1[i] - counts0[i]) / wall, dropped: dropped,
+                min: d.first ?? 0, max: d.last ?? 0, sourceFPS: Double(counts1[i] - counts0[i]) / wall, dropped: 0,
                 sinkLatency: LatencyAnswer.of(s.element(named: "vf_bench_sink")?.upstreamLatency()),
-                sourceLatency: LatencyAnswer.of((s.element(named: "vf_compose0_sink") ?? s.element(named: "vf_bench_sink"))?.upstreamLatency()))
+                sourceLatency: LatencyAnswer.of(
+                    (s.element(named: "vf_compose0_sink") ?? s.element(named: "vf_bench_sink"))?.upstreamLatency()))
         }
-        let result = LatencyResult(
-            seconds: wall, peer: side(0, peer, dropped: 0), ours: side(1, ours, dropped: dropped1 - dropped0),
+        var result = LatencyResult(
+            seconds: wall, peer: side(0), ours: side(1),
             processors: ProcessInfo.processInfo.activeProcessorCount, loadAverage: (loadAtStart, loadAverage()))
         for (i, r) in runs.enumerated() where r.stop() != 0 {
-            throw HostError(.runtime, "bench latency: side \(i == 0 ? "without stages" : "with compose") failed: \(r.session.errors.joined(separator: "; "))")
+            throw HostError(
+                .runtime,
+                "bench latency: side \(i == 0 ? "without stages" : "with compose") failed: \(r.session.errors.joined(separator: "; "))")
         }
+        result.ours.dropped = ours.report?.dropped ?? 0
         return result
     }
 }

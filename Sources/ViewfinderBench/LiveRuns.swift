@@ -75,6 +75,8 @@ final class DelayRecorder: Sendable {
     }
     /// Starts recording.
     func start() { state.withLock { $0.on = true } }
+    /// Values recorded so far.
+    var count: Int { state.withLock { $0.ms.count } }
     /// Stops recording; the values recorded (sorted) and how many did not fit.
     func stop() -> (sorted: [Double], overflow: Int) {
         state.withLock { s in
@@ -111,7 +113,8 @@ extension Bench {
         }
         /// "live, min 33.3 ms, max 33.3 ms".
         public var text: String {
-            String(format: "%@, min %.1f ms, max %@", live ? "live" : "not live", minMs, maxMs.map { String(format: "%.1f ms", $0) } ?? "none")
+            String(
+                format: "%@, min %.1f ms, max %@", live ? "live" : "not live", minMs, maxMs.map { String(format: "%.1f ms", $0) } ?? "none")
         }
     }
 }

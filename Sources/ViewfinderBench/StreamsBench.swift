@@ -16,7 +16,8 @@ extension Bench {
             public var sourceFPS: [Double]
             /// Frames that reached the sinks, all streams.
             public var framesOut: Int
-            /// Frames the host's leaky hand-offs dropped (its report's `dropped`; 0 without stages).
+            /// Frames the host's leaky hand-offs dropped over the whole run, warm-up included (the end-of-run
+            /// report's `dropped`: exact, where a live figure counts the frames waiting in a hand-off too; 0 without stages).
             public var dropped: Int
             /// Frames the sources made that did not come out (dropped, or still on their way at the end).
             public var lost: Int
@@ -58,7 +59,8 @@ extension Bench {
         log(String(format: "streams %d with compose: slowest %.1f fps", count, ours.minFPS))
         let peer = try streamsSide(count: count, stages: false, seconds: seconds, warmup: warmup)
         log(String(format: "streams %d without stages: slowest %.1f fps", count, peer.minFPS))
-        return StreamsResult(count: count, ours: ours, peer: peer, processors: ProcessInfo.processInfo.activeProcessorCount, loadAverage: load)
+        return StreamsResult(
+            count: count, ours: ours, peer: peer, processors: ProcessInfo.processInfo.activeProcessorCount, loadAverage: load)
     }
 
     /// Runs one side of `bench streams` and measures it.
@@ -78,10 +80,10 @@ extension Bench {
         defer { run.stop() }
         try run.waitPlaying("bench streams: \(count) streams \(what)")
         Thread.sleep(forTimeInterval: warmup)
-        let in0 = sources.map(\.count), out0 = sinks.map(\.count), dropped0 = session.liveReport?.dropped ?? 0
+        let in0 = sources.map(\.count), out0 = sinks.map(\.count)
         let cpu0 = processCPUMs(), t0 = Date()
         Thread.sleep(forTimeInterval: seconds)
-        let in1 = sources.map(\.count), out1 = sinks.map(\.count), dropped1 = session.liveReport?.dropped ?? 0
+        let in1 = sources.map(\.count), out1 = sinks.map(\.count)
         let cpu1 = processCPUMs(), wall = Date().timeIntervalSince(t0)
         guard run.stop() == 0 else {
             throw HostError(.runtime, "bench streams: \(count) streams \(what) failed: \(session.errors.joined(separator: "; "))")
@@ -89,7 +91,7 @@ extension Bench {
         let made = zip(in1, in0).map { $0 - $1 }, out = zip(out1, out0).map { $0 - $1 }
         return StreamsResult.Side(
             fps: out.map { Double($0) / wall }, sourceFPS: made.map { Double($0) / wall }, framesOut: out.reduce(0, +),
-            dropped: dropped1 - dropped0, lost: max(0, made.reduce(0, +) - out.reduce(0, +)),
+            dropped: session.report?.dropped ?? 0, lost: max(0, made.reduce(0, +) - out.reduce(0, +)),
             cpuShare: (cpu1 - cpu0) / 1000 / wall / Double(max(1, ProcessInfo.processInfo.activeProcessorCount)), seconds: wall)
     }
 }

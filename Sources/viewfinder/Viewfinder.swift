@@ -398,7 +398,9 @@ struct BenchCommand: ParsableCommand {
         case "latency":
             print(
                 "bench latency: live \(Bench.liveSource(name: "src")) ! compose ! fakesink sync=false, against the same without stages; "
-                    + String(format: "both sessions at once, %.1f s after 1 s of warm-up; ", seconds)
+                    + String(
+                        format: "both sessions at once, %.1f s (longer until each side has %d frames) after 1 s of warm-up; ", seconds,
+                        Int(seconds * 30))
                     + "delay = the sink's running time when a frame reaches its pad - the frame's running time (pts)")
             let r = try Bench.latency(seconds: seconds)
             Self.printLatency(r)
@@ -407,18 +409,21 @@ struct BenchCommand: ParsableCommand {
             print(
                 "bench streams: live 1280x720 I420 30 fps videotestsrc (smpte, scrolling) ! compose ! x264enc tune=zerolatency "
                     + "speed-preset=ultrafast ! fakesink sync=false, N chains in one session, against the same without compose; "
-                    + String(format: "%.1f s per side after 1 s of warm-up; a stream holds 30 fps at >= %.1f frames out per second", seconds,
+                    + String(
+                        format: "%.1f s per side after 1 s of warm-up; a stream holds 30 fps at >= %.1f frames out per second", seconds,
                         Bench.holdingFPS))
-            var best = (ours: 0, peer: 0)
+            // --max: up from 1 until compose's slowest stream falls below 29.5 fps (or N reaches the count).
+            var held = 0
             for n in searchMax ? Array(1...largest) : [largest] {
                 let r = try Bench.streams(count: n, seconds: seconds)
                 Self.printStreams(r)
-                if r.ours.holds { best.ours = n }
-                if r.peer.holds { best.peer = n }
-                if searchMax && !r.ours.holds && !r.peer.holds { break }
+                guard r.ours.holds else { break }
+                held = n
             }
             if searchMax {
-                print("largest N holding >= \(Bench.holdingFPS) fps on every stream: compose \(best.ours), without stages \(best.peer)")
+                print(
+                    "largest N holding >= \(Bench.holdingFPS) fps on every stream with compose: \(held)"
+                        + (held == largest ? " (the largest tried; pass a larger count to go on)" : ""))
             }
         default:
             throw HostError(
@@ -436,9 +441,10 @@ struct BenchCommand: ParsableCommand {
             print(
                 String(
                     format: "%@: %d frames measured, delay p50 %.2f ms, p95 %.2f ms, mean %.2f ms, min %.2f ms, max %.2f ms; "
-                        + "source %.1f fps; %d dropped by the host", name, s.frames, s.p50, s.p95, s.mean, s.min, s.max, s.sourceFPS, s.dropped))
+                        + "source %.1f fps; %d dropped by the host over the whole run", name, s.frames, s.p50, s.p95, s.mean, s.min,
+                    s.max, s.sourceFPS, s.dropped))
         }
-        print(String(format: "added by compose: p50 %+.2f ms, p95 %+.2f ms", r.addedP50, r.addedP95))
+        print(String(format: "added by compose: p50 %+.2f ms, p95 %+.2f ms (measured over %.1f s)", r.addedP50, r.addedP95, r.seconds))
         func q(_ a: Bench.LatencyAnswer?) -> String { a?.text ?? "no answer" }
         print("latency query upstream from fakesink's pad, without stages: \(q(r.peer.sinkLatency))")
         print(
@@ -453,8 +459,9 @@ struct BenchCommand: ParsableCommand {
             let sources = s.sourceFPS.map { String(format: "%.1f", $0) }.joined(separator: " ")
             print(
                 String(
-                    format: "streams %d, %@: fps per stream %@ (slowest %.1f); sources %@ fps; %d frames out, %d dropped by the host, "
-                        + "%d not out; CPU %.0f%% of %d processors; holds 30 fps: %@", r.count, name, each, s.minFPS, sources, s.framesOut,
+                    format: "streams %d, %@: fps per stream %@ (slowest %.1f); sources %@ fps; %d frames out, "
+                        + "%d dropped by the host (whole run), %d not out; CPU %.0f%% of %d processors; holds 30 fps: %@", r.count, name,
+                    each, s.minFPS, sources, s.framesOut,
                     s.dropped, s.lost, s.cpuShare * 100, r.processors, s.holds ? "yes" : "no"))
         }
     }
