@@ -459,7 +459,7 @@ struct BenchCommand: ParsableCommand {
             let sources = s.sourceFPS.map { String(format: "%.1f", $0) }.joined(separator: " ")
             print(
                 String(
-                    format: "streams %d, %@: fps per stream %@ (slowest %.1f); sources %@ fps; %d frames out, "
+                    format: "streams %d, %@: fps per stream %@ (slowest %.2f); sources %@ fps; %d frames out, "
                         + "%d dropped by the host (whole run), %d not out; CPU %.0f%% of %d processors; holds 30 fps: %@", r.count, name,
                     each, s.minFPS, sources, s.framesOut,
                     s.dropped, s.lost, s.cpuShare * 100, r.processors, s.holds ? "yes" : "no"))
