@@ -311,7 +311,7 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Frames per run (bench control: per window).") var frames: Int = 300
     @Option(help: "Rounds (best of; bench control: pairs of windows, 0 then 1 viewer).") var rounds: Int = 3
     @Option(help: "Video for bench faces (default .testdata/vtest.avi).") var video: String?
-    @Option(help: "Seconds measured per side (bench latency, bench streams), after 1 s of warm-up.") var seconds: Double = 10
+    @Option(help: "Seconds measured per side (bench latency, bench streams; default 10), after 1 s of warm-up.") var seconds: Double?
     @Flag(name: .customLong("max"), help: "bench streams: step the number of streams up from 1 to the largest that holds 30 fps.")
     var searchMax = false
 
@@ -319,8 +319,11 @@ struct BenchCommand: ParsableCommand {
     func checkArguments() throws(HostError) {
         guard (1...100_000).contains(frames) else { throw HostError(.usage, "bad value '\(frames)' for --frames: expected 1 - 100000") }
         guard (1...100).contains(rounds) else { throw HostError(.usage, "bad value '\(rounds)' for --rounds: expected 1 - 100") }
-        guard seconds.isFinite && (0.5...3600).contains(seconds) else {
-            throw HostError(.usage, "bad value '\(seconds)' for --seconds: expected 0.5 - 3600")
+        if let seconds {
+            guard what == "latency" || what == "streams" else { throw HostError(.usage, "--seconds is for bench latency and bench streams only") }
+            guard seconds.isFinite && (0.5...3600).contains(seconds) else {
+                throw HostError(.usage, "bad value '\(seconds)' for --seconds: expected 0.5 - 3600")
+            }
         }
         if what != "streams" {
             if let count { throw HostError(.usage, "unexpected '\(count)' after 'bench \(what)': only bench streams takes a count") }
@@ -334,6 +337,7 @@ struct BenchCommand: ParsableCommand {
 
     func run() throws {
         try checkArguments()
+        let seconds = self.seconds ?? 10
         switch what {
         case "bridge":
             print("bench bridge: 1920x1080 I420, \(frames) frames per run, best of \(rounds); peer: identity")

@@ -81,6 +81,7 @@ import Testing
         (["bench", "latency", "3"], "unexpected '3' after 'bench latency': only bench streams takes a count"),
         (["bench", "latency", "--max"], "--max is for bench streams only"),
         (["bench", "latency", "--seconds", "0"], "bad value '0.0' for --seconds: expected 0.5 - 3600"),
+        (["bench", "bridge", "--seconds", "5"], "--seconds is for bench latency and bench streams only"),
     ])
     func benchRefusesBadArguments(args: [String], message: String) throws {
         let r = try Tools.run(Tools.viewfinder, args, timeout: 60)
