@@ -315,12 +315,14 @@ struct BenchCommand: ParsableCommand {
     @Flag(name: .customLong("max"), help: "bench streams: step the number of streams up from 1 to the largest that holds 30 fps.")
     var searchMax = false
 
-    /// Refuses what only some benchmarks take: a count and --max only for streams, --seconds only for latency and streams.
+    /// Refuses what only some benchmarks take (a count and --max: streams; --seconds: latency and streams), and bad values.
     func checkArguments() throws(HostError) {
         guard (1...100_000).contains(frames) else { throw HostError(.usage, "bad value '\(frames)' for --frames: expected 1 - 100000") }
         guard (1...100).contains(rounds) else { throw HostError(.usage, "bad value '\(rounds)' for --rounds: expected 1 - 100") }
         if let seconds {
-            guard what == "latency" || what == "streams" else { throw HostError(.usage, "--seconds is for bench latency and bench streams only") }
+            guard what == "latency" || what == "streams" else {
+                throw HostError(.usage, "--seconds is for bench latency and bench streams only")
+            }
             guard seconds.isFinite && (0.5...3600).contains(seconds) else {
                 throw HostError(.usage, "bad value '\(seconds)' for --seconds: expected 0.5 - 3600")
             }
