@@ -331,14 +331,42 @@ struct Card: ParsableCommand {
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Measure a stage against its GStreamer peer in one run.")
-    @Argument(help: "What to measure: bridge, compose, faces, chromakey, capture, control.")
+    @Argument(help: "What to measure: bridge, compose, faces, chromakey, capture, control, latency, streams.")
     var what: String
+    @Argument(help: "bench streams: the number of streams (with --max: the largest number tried, default 16).")
+    var count: Int?
     @Option(help: "Frames per run (bench control: per window).") var frames: Int = 300
     @Option(help: "Rounds (best of; bench control: pairs of windows, 0 then 1 viewer).") var rounds: Int = 3
     @Option(help: "Video for bench faces (default .testdata/vtest.avi).") var video: String?
-    func run() throws {
+    @Option(help: "Seconds measured per side (bench latency, bench streams; default 10), after 1 s of warm-up.") var seconds: Double?
+    @Flag(name: .customLong("max"), help: "bench streams: step the number of streams up from 1 to the largest that holds 30 fps.")
+    var searchMax = false
+
+    /// Refuses what only some benchmarks take (a count and --max: streams; --seconds: latency and streams), and bad values.
+    func checkArguments() throws(HostError) {
         guard (1...100_000).contains(frames) else { throw HostError(.usage, "bad value '\(frames)' for --frames: expected 1 - 100000") }
         guard (1...100).contains(rounds) else { throw HostError(.usage, "bad value '\(rounds)' for --rounds: expected 1 - 100") }
+        if let seconds {
+            guard what == "latency" || what == "streams" else {
+                throw HostError(.usage, "--seconds is for bench latency and bench streams only")
+            }
+            guard seconds.isFinite && (0.5...3600).contains(seconds) else {
+                throw HostError(.usage, "bad value '\(seconds)' for --seconds: expected 0.5 - 3600")
+            }
+        }
+        if what != "streams" {
+            if let count { throw HostError(.usage, "unexpected '\(count)' after 'bench \(what)': only bench streams takes a count") }
+            if searchMax { throw HostError(.usage, "--max is for bench streams only") }
+        } else if let count, !(1...64).contains(count) {
+            throw HostError(.usage, "bad stream count '\(count)' for bench streams: expected 1 - 64")
+        } else if count == nil && !searchMax {
+            throw HostError(.usage, "bench streams needs a count: expected e.g. 'bench streams 2', or --max")
+        }
+    }
+
+    func run() throws {
+        try checkArguments()
+        let seconds = self.seconds ?? 10
         switch what {
         case "bridge":
             print("bench bridge: 1920x1080 I420, \(frames) frames per run, best of \(rounds); peer: identity")
@@ -400,8 +428,74 @@ struct BenchCommand: ParsableCommand {
                     + "\(frames) frames per window, \(rounds) rounds alternating 0 and 1 preview viewer (curl on /api/preview.mjpeg)")
             let r = try Bench.control(frames: frames, rounds: rounds) { print($0) }
             Self.printControl(r)
+        case "latency":
+            print(
+                "bench latency: live \(Bench.liveSource(name: "src")) ! compose ! fakesink sync=false, against the same without stages; "
+                    + String(
+                        format: "both sessions at once, %.1f s (longer until each side has %d frames) after 1 s of warm-up; ", seconds,
+                        Int(seconds * 30))
+                    + "delay = the sink's running time when a frame reaches its pad - the frame's running time (pts)")
+            let r = try Bench.latency(seconds: seconds)
+            Self.printLatency(r)
+        case "streams":
+            let largest = count ?? 16
+            print(
+                "bench streams: live 1280x720 I420 30 fps videotestsrc (smpte, scrolling) ! compose ! x264enc tune=zerolatency "
+                    + "speed-preset=ultrafast ! fakesink sync=false, N chains in one session, against the same without compose; "
+                    + String(
+                        format: "%.1f s per side after 1 s of warm-up; a stream holds 30 fps at >= %.1f frames out per second", seconds,
+                        Bench.holdingFPS))
+            // --max: up from 1 until compose's slowest stream falls below 29.5 fps (or N reaches the count).
+            var held = 0
+            for n in searchMax ? Array(1...largest) : [largest] {
+                let r = try Bench.streams(count: n, seconds: seconds)
+                Self.printStreams(r)
+                guard r.ours.holds else { break }
+                held = n
+            }
+            if searchMax {
+                print(
+                    "largest N holding >= \(Bench.holdingFPS) fps on every stream with compose: \(held)"
+                        + (held == largest ? " (the largest tried; pass a larger count to go on)" : ""))
+            }
         default:
-            throw HostError(.usage, "unknown benchmark '\(what)': expected bridge, compose, faces, chromakey, capture or control")
+            throw HostError(
+                .usage, "unknown benchmark '\(what)': expected bridge, compose, faces, chromakey, capture, control, latency or streams")
+        }
+    }
+
+    /// The figures of `bench latency`: both distributions, their difference, the latency queries.
+    static func printLatency(_ r: Bench.LatencyResult) {
+        print(
+            String(
+                format: "machine: %d processors, load average %.1f at the start, %.1f at the end", r.processors, r.loadAverage.start,
+                r.loadAverage.end))
+        for (name, s) in [("without stages", r.peer), ("compose", r.ours)] {
+            print(
+                String(
+                    format: "%@: %d frames measured, delay p50 %.2f ms, p95 %.2f ms, mean %.2f ms, min %.2f ms, max %.2f ms; "
+                        + "source %.1f fps; %d dropped by the host over the whole run", name, s.frames, s.p50, s.p95, s.mean, s.min,
+                    s.max, s.sourceFPS, s.dropped))
+        }
+        print(String(format: "added by compose: p50 %+.2f ms, p95 %+.2f ms (measured over %.1f s)", r.addedP50, r.addedP95, r.seconds))
+        func q(_ a: Bench.LatencyAnswer?) -> String { a?.text ?? "no answer" }
+        print("latency query upstream from fakesink's pad, without stages: \(q(r.peer.sinkLatency))")
+        print(
+            "latency query upstream from fakesink's pad, compose: \(q(r.ours.sinkLatency)) (appsrc: the source's + the stage budget); "
+                + "from the source segment's appsink: \(q(r.ours.sourceLatency))")
+    }
+
+    /// The figures of one round of `bench streams`, compose then the peer.
+    static func printStreams(_ r: Bench.StreamsResult) {
+        for (name, s) in [("compose", r.ours), ("without stages", r.peer)] {
+            let each = s.fps.map { String(format: "%.1f", $0) }.joined(separator: " ")
+            let sources = s.sourceFPS.map { String(format: "%.1f", $0) }.joined(separator: " ")
+            print(
+                String(
+                    format: "streams %d, %@: fps per stream %@ (slowest %.2f); sources %@ fps; %d frames out, "
+                        + "%d dropped by the host (whole run), %d not out; CPU %.0f%% of %d processors; holds 30 fps: %@", r.count, name,
+                    each, s.minFPS, sources, s.framesOut,
+                    s.dropped, s.lost, s.cpuShare * 100, r.processors, s.holds ? "yes" : "no"))
         }
     }
 

@@ -75,7 +75,13 @@ import Testing
         (["bench", "bridge", "--frames", "0"], "bad value '0' for --frames"),
         (["bench", "capture", "--rounds", "0"], "bad value '0' for --rounds"),
         (["bench", "faces", "--video", "/etc"], "'/etc' is a directory"),
-        (["bench", "controls"], "unknown benchmark 'controls': expected bridge, compose, faces, chromakey, capture or control"),
+        (["bench", "controls"], "unknown benchmark 'controls': expected bridge, compose, faces, chromakey, capture, control, latency or streams"),
+        (["bench", "streams"], "bench streams needs a count: expected e.g. 'bench streams 2', or --max"),
+        (["bench", "streams", "0"], "bad stream count '0' for bench streams: expected 1 - 64"),
+        (["bench", "latency", "3"], "unexpected '3' after 'bench latency': only bench streams takes a count"),
+        (["bench", "latency", "--max"], "--max is for bench streams only"),
+        (["bench", "latency", "--seconds", "0"], "bad value '0.0' for --seconds: expected 0.5 - 3600"),
+        (["bench", "bridge", "--seconds", "5"], "--seconds is for bench latency and bench streams only"),
     ])
     func benchRefusesBadArguments(args: [String], message: String) throws {
         let r = try Tools.run(Tools.viewfinder, args, timeout: 60)
