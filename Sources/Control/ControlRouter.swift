@@ -7,7 +7,7 @@ import Stages
 /// Answers every request of the control API: security checks first (token, origin), then the route.
 ///
 /// Routes: `GET /api/stages`, `PATCH /api/stages/{name}`, `POST /api/capture`, `GET /api/state`,
-/// `POST /api/stop`, `GET /api/events`; the gallery's (`/api/photos...`, `/photos/...`) in `GalleryRoutes.swift`.
+/// `POST /api/stop`, `GET /api/events`, `GET /api/webrtc` (WebSocket signalling for `webrtcserve`); the gallery's (`/api/photos...`, `/photos/...`) in `GalleryRoutes.swift`.
 /// Errors are JSON: `{"error": "...", "field": "..."}` (field when one is to blame). Threads: runs on the server's tasks; it reaches the session only through its
 /// thread-safe accessors (`update`, `requestStop`, `liveReport`, ...), never the video threads.
 struct ControlRouter: HTTPHandler {
@@ -68,6 +68,9 @@ struct ControlRouter: HTTPHandler {
         case "/api/stop": return await only(.POST) { stop() }
         case "/api/preview.mjpeg": return await only(.GET) { previewStream() }
         case "/api/preview.jpg": return await only(.GET) { await previewPicture() }
+        case "/api/webrtc":
+            guard method == .GET else { return await only(.GET) { Self.noWebRTC } }
+            return await webrtc(request)
         case "/", "/index.html":
             return await only(.GET) {
                 var page = Self.page(.html)
@@ -205,6 +208,17 @@ struct ControlRouter: HTTPHandler {
         return HTTPResponse(
             statusCode: .ok, headers: [.contentType: "image/jpeg", HTTPHeader("Cache-Control"): "no-cache, no-store"], body: jpeg)
     }
+
+    /// The WebSocket of one WebRTC peer (`WebRTCSignalling`), after the same checks as every route (above).
+    func webrtc(_ request: HTTPRequest) async -> HTTPResponse {
+        guard let server = session.webrtcServer else { return Self.noWebRTC }
+        do { return try await WebSocketHTTPHandler.webSocket(WebRTCSignalling(server: server)).handleRequest(request) } catch {
+            return Self.error(.badRequest, "cannot open the WebSocket: \(error)")
+        }
+    }
+
+    static let noWebRTC = error(
+        .notFound, "no WebRTC: the description has no webrtcserve (e.g. '... ! compose ! webrtcserve'); the preview is /api/preview.mjpeg")
 
     static let noPreview = error(
         .notFound, "no preview: the pipeline has no Viewfinder stage (the preview shows the last stage's output)")

@@ -27,6 +27,9 @@ public final class Session: @unchecked Sendable {
     private let createdFiles: [String]
     /// The `rtspserve` servers: bound when built, serving from `run()` until it ends.
     public let rtspServers: [RTSPServer]
+    /// The `webrtcserve` server (nil without one): its encode pipeline plays from `run()` until it ends; peers
+    /// come through the control server's `/api/webrtc`.
+    public let webrtcServer: WebRTCServer?
     /// Every stage's current property values: the validated description (+ overrides), then each
     /// successful `update(stage:_:)`. Its own mutex, taken alone.
     private let values: Mutex<[String: [String: PropertyValue]]>
@@ -72,6 +75,7 @@ public final class Session: @unchecked Sendable {
         groups = built.groups
         createdFiles = built.createdFiles
         rtspServers = built.rtspServers
+        webrtcServer = built.webrtcServer
         supervisor = BranchSupervisor(pipelines: built.pipelines, groups: built.groups)
         reporter = SessionReporter(groups: built.groups, copiesAtStart: copiesAtStart)
         var current: [String: [String: PropertyValue]] = [:]
@@ -177,6 +181,7 @@ public final class Session: @unchecked Sendable {
         if let code = openStages() { return code }
         // Clients may connect from now on; their media is fed once the pipelines play.
         for s in rtspServers { s.start() }
+        webrtcServer?.start()
         let start: Date
         switch startPipelines() {
         case .success(let s): start = s
@@ -285,6 +290,7 @@ public final class Session: @unchecked Sendable {
         for g in groups { for st in g.stages { st.stage.close() } }
         // After the pipelines: the clients get the end of the stream, then their connections close.
         for s in rtspServers { s.stop() }
+        webrtcServer?.stop()
         var r = reporter.report(start: start)
         r.notes = reporter.notes()
         report = r
