@@ -322,8 +322,16 @@ static inline void vf_webrtc_peer_remove(VfWebRTCPeer *p) {
         if (qsink) { gst_pad_unlink(p->teepad, qsink); gst_object_unref(qsink); }
         gst_element_release_request_pad(p->tee, p->teepad);
     }
-    gst_element_set_state(p->queue, GST_STATE_NULL);
+    /* Until negotiated, webrtcbin holds data back with a blocking probe deep inside (after an internal queue):
+       its threads and ours (the peer's queue) wait there holding their stream locks, and a state change to NULL
+       that stops them waits for ever (a peer that took its offer and never answered hung the shutdown). A
+       flush-start sent in first wakes every such wait; then webrtcbin stops, then the queue. */
+    GstPad *qsrc = gst_element_get_static_pad(p->queue, "src");
+    GstPad *wsink = qsrc ? gst_pad_get_peer(qsrc) : NULL;
+    if (wsink) { gst_pad_send_event(wsink, gst_event_new_flush_start()); gst_object_unref(wsink); }
+    if (qsrc) gst_object_unref(qsrc);
     gst_element_set_state(p->webrtc, GST_STATE_NULL);
+    gst_element_set_state(p->queue, GST_STATE_NULL);
     gst_bin_remove_many(GST_BIN(p->pipeline), p->queue, p->webrtc, NULL);
     vf_webrtc_peer_unref(p);
 }
