@@ -15,7 +15,8 @@ public enum WebRTCSignal: Sendable, Equatable {
 
 /// Serves a described pipeline's frames to browsers over WebRTC: raw frames from an appsink go, through a relay
 /// that never waits, into a pipeline of the server's own that encodes ONCE
-/// (`appsrc ! queue leaky=downstream ! videoconvert ! vp8enc (realtime) ! rtpvp8pay ! tee`); every browser peer
+/// (`appsrc ! queue leaky=downstream ! videoconvert ! vp8enc (realtime) ! rtpvp8pay ! tee`, or x264enc and rtph264pay
+/// with `.h264`); every browser peer
 /// is one `queue leaky=downstream ! webrtcbin bundle-policy=max-bundle` branch on the tee, added when it
 /// connects and removed when it leaves, so a peer that stops reading costs only its own packets. Frames enter
 /// the encoder only while a peer is connected (no viewer, no encoding); a new peer's browser asks for a
@@ -29,16 +30,44 @@ public enum WebRTCSignal: Sendable, Equatable {
 public final class WebRTCServer: @unchecked Sendable {
     /// Peers at once at most (each one costs a DTLS/SRTP session and a branch).
     public static let peerLimit = 8
-    /// The RTP caps the encoder branch produces and the transceivers are set to.
-    static let rtpCaps = "application/x-rtp,media=video,encoding-name=VP8,payload=96,clock-rate=90000"
+    /// The codec the server encodes to (once, for every peer).
+    public enum Codec: String, Sendable, CaseIterable {
+        /// VP8 (vp8enc): every WebRTC browser decodes it; the default.
+        case vp8
+        /// H.264 constrained baseline (x264enc): Debian's Chromium 156 decodes it too (checked by WebRTCPageTests).
+        case h264
+
+        /// The RTP caps the encode branch produces and the transceivers are set to (codec preferences).
+        var rtpCaps: String {
+            switch self {
+            case .vp8: "application/x-rtp,media=video,encoding-name=VP8,payload=96,clock-rate=90000"
+            case .h264: "application/x-rtp,media=video,encoding-name=H264,payload=96,clock-rate=90000,packetization-mode=(string)1"
+            }
+        }
+
+        /// Encoder and payloader, from raw video to RTP.
+        func encoder(keyframeInterval: Int) -> String {
+            switch self {
+            // Realtime (deadline=1), fastest speed (cpu-used=16), no look-ahead, ONE thread: with threads=2 libvpx's
+            // workers spin-wait, and on this loaded 2-core machine 150 frames of 640x360 took 15.5 s instead of 0.7 s
+            // (measured with gst-launch-1.0): the preview fell to a few frames a second.
+            case .vp8:
+                "vp8enc name=\(VF_WEBRTC_ENCODER_NAME) deadline=1 cpu-used=16 end-usage=cbr target-bitrate=1500000 lag-in-frames=0 "
+                    + "error-resilient=default keyframe-max-dist=\(keyframeInterval) threads=1 "
+                    + "! rtpvp8pay pt=96 mtu=1200 picture-id-mode=15-bit"
+            case .h264:
+                "x264enc name=\(VF_WEBRTC_ENCODER_NAME) tune=zerolatency speed-preset=ultrafast bitrate=1500 key-int-max=\(keyframeInterval) "
+                    + "threads=1 ! video/x-h264,profile=constrained-baseline "
+                    + "! rtph264pay pt=96 mtu=1200 config-interval=-1 aggregate-mode=zero-latency"
+            }
+        }
+    }
 
     /// The encode pipeline's description; frames come in at the appsrc.
-    static func encodeDescription(keyframeInterval: Int) -> String {
+    static func encodeDescription(codec: Codec, keyframeInterval: Int) -> String {
         "appsrc name=\(VF_WEBRTC_SOURCE_NAME) is-live=true format=time do-timestamp=true block=false max-buffers=2 leaky-type=downstream "
             + "! queue leaky=downstream max-size-buffers=2 max-size-bytes=0 max-size-time=0 ! videoconvert "
-            + "! vp8enc name=\(VF_WEBRTC_ENCODER_NAME) deadline=1 cpu-used=8 end-usage=cbr target-bitrate=1500000 lag-in-frames=0 "
-            + "error-resilient=default keyframe-max-dist=\(keyframeInterval) threads=2 "
-            + "! rtpvp8pay pt=96 mtu=1200 picture-id-mode=15-bit ! \(rtpCaps) ! tee name=\(VF_WEBRTC_TEE_NAME) allow-not-linked=true"
+            + "! \(codec.encoder(keyframeInterval: keyframeInterval)) ! \(codec.rtpCaps) ! tee name=\(VF_WEBRTC_TEE_NAME) allow-not-linked=true"
     }
 
     private let pipeline: Pipeline
@@ -53,10 +82,14 @@ public final class WebRTCServer: @unchecked Sendable {
     /// Called with the server pipeline's errors (from its queue).
     public let onError: Mutex<(@Sendable (String) -> Void)?> = Mutex(nil)
 
+    /// The codec every peer gets.
+    public let codec: Codec
+
     /// Builds the encode pipeline and feeds it from `feed` (frames go in only while a peer is connected).
-    public init(feed: AppSink, stunServer: String? = nil, keyframeInterval: Int = 30) throws(GStreamerError) {
+    public init(feed: AppSink, codec: Codec = .vp8, stunServer: String? = nil, keyframeInterval: Int = 30) throws(GStreamerError) {
         GStreamer.initialize()
-        pipeline = try Pipeline.parse(Self.encodeDescription(keyframeInterval: keyframeInterval))
+        self.codec = codec
+        pipeline = try Pipeline.parse(Self.encodeDescription(codec: codec, keyframeInterval: keyframeInterval))
         guard let src = pipeline.element(named: VF_WEBRTC_SOURCE_NAME), let enc = pipeline.element(named: VF_WEBRTC_ENCODER_NAME),
             let r = vf_webrtc_relay_new(src.raw)
         else { throw GStreamerError(.library, "webrtcserve: the encode pipeline has no appsrc or encoder") }
@@ -148,10 +181,11 @@ public final class WebRTCServer: @unchecked Sendable {
         vf_webrtc_relay_set_active(relay, Int32(count))
         let pipeline = self.pipeline
         let stun = stunServer
+        let codec = self.codec
         let error: String? = queue.sync {
             var problem: UnsafePointer<CChar>?
             let box = Unmanaged.passRetained(SignalBox(send)).toOpaque()
-            let raw = vf_webrtc_peer_new(pipeline.raw, Self.rtpCaps, stun, loopback ? 1 : 0, 256, webRTCSend, webRTCRelease, box, &problem)
+            let raw = vf_webrtc_peer_new(pipeline.raw, codec.rtpCaps, stun, loopback ? 1 : 0, 256, webRTCSend, webRTCRelease, box, &problem)
             guard let raw else {
                 Unmanaged<SignalBox>.fromOpaque(box).release()
                 return problem.map { String(cString: $0) } ?? "cannot add a peer"

@@ -7,8 +7,9 @@ import Stages
 ///
 /// It is rewritten, before the description is planned, into `appsink name=vf_webrtc0 ...` (raw video); the session
 /// then runs one `WebRTCServer` fed by that appsink, which encodes once (VP8) for every browser peer; peers
-/// connect through the control server's `GET /api/webrtc` WebSocket. Properties: `name` (the appsink's name) and
-/// `stun-server` (`stun://host:port`, off by default: loopback and a LAN need none). One per description; the
+/// connect through the control server's `GET /api/webrtc` WebSocket. Properties: `name` (the appsink's name), `codec`
+/// (vp8, the default, or h264: both decode in Debian's Chromium) and `stun-server` (`stun://host:port`, off by
+/// default: loopback and a LAN need none). One per description; the
 /// command line must have `--http` (checked by the CLI: exit 2 otherwise).
 ///
 /// Threads and locks: none; pure functions of the description, called on the building thread.
@@ -19,11 +20,14 @@ public struct WebRTCServe: Equatable, Sendable {
     public var appSink: String
     /// `stun://host:port`, or nil.
     public var stunServer: String?
+    /// `codec=`: vp8 (default) or h264.
+    public var codec: WebRTCServer.Codec
 
     /// Creates a plan (the defaults are chosen by `extract`).
-    public init(appSink: String, stunServer: String? = nil) {
+    public init(appSink: String, stunServer: String? = nil, codec: WebRTCServer.Codec = .vp8) {
         self.appSink = appSink
         self.stunServer = stunServer
+        self.codec = codec
     }
 
     /// Replaces the `webrtcserve` node of `parsed` by its appsink; returns the description and the server to run
@@ -67,6 +71,11 @@ public struct WebRTCServe: Equatable, Sendable {
         case "name":
             guard !v.isEmpty else { throw HostError(.usage, "webrtcserve: empty name=: expected a name, e.g. name=web") }
             appSink = v
+        case "codec":
+            guard let c = WebRTCServer.Codec(rawValue: v.lowercased()) else {
+                throw HostError(.usage, "webrtcserve: codec '\(Echo.value(v))' is not known: expected vp8 (default) or h264")
+            }
+            codec = c
         case "stun-server":
             let rest = v.hasPrefix("stun://") ? String(v.dropFirst("stun://".count)) : ""
             let parts = rest.split(separator: ":", omittingEmptySubsequences: false)
@@ -76,7 +85,7 @@ public struct WebRTCServe: Equatable, Sendable {
             }
             stunServer = v
         default:
-            throw HostError(.usage, "webrtcserve: unknown property '\(Echo.value(p.key))': expected name or stun-server")
+            throw HostError(.usage, "webrtcserve: unknown property '\(Echo.value(p.key))': expected name, codec or stun-server")
         }
     }
 
@@ -95,9 +104,11 @@ public struct WebRTCServe: Equatable, Sendable {
                         + "or a decoder, e.g. '... ! compose ! webrtcserve'")
             }
         }
-        do { return try WebRTCServer(feed: sink, stunServer: stunServer) } catch {
+        do { return try WebRTCServer(feed: sink, codec: codec, stunServer: stunServer) } catch {
             throw HostError(
-                .usage, "webrtcserve: cannot make the encode pipeline (\(error.message)): install gstreamer1.0-plugins-good (vp8enc) and -bad")
+                .usage,
+                "webrtcserve: cannot make the \(codec.rawValue) encode pipeline (\(error.message)): install gstreamer1.0-plugins-good "
+                    + "(vp8enc, rtpvp8pay), -ugly (x264enc) and -bad")
         }
     }
 }

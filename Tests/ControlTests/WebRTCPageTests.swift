@@ -90,6 +90,7 @@ import Testing
         #expect(background < 40, "\(pixels)")
         #expect(try ControlPageTests.keep(try browser.screenshot(), as: "webrtc-page.png") > 5, "blank screenshot")
 
+        #expect(try browser.command("POST", "/execute/async", ["script": Self.receivedCodec, "args": []]) as? String == "video/VP8")
         // What this Chromium can receive (H.264 is written down in the docs from this line).
         let codecs = try browser.run("return RTCRtpReceiver.getCapabilities('video').codecs.map((c) => c.mimeType).filter((m, i, a) => a.indexOf(m) === i)") as? [String] ?? []
         print("webrtc: Chromium receives \(codecs.joined(separator: ", "))")
@@ -102,6 +103,36 @@ import Testing
         kill(vf.process.processIdentifier, SIGINT)
         #expect(vf.finish(timeout: 15) == 0, "\(vf.stderr)")
         #expect(vf.stderr.contains(" encoded\n"), "\(vf.stderr)")
+    }
+
+    /// The received codec's MIME type (`video/H264`), "" before there is one.
+    static let receivedCodec = """
+        const done = arguments[0];
+        if (!window.vfPeer) { done(""); return; }
+        window.vfPeer.getStats().then((stats) => {
+          let mime = "";
+          stats.forEach((r) => { if (r.type === "inbound-rtp" && r.kind === "video" && r.codecId) mime = (stats.get(r.codecId) || {}).mimeType || ""; });
+          done(mime);
+        }, () => done(""));
+        """
+
+    @Test(.enabled(if: WebDriver.available)) func h264PlaysInDebiansChromiumToo() throws {
+        let vf = try ControlTools.launch(
+            "videotestsrc is-live=true pattern=ball ! video/x-raw,width=320,height=240,framerate=30/1 "
+                + "! compose analysis-width=160 warmup=0 ! webrtcserve codec=h264")
+        defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
+        let browser = try WebDriver(flags: ["--allow-loopback-in-peer-connection"])
+        try browser.open(vf.base + "/")
+        let started = Date()
+        var count = 0
+        while Date().timeIntervalSince(started) < 20, count <= 60 {
+            usleep(250_000)
+            count = try browser.command("POST", "/execute/async", ["script": Self.framesDecoded, "args": []]) as? Int ?? 0
+        }
+        #expect(count > 60, "framesDecoded \(count): \(String(describing: try? browser.run("return window.vfWebRTCError")))")
+        #expect(try browser.command("POST", "/execute/async", ["script": Self.receivedCodec, "args": []]) as? String == "video/H264")
+        kill(vf.process.processIdentifier, SIGINT)
+        #expect(vf.finish(timeout: 15) == 0, "\(vf.stderr)")
     }
 
     @Test(.enabled(if: WebDriver.available)) func withoutWebrtcserveThePageKeepsMJPEG() throws {

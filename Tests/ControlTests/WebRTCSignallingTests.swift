@@ -149,10 +149,10 @@ import Testing
         print("stuck peer, 3 s: \(out) frames out of the stage, \(given) into the encoder, \(encoded) encoded")
         #expect(out >= 75, "the described pipeline slowed: \(out) frames in 3 s")
         #expect(given >= out - 3, "frames did not reach the encoder: \(given) of \(out)")
-        // The encoder's own rate depends on the CPU left on this shared 2-core machine (vp8enc's leaky input queue
-        // drops what it cannot take); what matters here is that it still encodes. WebRTCPageTests compares
-        // a browser's decoded frames with and without a stuck peer.
-        #expect(encoded > 0, "the encoder stalled: \(encoded) of \(given)")
+        // The encoder's own rate depends on the CPU left on this shared 2-core machine (its leaky input queue drops
+        // what it cannot take; measured 50-100 %), hence the loose bound. WebRTCPageTests compares a browser's decoded
+        // frames with and without a stuck peer.
+        #expect(encoded >= given / 2, "the encoder stalled: \(encoded) of \(given)")
         kill(vf.process.processIdentifier, SIGINT)
         #expect(vf.finish(timeout: 15) == 0, "\(vf.stderr)")
     }

@@ -46,7 +46,7 @@ import Testing
     @Test func shippedPipelinesExpand() throws {
         for name in [
             "demo", "demo-file", "record-mp4", "file-overlay", "snapshot", "compose", "selfie", "greenscreen", "greenscreen-photo",
-            "capture", "photobooth", "demo-live", "rtsp-out", "srt-out", "srt-caller", "udp-out", "hls",
+            "capture", "photobooth", "demo-live", "rtsp-out", "srt-out", "srt-caller", "udp-out", "hls", "webrtc",
         ] {
             let path = Tools.root.appendingPathComponent("pipelines/\(name).pipeline").path
             let text = try String(contentsOfFile: path, encoding: .utf8)
