@@ -176,7 +176,8 @@ public final class WebRTCServer: @unchecked Sendable {
         }
         guard let peer else {
             if count < 0 { throw Refusal(message: "webrtcserve: the stream is not running (not started yet, or ended)") }
-            throw Refusal(message: "webrtcserve: at most \(Self.peerLimit) viewers at once (\(count) connected): close another viewer first")
+            throw Refusal(
+                message: "webrtcserve: at most \(Self.peerLimit) viewers at once (\(count) connected): close another viewer first")
         }
         vf_webrtc_relay_set_active(relay, Int32(count))
         let pipeline = self.pipeline

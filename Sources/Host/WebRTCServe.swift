@@ -44,10 +44,12 @@ public struct WebRTCServe: Equatable, Sendable {
                 }
                 if n == 0 {
                     throw HostError(
-                        .usage, "webrtcserve has nothing before it: expected raw video, e.g. 'videotestsrc is-live=true ! compose ! webrtcserve'")
+                        .usage,
+                        "webrtcserve has nothing before it: expected raw video, e.g. 'videotestsrc is-live=true ! compose ! webrtcserve'")
                 }
                 if found != nil {
-                    throw HostError(.usage, "webrtcserve: only one per description (the page shows one preview): remove the second webrtcserve")
+                    throw HostError(
+                        .usage, "webrtcserve: only one per description (the page shows one preview): remove the second webrtcserve")
                 }
                 var serve = WebRTCServe(appSink: "vf_webrtc0")
                 for p in properties { try serve.apply(p) }
@@ -81,7 +83,8 @@ public struct WebRTCServe: Equatable, Sendable {
             let parts = rest.split(separator: ":", omittingEmptySubsequences: false)
             guard parts.count == 2, !parts[0].isEmpty, let port = Int(parts[1]), (1...65535).contains(port) else {
                 throw HostError(
-                    .usage, "webrtcserve: stun-server '\(Echo.value(v))' is not stun://HOST:PORT: expected e.g. stun-server=stun://127.0.0.1:3478")
+                    .usage,
+                    "webrtcserve: stun-server '\(Echo.value(v))' is not stun://HOST:PORT: expected e.g. stun-server=stun://127.0.0.1:3478")
             }
             stunServer = v
         default:

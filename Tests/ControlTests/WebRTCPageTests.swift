@@ -62,7 +62,9 @@ import Testing
             usleep(250_000)
             count = try decoded()
         }
-        print("webrtc: \(count) frames decoded by Chromium \(String(format: "%.1f", Date().timeIntervalSince(started))) s after opening the page")
+        print(
+            "webrtc: \(count) frames decoded by Chromium \(String(format: "%.1f", Date().timeIntervalSince(started))) s after opening the page"
+        )
         #expect(count > 60, "framesDecoded \(count): \(String(describing: try? browser.run("return window.vfWebRTCError")))")
 
         // One stuck peer vs none, 2 s windows: a second peer takes its offer and never answers; the browser's
@@ -79,12 +81,15 @@ import Testing
         #expect(d3 - d2 >= (d1 - d0) / 2 && d3 - d2 > 5, "the stuck peer slowed the browser: \(d1 - d0) -> \(d3 - d2) frames")
         #expect(e3 - e2 >= (e1 - e0) / 2, "the stuck peer slowed the encoder: \(e1 - e0) -> \(e3 - e2) frames")
         #expect(try browser.wait(5, until: "return window.vfWebRTC === 'playing'"), "the video did not play")
-        #expect(try browser.run("return document.getElementById('preview').hidden && !document.getElementById('preview-video').hidden") as? Bool == true)
+        #expect(
+            try browser.run("return document.getElementById('preview').hidden && !document.getElementById('preview-video').hidden") as? Bool
+                == true)
 
         // The picture is compose's output: its thirds line is bright on the black test picture.
         let pixels = try browser.run(Self.linePixels) as? [String: Any] ?? [:]
         let line = pixels["line"] as? Double ?? 0, background = pixels["background"] as? Double ?? 255
-        print("webrtc: video \(pixels["width"] ?? "?")x\(pixels["height"] ?? "?"), luma on the thirds line \(line), beside it \(background)")
+        print(
+            "webrtc: video \(pixels["width"] ?? "?")x\(pixels["height"] ?? "?"), luma on the thirds line \(line), beside it \(background)")
         #expect(pixels["width"] as? Int == 320 && pixels["height"] as? Int == 240, "\(pixels)")
         #expect(line > background + 60, "no grid line in the video: \(pixels)")
         #expect(background < 40, "\(pixels)")
@@ -92,7 +97,10 @@ import Testing
 
         #expect(try browser.command("POST", "/execute/async", ["script": Self.receivedCodec, "args": []]) as? String == "video/VP8")
         // What this Chromium can receive (H.264 is written down in the docs from this line).
-        let codecs = try browser.run("return RTCRtpReceiver.getCapabilities('video').codecs.map((c) => c.mimeType).filter((m, i, a) => a.indexOf(m) === i)") as? [String] ?? []
+        let codecs =
+            try browser.run(
+                "return RTCRtpReceiver.getCapabilities('video').codecs.map((c) => c.mimeType).filter((m, i, a) => a.indexOf(m) === i)")
+            as? [String] ?? []
         print("webrtc: Chromium receives \(codecs.joined(separator: ", "))")
         #expect(codecs.contains("video/VP8"))
 
@@ -137,13 +145,17 @@ import Testing
 
     @Test(.enabled(if: WebDriver.available)) func withoutWebrtcserveThePageKeepsMJPEG() throws {
         let vf = try ControlTools.launch(
-            "videotestsrc is-live=true pattern=ball ! video/x-raw,width=320,height=240,framerate=30/1 ! compose analysis-width=160 warmup=0 ! fakesink")
+            "videotestsrc is-live=true pattern=ball ! video/x-raw,width=320,height=240,framerate=30/1 ! compose analysis-width=160 warmup=0 ! fakesink"
+        )
         defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
         let browser = try WebDriver()
         try browser.open(vf.base + "/")
         #expect(try browser.wait(until: "return document.getElementById('preview').naturalWidth === 320"), "no MJPEG preview")
         usleep(500_000)
-        #expect(try browser.run("return [window.vfPeer === undefined, document.getElementById('preview-video').hidden]") as? [Bool] == [true, true])
+        #expect(
+            try browser.run("return [window.vfPeer === undefined, document.getElementById('preview-video').hidden]") as? [Bool] == [
+                true, true,
+            ])
         kill(vf.process.processIdentifier, SIGINT)
         #expect(vf.finish(timeout: 15) == 0, "\(vf.stderr)")
     }

@@ -40,7 +40,9 @@ import Testing
 
         // Bad messages are answered with an error naming what was expected; the connection stays.
         try ws.send("not json")
-        #expect(try Self.next("error", from: ws, seen: &seen)?["error"] as? String == "not a JSON object: expected {\"type\":\"answer\",\"sdp\":...} or {\"type\":\"ice\",...}")
+        #expect(
+            try Self.next("error", from: ws, seen: &seen)?["error"] as? String
+                == "not a JSON object: expected {\"type\":\"answer\",\"sdp\":...} or {\"type\":\"ice\",...}")
         try ws.send(json: ["type": "hello"])
         #expect(try Self.next("error", from: ws, seen: &seen)?["error"] as? String == "unknown 'type' 'hello': expected answer or ice")
         try ws.send(json: ["type": "answer"])
@@ -48,7 +50,9 @@ import Testing
         try ws.send(json: ["type": "answer", "sdp": "garbage"])
         #expect((try Self.next("error", from: ws, seen: &seen)?["error"] as? String ?? "").hasPrefix("answer: the SDP does not parse"))
         try ws.send(json: ["type": "ice", "candidate": "candidate:1 1 UDP 1 127.0.0.1 9 typ host"])
-        #expect(try Self.next("error", from: ws, seen: &seen)?["error"] as? String == "ice without 'sdpMLineIndex': expected a non-negative integer")
+        #expect(
+            try Self.next("error", from: ws, seen: &seen)?["error"] as? String
+                == "ice without 'sdpMLineIndex': expected a non-negative integer")
         kill(vf.process.processIdentifier, SIGINT)
         #expect(vf.finish(timeout: 15) == 0, "\(vf.stderr)")
     }
@@ -68,7 +72,8 @@ import Testing
         #expect(refusal?["type"] as? String == "error")
         #expect(refusal?["error"] as? String == "webrtcserve: at most 8 viewers at once (8 connected): close another viewer first")
         #expect(try ninth.receive() == nil, "the refused connection stays open")
-        #expect(try ControlTools.curl("GET", vf.base + "/api/state").json["webrtc"].flatMap { ($0 as? [String: Any])?["peers"] as? Int } == 8)
+        #expect(
+            try ControlTools.curl("GET", vf.base + "/api/state").json["webrtc"].flatMap { ($0 as? [String: Any])?["peers"] as? Int } == 8)
         // One leaves (its socket closes): its branch goes, and a new peer gets an offer.
         peers.removeLast()
         let deadline = Date().addingTimeInterval(5)
@@ -93,12 +98,14 @@ import Testing
             #expect(r.head.hasPrefix("HTTP/1.1 401"), "\(r.head)")
         }
         do {
-            _ = try WebSocketClient(port: vf.port, path: "/api/webrtc", headers: ["Authorization: Bearer sesame", "Origin: http://evil.test"])
+            _ = try WebSocketClient(
+                port: vf.port, path: "/api/webrtc", headers: ["Authorization: Bearer sesame", "Origin: http://evil.test"])
             Issue.record("a foreign origin was let in")
         } catch let r as WebSocketClient.Refused {
             #expect(r.head.hasPrefix("HTTP/1.1 403") && r.head.contains("origin 'http://evil.test' refused"), "\(r.head)")
         }
-        let ok = try WebSocketClient(port: vf.port, path: "/api/webrtc", headers: ["Authorization: Bearer sesame", "Origin: http://127.0.0.1:PORT"])
+        let ok = try WebSocketClient(
+            port: vf.port, path: "/api/webrtc", headers: ["Authorization: Bearer sesame", "Origin: http://127.0.0.1:PORT"])
         var seen: [[String: Any]] = []
         #expect(try Self.next("offer", from: ok, seen: &seen) != nil)
         // A plain GET is not an upgrade.

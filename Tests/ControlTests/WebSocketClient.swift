@@ -54,7 +54,8 @@ final class WebSocketClient {
         self.head = head
         guard head.hasPrefix("HTTP/1.1 101") else {
             // The refusal's body (JSON) follows the head: read it up to its Content-Length (no waiting past it).
-            let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+            let length =
+                head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
                 .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
             while buffer.count < length, (try? fillOrEnd()) == true {}
             throw Refused(head: head + "\n" + String(decoding: buffer, as: UTF8.self))

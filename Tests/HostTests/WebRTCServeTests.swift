@@ -15,7 +15,8 @@ import Testing
     }
 
     @Test func takesNameStunServerAndCodec() throws {
-        let parsed = try ParsedDescription.parse("videotestsrc ! compose ! webrtcserve name=web stun-server=stun://127.0.0.1:3478 codec=H264")
+        let parsed = try ParsedDescription.parse(
+            "videotestsrc ! compose ! webrtcserve name=web stun-server=stun://127.0.0.1:3478 codec=H264")
         let (out, serve) = try WebRTCServe.extract(from: parsed)
         #expect(serve == WebRTCServe(appSink: "web", stunServer: "stun://127.0.0.1:3478", codec: .h264))
         #expect(out.render().contains("appsink name=web "))
@@ -30,7 +31,10 @@ import Testing
 
     @Test func refusesBadProperties() {
         let cases: [(String, String)] = [
-            ("videotestsrc ! webrtcserve stun-server=stun.example:3478", "webrtcserve: stun-server 'stun.example:3478' is not stun://HOST:PORT"),
+            (
+                "videotestsrc ! webrtcserve stun-server=stun.example:3478",
+                "webrtcserve: stun-server 'stun.example:3478' is not stun://HOST:PORT"
+            ),
             ("videotestsrc ! webrtcserve stun-server=stun://h:0", "webrtcserve: stun-server 'stun://h:0' is not stun://HOST:PORT"),
             ("videotestsrc ! webrtcserve name=\"\"", "webrtcserve: empty name=: expected a name"),
             ("videotestsrc ! webrtcserve codec=av1", "webrtcserve: codec 'av1' is not known: expected vp8 (default) or h264"),
