@@ -184,6 +184,8 @@ public final class WebRTCServer: @unchecked Sendable {
         let stun = stunServer
         let codec = self.codec
         let error: String? = queue.sync {
+            // stop() may have taken the table meanwhile (it detaches on this queue): make no branch then.
+            if table.withLock({ $0.stopped }) { return "the stream ended" }
             var problem: UnsafePointer<CChar>?
             let box = Unmanaged.passRetained(SignalBox(send)).toOpaque()
             let raw = vf_webrtc_peer_new(pipeline.raw, codec.rtpCaps, stun, loopback ? 1 : 0, 256, webRTCSend, webRTCRelease, box, &problem)

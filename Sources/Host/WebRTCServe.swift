@@ -92,8 +92,22 @@ public struct WebRTCServe: Equatable, Sendable {
         }
     }
 
-    /// Checks that raw video reaches the appsink, then makes the server (its encode pipeline idle until a peer).
+    /// The elements the server needs, with the Debian package that brings each.
+    static func requiredElements(_ codec: WebRTCServer.Codec) -> [(factory: String, package: String)] {
+        let encoder: [(String, String)] =
+            switch codec {
+            case .vp8: [("vp8enc", "gstreamer1.0-plugins-good"), ("rtpvp8pay", "gstreamer1.0-plugins-good")]
+            case .h264: [("x264enc", "gstreamer1.0-plugins-ugly"), ("rtph264pay", "gstreamer1.0-plugins-good")]
+            }
+        return [("webrtcbin", "gstreamer1.0-plugins-bad"), ("nicesrc", "gstreamer1.0-nice")] + encoder
+    }
+
+    /// Checks that the elements exist and raw video reaches the appsink, then makes the server (its encode pipeline
+    /// idle until a peer).
     func makeServer(in pipelines: [Pipeline]) throws(HostError) -> WebRTCServer {
+        for (factory, package) in Self.requiredElements(codec) where !GStreamer.hasElementFactory(factory) {
+            throw HostError(.usage, "webrtcserve (codec=\(codec.rawValue)) needs the GStreamer element \(factory): install \(package)")
+        }
         guard let sink = pipelines.lazy.compactMap({ $0.appSink(named: self.appSink) }).first else {
             throw HostError(.usage, "internal: webrtcserve's appsink '\(appSink)' missing from the expanded segments")
         }
