@@ -73,14 +73,14 @@ struct ControlRouter: HTTPHandler {
             return await webrtc(request)
         case "/", "/index.html":
             return await only(.GET) {
-                var page = Self.page(.html)
+                var page = Self.page(.html, origins: origins)
                 if let token = address.token, let t = request.query["token"], Self.same(t, token) {
                     page.headers[HTTPHeader("Set-Cookie")] = "viewfinder-token=\(token); Path=/; HttpOnly; SameSite=Strict"
                 }
                 return page
             }
-        case "/app.js": return await only(.GET) { Self.page(.script) }
-        case "/app.css": return await only(.GET) { Self.page(.style) }
+        case "/app.js": return await only(.GET) { Self.page(.script, origins: origins) }
+        case "/app.css": return await only(.GET) { Self.page(.style, origins: origins) }
         default:
             if path.hasPrefix("/api/stages/") {
                 let name = String(path.dropFirst("/api/stages/".count))
@@ -223,13 +223,17 @@ struct ControlRouter: HTTPHandler {
     static let noPreview = error(
         .notFound, "no preview: the pipeline has no Viewfinder stage (the preview shows the last stage's output)")
 
-    /// The control page's files (no build step, nothing fetched from elsewhere).
-    static func page(_ file: ControlPage.File) -> HTTPResponse {
-        HTTPResponse(
+    /// The control page's files (no build step, nothing fetched from elsewhere). The page's WebSocket (`/api/webrtc`)
+    /// may go to this server only: `connect-src` names its own origins as `ws://` too, for browsers whose `'self'`
+    /// does not cover `ws:` (CSP 2).
+    static func page(_ file: ControlPage.File, origins: Set<String> = []) -> HTTPResponse {
+        let sockets = origins.sorted().map { "ws://" + $0.dropFirst("http://".count) }.joined(separator: " ")
+        let csp = "default-src 'self'; img-src 'self' blob: data:; frame-ancestors 'none'" + (sockets.isEmpty ? "" : "; connect-src 'self' \(sockets)")
+        return HTTPResponse(
             statusCode: .ok,
             headers: [
                 .contentType: file.contentType, HTTPHeader("Cache-Control"): "no-cache",
-                HTTPHeader("Content-Security-Policy"): "default-src 'self'; img-src 'self' blob: data:; frame-ancestors 'none'",
+                HTTPHeader("Content-Security-Policy"): csp,
                 HTTPHeader("X-Content-Type-Options"): "nosniff",
             ],
             body: Data(file.text.utf8))

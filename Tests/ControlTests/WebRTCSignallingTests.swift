@@ -22,6 +22,12 @@ import Testing
         let vf = try ControlTools.launch(Self.live + " ! webrtcserve")
         defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
         #expect(vf.stderr.contains("webrtc: the page at \(vf.base)/ shows the preview over WebRTC"), "\(vf.stderr)")
+        // The page may open WebSockets to this server only.
+        let page = try ControlTools.curl("GET", vf.base + "/", includeHeaders: true)
+        #expect(
+            page.body.contains(
+                "default-src 'self'; img-src 'self' blob: data:; frame-ancestors 'none'; connect-src 'self' ws://127.0.0.1:\(vf.port) ws://localhost:\(vf.port)"
+            ), "\(page.body.prefix(600))")
         let ws = try WebSocketClient(port: vf.port, path: "/api/webrtc")
         var seen: [[String: Any]] = []
         let offer = try #require(try Self.next("offer", from: ws, seen: &seen))
