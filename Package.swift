@@ -24,11 +24,16 @@ let package = Package(
         // gst-rtsp-server for `rtspserve` (runtime: gstreamer1.0-rtsp).
         .systemLibrary(name: "CGstRtspServer", pkgConfig: "gstreamer-rtsp-server-1.0 gstreamer-app-1.0",
                        providers: [.apt(["libgstrtspserver-1.0-dev", "gstreamer1.0-rtsp"])]),
+        // webrtcbin for `webrtcserve` (runtime: gstreamer1.0-nice, gstreamer1.0-plugins-bad); libnice-dev for the
+        // ICE agent's local addresses (loopback: libnice skips loopback interfaces unless told).
+        .systemLibrary(name: "CGstWebRTC", pkgConfig: "gstreamer-webrtc-1.0 gstreamer-sdp-1.0 gstreamer-app-1.0 nice",
+                       providers: [.apt(["libgstreamer-plugins-bad1.0-dev", "gstreamer1.0-nice", "libnice-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "pangocairo",
                        providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
-        // The only module that touches GStreamer's unsafe pointers (gst-rtsp-server's too: RTSPServer).
-        .target(name: "GStreamerKit", dependencies: ["CGStreamer", "CGstRtspServer"]),
+        // The only module that touches GStreamer's unsafe pointers (gst-rtsp-server's too: RTSPServer; webrtcbin's:
+        // WebRTCServer).
+        .target(name: "GStreamerKit", dependencies: ["CGStreamer", "CGstRtspServer", "CGstWebRTC"]),
         // Buffer traces (which memories pass a pad: zero-copy proofs) for benches and tests, built on the
         // binding's `watchBuffers` hook; no unsafe pointers here and in no product library. (BufferCopies
         // stays in the binding: Buffer.makeWritable counts there and every run's report prints it.)

@@ -7,8 +7,8 @@ import Stages
 /// Answers every request of the control API: security checks first (token, origin), then the route.
 ///
 /// Routes: `GET /api/stages`, `PATCH /api/stages/{name}`, `POST /api/capture`, `GET /api/state`,
-/// `POST /api/stop`, `GET /api/events`; the gallery's (`/api/photos...`, `/photos/...`) in `GalleryRoutes.swift`;
-/// the HLS outputs' (`/hls/...`) in `HLSRoutes.swift`.
+/// `POST /api/stop`, `GET /api/events`, `GET /api/webrtc` (WebSocket signalling for `webrtcserve`); the gallery's
+/// (`/api/photos...`, `/photos/...`) in `GalleryRoutes.swift`; the HLS outputs' (`/hls/...`) in `HLSRoutes.swift`.
 /// Errors are JSON: `{"error": "...", "field": "..."}` (field when one is to blame). Threads: runs on the server's tasks; it reaches the session only through its
 /// thread-safe accessors (`update`, `requestStop`, `liveReport`, ...), never the video threads.
 struct ControlRouter: HTTPHandler {
@@ -71,16 +71,19 @@ struct ControlRouter: HTTPHandler {
         case "/api/stop": return await only(.POST) { stop() }
         case "/api/preview.mjpeg": return await only(.GET) { previewStream() }
         case "/api/preview.jpg": return await only(.GET) { await previewPicture() }
+        case "/api/webrtc":
+            guard method == .GET else { return await only(.GET) { Self.noWebRTC } }
+            return await webrtc(request)
         case "/", "/index.html":
             return await only(.GET) {
-                var page = Self.page(.html)
+                var page = Self.page(.html, origins: origins)
                 if let token = address.token, let t = request.query["token"], Self.same(t, token) {
                     page.headers[HTTPHeader("Set-Cookie")] = "viewfinder-token=\(token); Path=/; HttpOnly; SameSite=Strict"
                 }
                 return page
             }
-        case "/app.js": return await only(.GET) { Self.page(.script) }
-        case "/app.css": return await only(.GET) { Self.page(.style) }
+        case "/app.js": return await only(.GET) { Self.page(.script, origins: origins) }
+        case "/app.css": return await only(.GET) { Self.page(.style, origins: origins) }
         default:
             if path.hasPrefix("/api/stages/") {
                 let name = String(path.dropFirst("/api/stages/".count))
@@ -210,16 +213,31 @@ struct ControlRouter: HTTPHandler {
             statusCode: .ok, headers: [.contentType: "image/jpeg", HTTPHeader("Cache-Control"): "no-cache, no-store"], body: jpeg)
     }
 
+    /// The WebSocket of one WebRTC peer (`WebRTCSignalling`), after the same checks as every route (above).
+    func webrtc(_ request: HTTPRequest) async -> HTTPResponse {
+        guard let server = session.webrtcServer else { return Self.noWebRTC }
+        do { return try await WebSocketHTTPHandler.webSocket(WebRTCSignalling(server: server)).handleRequest(request) } catch {
+            return Self.error(.badRequest, "cannot open the WebSocket: \(error)")
+        }
+    }
+
+    static let noWebRTC = error(
+        .notFound, "no WebRTC: the description has no webrtcserve (e.g. '... ! compose ! webrtcserve'); the preview is /api/preview.mjpeg")
+
     static let noPreview = error(
         .notFound, "no preview: the pipeline has no Viewfinder stage (the preview shows the last stage's output)")
 
-    /// The control page's files (no build step, nothing fetched from elsewhere).
-    static func page(_ file: ControlPage.File) -> HTTPResponse {
-        HTTPResponse(
+    /// The control page's files (no build step, nothing fetched from elsewhere). The page's WebSocket (`/api/webrtc`)
+    /// may go to this server only: `connect-src` names its own origins as `ws://` too, for browsers whose `'self'`
+    /// does not cover `ws:` (CSP 2).
+    static func page(_ file: ControlPage.File, origins: Set<String> = []) -> HTTPResponse {
+        let sockets = origins.sorted().map { "ws://" + $0.dropFirst("http://".count) }.joined(separator: " ")
+        let csp = "default-src 'self'; img-src 'self' blob: data:; frame-ancestors 'none'" + (sockets.isEmpty ? "" : "; connect-src 'self' \(sockets)")
+        return HTTPResponse(
             statusCode: .ok,
             headers: [
                 .contentType: file.contentType, HTTPHeader("Cache-Control"): "no-cache",
-                HTTPHeader("Content-Security-Policy"): "default-src 'self'; img-src 'self' blob: data:; frame-ancestors 'none'",
+                HTTPHeader("Content-Security-Policy"): csp,
                 HTTPHeader("X-Content-Type-Options"): "nosniff",
             ],
             body: Data(file.text.utf8))

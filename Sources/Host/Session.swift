@@ -34,6 +34,9 @@ public final class Session: @unchecked Sendable {
     public let rtspServers: [RTSPServer]
     /// The `hlssink2`/`hlssink` outputs with their playlist and segment locations as built (`--http` serves them).
     public let hlsOutputs: [HLSOutput]
+    /// The `webrtcserve` server (nil without one): its encode pipeline plays from `run()` until it ends; peers
+    /// come through the control server's `/api/webrtc`.
+    public let webrtcServer: WebRTCServer?
     /// Every stage's current property values: the validated description (+ overrides), then each
     /// successful `update(stage:_:)`. Its own mutex, taken alone.
     private let values: Mutex<[String: [String: PropertyValue]]>
@@ -80,6 +83,7 @@ public final class Session: @unchecked Sendable {
         createdFiles = built.createdFiles
         rtspServers = built.rtspServers
         hlsOutputs = HLSOutput.find(in: built.pipelines)
+        webrtcServer = built.webrtcServer
         supervisor = BranchSupervisor(pipelines: built.pipelines, groups: built.groups)
         let policy = SourceKeeper.Policy(
             stall: options.reconnectStallSeconds, firstDelay: options.reconnectFirstDelay, maxDelay: options.reconnectMaxDelay,
@@ -190,6 +194,7 @@ public final class Session: @unchecked Sendable {
         if let code = openStages() { return code }
         // Clients may connect from now on; their media is fed once the pipelines play.
         for s in rtspServers { s.start() }
+        webrtcServer?.start()
         let start: Date
         switch startPipelines() {
         case .success(let s): start = s
@@ -302,6 +307,7 @@ public final class Session: @unchecked Sendable {
         for g in groups { for st in g.stages { st.stage.close() } }
         // After the pipelines: the clients get the end of the stream, then their connections close.
         for s in rtspServers { s.stop() }
+        webrtcServer?.stop()
         var r = reporter.report(start: start)
         r.notes = reporter.notes()
         report = r

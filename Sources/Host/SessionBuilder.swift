@@ -20,6 +20,8 @@ struct SessionBuilder {
         var createdFiles: [String]
         /// One RTSP server per `rtspserve`, bound, not yet serving.
         var rtspServers: [RTSPServer]
+        /// The `webrtcserve` server, idle until a browser peer comes; nil without one.
+        var webrtcServer: WebRTCServer?
     }
 
     let options: SessionOptions
@@ -30,7 +32,7 @@ struct SessionBuilder {
 
     /// Every step, in order.
     func build(_ description: String) throws(HostError) -> Built {
-        let (parsed, serves) = try parse(description)
+        let (parsed, serves, web) = try parse(description)
         let (plan, stages) = try planStages(parsed)
         let pipes = try pipelines(plan)
         // Directories stages create when they open (capture's DIR/.partial/...): their branches may write there.
@@ -40,21 +42,23 @@ struct SessionBuilder {
         let groups = try groups(plan, stages: stages, pipelines: pipes)
         var servers: [RTSPServer] = []
         for s in serves { servers.append(try s.makeServer(in: pipes)) }
-        return Built(plan: plan, pipelines: pipes, groups: groups, createdFiles: created, rtspServers: servers)
+        let webrtc = try web?.makeServer(in: pipes)
+        return Built(plan: plan, pipelines: pipes, groups: groups, createdFiles: created, rtspServers: servers, webrtcServer: webrtc)
     }
 
     /// The description with the settings file's stage settings, then the `--set` overrides applied (the
-    /// command line wins), its `rtspserve` sinks replaced by appsinks (`RTSPServe`); every element factory
+    /// command line wins), its `rtspserve` and `webrtcserve` sinks replaced by appsinks (`RTSPServe`, `WebRTCServe`); every element factory
     /// must exist; `srtsink`/`srtsrc` carry their mode inside the uri.
-    func parse(_ description: String) throws(HostError) -> (ParsedDescription, [RTSPServe]) {
+    func parse(_ description: String) throws(HostError) -> (ParsedDescription, [RTSPServe], WebRTCServe?) {
         var parsed: ParsedDescription
         do { parsed = try ParsedDescription.parse(description) } catch { throw HostError(.usage, error.message) }
         if let settings = options.settings { parsed = try settings.applied(to: parsed) }
         do { parsed = try parsed.applying(overrides: options.overrides) } catch { throw HostError(.usage, error.message) }
-        let (rewritten, serves) = try RTSPServe.extract(from: parsed)
+        let (rtsp, serves) = try RTSPServe.extract(from: parsed)
+        let (rewritten, web) = try WebRTCServe.extract(from: rtsp)
         try Preflight.checkFactories(rewritten)
         try Preflight.checkSRTModes(rewritten)
-        return (rewritten, serves)
+        return (rewritten, serves, web)
     }
 
     /// Expands the description and makes its stages (which validates their properties) while planning;

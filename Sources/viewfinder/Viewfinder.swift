@@ -4,6 +4,7 @@ import Foundation
 import GStreamerKit
 import Host
 import Stages
+import Synchronization
 import ViewfinderBench
 
 /// The `viewfinder` command: run gst-launch descriptions with Swift stages spliced in.
@@ -190,6 +191,16 @@ struct RunOptions: ParsableArguments {
         var options = try sessionOptions()
         options.settings = settings
         let session = try Session(description: description, options: options)
+        if let web = session.webrtcServer {
+            // The browser reaches webrtcserve only through the control server's /api/webrtc.
+            guard let control else {
+                throw HostError(
+                    .usage, "webrtcserve needs --http HOST:PORT: browsers connect through the control server (GET /api/webrtc), e.g. --http 127.0.0.1:8080")
+            }
+            // On loopback ICE uses 127.0.0.1 only (libnice skips loopback interfaces unless told; nothing leaves the machine).
+            web.loopbackOnly.withLock { $0 = control.host.hasPrefix("127.") }
+            web.onError.withLock { $0 = { AppendFile.writeStandardError("\($0)\n") } }
+        }
         if printExpanded || dryRun { print(session.plan.render()) }
         // --dry-run writes nothing: no settings writer either.
         if dryRun { return }
@@ -204,9 +215,11 @@ struct RunOptions: ParsableArguments {
             writer = w
         }
         var server: ControlServer?
+        var controlURL = ""
         if let control {
             let s = ControlServer(session: session, address: control, fire: { Triggers.shared.fire() })
             let url = try s.start()
+            controlURL = url
             AppendFile.writeStandardError("control: \(url)\n")
             for line in Self.hlsLines(session.hlsOutputs, server: url) { AppendFile.writeStandardError("\(line)\n") }
             if control.token != nil && control.host != "127.0.0.1" {
@@ -215,6 +228,9 @@ struct RunOptions: ParsableArguments {
                 )
             }
             server = s
+        }
+        if session.webrtcServer != nil, server != nil {
+            AppendFile.writeStandardError("webrtc: the page at \(controlURL) shows the preview over WebRTC (signalling: GET /api/webrtc)\n")
         }
         for r in session.rtspServers {
             AppendFile.writeStandardError("rtsp: \(r.url)\n")
@@ -242,6 +258,10 @@ struct RunOptions: ParsableArguments {
                 let c = r.counts
                 AppendFile.writeStandardError("rtsp: \(r.url): \(c.received) packets, \(c.forwarded) sent into \(c.medias) shared media\n")
             }
+        }
+        if !quiet, let web = session.webrtcServer {
+            let c = web.counts
+            AppendFile.writeStandardError("webrtc: \(c.received) frames, \(c.forwarded) into the encoder, \(c.encoded) encoded\n")
         }
         for e in session.errors { AppendFile.writeStandardError("viewfinder: \(e)\n") }
         if code != 0 { throw ExitCode(session.wasAborted ? abortExitCode : code) }

@@ -15,8 +15,8 @@ final class WebDriver {
         FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver") && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")
     }
 
-    /// Starts chromedriver and a headless browser of `width` x `height`.
-    init(width: Int = 1280, height: Int = 1000) throws {
+    /// Starts chromedriver and a headless browser of `width` x `height`, with `flags` added to Chromium's.
+    init(width: Int = 1280, height: Int = 1000, flags: [String] = []) throws {
         port = ControlTools.freePort()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/chromedriver")
         process.arguments = ["--port=\(port)"]
@@ -25,7 +25,7 @@ final class WebDriver {
         try process.run()
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline, (try? ControlTools.curl("GET", base + "/status"))?.status != 200 { usleep(100_000) }
-        let args = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=\(width),\(height)"]
+        let args = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=\(width),\(height)"] + flags
         let caps: [String: Any] = ["capabilities": ["alwaysMatch": ["goog:chromeOptions": ["binary": "/usr/bin/chromium", "args": args]]]]
         let answer = try ControlTools.curl("POST", base + "/session", body: Self.text(caps), maxTime: 60)
         session = ((answer.json["value"] as? [String: Any])?["sessionId"] as? String) ?? ""

@@ -46,7 +46,8 @@ import Testing
     @Test func shippedPipelinesExpand() throws {
         for name in [
             "demo", "demo-file", "record-mp4", "file-overlay", "snapshot", "compose", "selfie", "greenscreen", "greenscreen-photo",
-            "capture", "photobooth", "demo-live", "rtsp-out", "srt-out", "srt-caller", "udp-out", "hls", "record-clean-stream-overlay", "srt-camera",
+            "capture", "photobooth", "demo-live", "rtsp-out", "srt-out", "srt-caller", "udp-out", "hls", "record-clean-stream-overlay",
+            "srt-camera", "webrtc",
         ] {
             let path = Tools.root.appendingPathComponent("pipelines/\(name).pipeline").path
             let text = try String(contentsOfFile: path, encoding: .utf8)

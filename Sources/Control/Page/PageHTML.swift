@@ -20,6 +20,7 @@ extension ControlPage {
           <section id="live">
             <div class="frame">
               <img id="preview" alt="live preview" src="/api/preview.mjpeg">
+              <video id="preview-video" autoplay muted playsinline hidden></video>
               <p id="no-preview" hidden>No preview: the pipeline has no Viewfinder stage.</p>
             </div>
             <div class="readout">

@@ -1,5 +1,6 @@
 extension ControlPage {
-    /// `/app.js`: controls from `/api/stages`, the readout from `/api/events`, the shutter, the gallery.
+    /// `/app.js`: controls from `/api/stages`, the readout from `/api/events`, the shutter, the gallery; the preview
+    /// over WebRTC (`/api/webrtc`) when the session has a `webrtcserve`, else (or when it fails) the MJPEG image.
     /// Plain ES2017, no libraries; every request goes to this server (same origin).
     static let script = #"""
         "use strict";
@@ -211,10 +212,67 @@ extension ControlPage {
           } catch (e) { say(e.message, true); }
         });
 
+        // ---- the preview over WebRTC (when the description has a webrtcserve); the MJPEG <img> stays until
+        // the video plays, and comes back if WebRTC fails or ends.
+        function startWebRTC() {
+          if (!window.RTCPeerConnection || !window.WebSocket) return;
+          const video = $("preview-video");
+          const img = $("preview");
+          const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/webrtc`);
+          const pc = new RTCPeerConnection({ iceServers: [] });
+          window.vfPeer = pc;
+          window.vfWebRTC = "connecting";
+          let playing = false;
+          const fallback = (why) => {
+            if (window.vfWebRTC === "failed") return;
+            window.vfWebRTC = "failed";
+            window.vfWebRTCError = why;
+            try { pc.close(); } catch (e) { /* already closed */ }
+            try { ws.close(); } catch (e) { /* already closed */ }
+            if (playing) { video.hidden = true; img.hidden = false; img.src = "/api/preview.mjpeg"; }
+          };
+          const send = (o) => { if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(o)); };
+          // Shown from the first track on: Chromium does not start a muted autoplay <video> that is not displayed.
+          pc.ontrack = (e) => { video.srcObject = e.streams[0] || new MediaStream([e.track]); video.hidden = false; };
+          pc.onicecandidate = (e) => {
+            if (e.candidate && e.candidate.candidate) send({ type: "ice", candidate: e.candidate.candidate, sdpMLineIndex: e.candidate.sdpMLineIndex });
+          };
+          pc.onconnectionstatechange = () => { if (pc.connectionState === "failed") fallback("connection failed"); };
+          video.addEventListener("playing", () => {
+            playing = true;
+            window.vfWebRTC = "playing";
+            video.hidden = false;
+            img.hidden = true;
+            $("no-preview").hidden = true;
+            img.removeAttribute("src");
+          });
+          ws.onmessage = async (m) => {
+            let msg;
+            try { msg = JSON.parse(m.data); } catch (e) { return; }
+            try {
+              if (msg.type === "offer") {
+                await pc.setRemoteDescription({ type: "offer", sdp: msg.sdp });
+                const answer = await pc.createAnswer();
+                await pc.setLocalDescription(answer);
+                send({ type: "answer", sdp: answer.sdp });
+              } else if (msg.type === "ice") {
+                await pc.addIceCandidate({ candidate: msg.candidate, sdpMLineIndex: msg.sdpMLineIndex });
+              } else if (msg.type === "error") {
+                fallback(msg.error);
+              }
+            } catch (e) { fallback(String(e)); }
+          };
+          ws.onclose = () => { if (window.vfWebRTC !== "playing") fallback("signalling closed"); else fallback("stream ended"); };
+        }
+        async function maybeWebRTC() {
+          try { const s = await api("GET", "/api/state"); if (s.webrtc) startWebRTC(); } catch (e) { /* MJPEG stays */ }
+        }
+
         // ---- start
         $("shutter").addEventListener("click", () => shoot(0));
         for (const b of document.querySelectorAll("[data-timer]")) b.addEventListener("click", () => shoot(parseInt(b.dataset.timer, 10)));
         $("preview").addEventListener("error", () => { $("preview").hidden = true; $("no-preview").hidden = false; });
+        maybeWebRTC();
         loadStages();
         loadPhotos();
         refreshState();

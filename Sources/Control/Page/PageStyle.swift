@@ -14,7 +14,8 @@ extension ControlPage {
         #photos { grid-column: 1 / -1; }
         section { background: var(--panel); border-radius: .6rem; padding: .8rem; }
         .frame { position: relative; background: #000; border-radius: .4rem; overflow: hidden; }
-        #preview { display: block; width: 100%; height: auto; min-height: 120px; }
+        #preview, #preview-video { display: block; width: 100%; height: auto; min-height: 120px; }
+        #preview[hidden], #preview-video[hidden] { display: none; }
         .readout { display: flex; flex-wrap: wrap; gap: .4rem 1.2rem; margin: .6rem 0; }
         .readout .advice { flex-basis: 100%; }
         .label { color: var(--dim); font-size: .8rem; text-transform: uppercase; letter-spacing: .04em; }

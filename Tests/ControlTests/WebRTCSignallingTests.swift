@@ -1,0 +1,172 @@
+import Foundation
+import Testing
+
+/// `GET /api/webrtc` against the real binary with a WebSocket client (no browser): the offer, the server's ICE
+/// candidates on loopback, bad messages, the peer limit, the route's checks; a peer that never answers does not
+/// stall the encoder (measured); `webrtcserve` without `--http` is refused.
+@Suite(.serialized) struct WebRTCSignallingTests {
+    init() { signal(SIGPIPE, SIG_IGN) }
+
+    static let live = "videotestsrc is-live=true ! video/x-raw,width=320,height=240,framerate=30/1 ! compose analysis-width=160 warmup=0"
+
+    /// Reads messages until one of `type` (the others are kept in `seen`); nil when closed first.
+    static func next(_ type: String, from ws: WebSocketClient, seen: inout [[String: Any]]) throws -> [String: Any]? {
+        while let m = try ws.receiveJSON() {
+            seen.append(m)
+            if m["type"] as? String == type { return m }
+        }
+        return nil
+    }
+
+    @Test func aPeerGetsAVP8OfferAndLoopbackCandidates() throws {
+        let vf = try ControlTools.launch(Self.live + " ! webrtcserve")
+        defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
+        #expect(vf.stderr.contains("webrtc: the page at \(vf.base)/ shows the preview over WebRTC"), "\(vf.stderr)")
+        // The page may open WebSockets to this server only.
+        let page = try ControlTools.curl("GET", vf.base + "/", includeHeaders: true)
+        #expect(
+            page.body.contains(
+                "default-src 'self'; img-src 'self' blob: data:; frame-ancestors 'none'; connect-src 'self' ws://127.0.0.1:\(vf.port) ws://localhost:\(vf.port)"
+            ), "\(page.body.prefix(600))")
+        let ws = try WebSocketClient(port: vf.port, path: "/api/webrtc")
+        var seen: [[String: Any]] = []
+        let offer = try #require(try Self.next("offer", from: ws, seen: &seen))
+        let sdp = offer["sdp"] as? String ?? ""
+        #expect(sdp.contains("m=video "), "\(sdp)")
+        #expect(sdp.contains("a=rtpmap:96 VP8/90000"), "\(sdp)")
+        #expect(sdp.contains("a=sendonly"), "\(sdp)")
+        #expect(sdp.contains("a=group:BUNDLE"), "\(sdp)")
+        // Candidates trickle after the offer; on a loopback --http every one is 127.0.0.1 (libnice told so).
+        let candidate = try #require(try Self.next("ice", from: ws, seen: &seen))
+        let line = candidate["candidate"] as? String ?? ""
+        #expect(line.hasPrefix("candidate:") && line.split(separator: " ")[4] == "127.0.0.1", "\(line)")
+        #expect(candidate["sdpMLineIndex"] as? Int == 0)
+        let state = try ControlTools.curl("GET", vf.base + "/api/state").json["webrtc"] as? [String: Any]
+        #expect(state?["peers"] as? Int == 1, "\(String(describing: state))")
+
+        // Bad messages are answered with an error naming what was expected; the connection stays.
+        try ws.send("not json")
+        #expect(
+            try Self.next("error", from: ws, seen: &seen)?["error"] as? String
+                == "not a JSON object: expected {\"type\":\"answer\",\"sdp\":...} or {\"type\":\"ice\",...}")
+        try ws.send(json: ["type": "hello"])
+        #expect(try Self.next("error", from: ws, seen: &seen)?["error"] as? String == "unknown 'type' 'hello': expected answer or ice")
+        try ws.send(json: ["type": "answer"])
+        #expect(try Self.next("error", from: ws, seen: &seen)?["error"] as? String == "answer without 'sdp': expected the SDP text")
+        try ws.send(json: ["type": "answer", "sdp": "garbage"])
+        #expect((try Self.next("error", from: ws, seen: &seen)?["error"] as? String ?? "").hasPrefix("answer: the SDP does not parse"))
+        try ws.send(json: ["type": "ice", "candidate": "candidate:1 1 UDP 1 127.0.0.1 9 typ host"])
+        #expect(
+            try Self.next("error", from: ws, seen: &seen)?["error"] as? String
+                == "ice without 'sdpMLineIndex': expected a non-negative integer")
+        kill(vf.process.processIdentifier, SIGINT)
+        #expect(vf.finish(timeout: 15) == 0, "\(vf.stderr)")
+    }
+
+    @Test func theNinthPeerIsRefusedAndALeavingPeerFreesItsPlace() throws {
+        let vf = try ControlTools.launch(Self.live + " ! webrtcserve")
+        defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
+        var peers: [WebSocketClient] = []
+        for _ in 0..<8 {
+            let ws = try WebSocketClient(port: vf.port, path: "/api/webrtc")
+            var seen: [[String: Any]] = []
+            #expect(try Self.next("offer", from: ws, seen: &seen) != nil)
+            peers.append(ws)
+        }
+        let ninth = try WebSocketClient(port: vf.port, path: "/api/webrtc")
+        let refusal = try ninth.receiveJSON()
+        #expect(refusal?["type"] as? String == "error")
+        #expect(refusal?["error"] as? String == "webrtcserve: at most 8 viewers at once (8 connected): close another viewer first")
+        #expect(try ninth.receive() == nil, "the refused connection stays open")
+        #expect(
+            try ControlTools.curl("GET", vf.base + "/api/state").json["webrtc"].flatMap { ($0 as? [String: Any])?["peers"] as? Int } == 8)
+        // One leaves (its socket closes): its branch goes, and a new peer gets an offer.
+        peers.removeLast()
+        let deadline = Date().addingTimeInterval(5)
+        var left = 8
+        while Date() < deadline, left != 7 {
+            usleep(100_000)
+            left = (try ControlTools.curl("GET", vf.base + "/api/state").json["webrtc"] as? [String: Any])?["peers"] as? Int ?? -1
+        }
+        #expect(left == 7)
+        let again = try WebSocketClient(port: vf.port, path: "/api/webrtc")
+        var seen: [[String: Any]] = []
+        #expect(try Self.next("offer", from: again, seen: &seen) != nil)
+        kill(vf.process.processIdentifier, SIGINT)
+        #expect(vf.finish(timeout: 20) == 0, "\(vf.stderr)")
+    }
+
+    @Test func theRouteHasTheSameChecksAsEveryOther() throws {
+        let vf = try ControlTools.launch(Self.live + " ! webrtcserve", extra: ["--token", "sesame"])
+        defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
+        #expect(throws: WebSocketClient.Refused.self) { _ = try WebSocketClient(port: vf.port, path: "/api/webrtc") }
+        do { _ = try WebSocketClient(port: vf.port, path: "/api/webrtc") } catch let r as WebSocketClient.Refused {
+            #expect(r.head.hasPrefix("HTTP/1.1 401"), "\(r.head)")
+        }
+        do {
+            _ = try WebSocketClient(
+                port: vf.port, path: "/api/webrtc", headers: ["Authorization: Bearer sesame", "Origin: http://evil.test"])
+            Issue.record("a foreign origin was let in")
+        } catch let r as WebSocketClient.Refused {
+            #expect(r.head.hasPrefix("HTTP/1.1 403") && r.head.contains("origin 'http://evil.test' refused"), "\(r.head)")
+        }
+        let ok = try WebSocketClient(
+            port: vf.port, path: "/api/webrtc", headers: ["Authorization: Bearer sesame", "Origin: http://127.0.0.1:PORT"])
+        var seen: [[String: Any]] = []
+        #expect(try Self.next("offer", from: ok, seen: &seen) != nil)
+        // A plain GET is not an upgrade.
+        let plain = try ControlTools.curl("GET", vf.base + "/api/webrtc", headers: ["Authorization: Bearer sesame"])
+        #expect(plain.status == 400, "\(plain.body)")
+        kill(vf.process.processIdentifier, SIGINT)
+        #expect(vf.finish(timeout: 15) == 0, "\(vf.stderr)")
+    }
+
+    @Test func withoutWebrtcserveThereIsNoRoute() throws {
+        let vf = try ControlTools.launch(Self.live + " ! fakesink")
+        defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
+        let a = try ControlTools.curl("GET", vf.base + "/api/webrtc")
+        #expect(a.status == 404)
+        #expect((a.json["error"] as? String ?? "").hasPrefix("no WebRTC: the description has no webrtcserve"), "\(a.body)")
+        #expect(try ControlTools.curl("GET", vf.base + "/api/state").json["webrtc"] == nil)
+        kill(vf.process.processIdentifier, SIGINT)
+        #expect(vf.finish(timeout: 15) == 0)
+    }
+
+    @Test func webrtcserveWithoutHTTPExitsTwo() throws {
+        let r = try ControlTools.Running(["launch", Self.live + " ! webrtcserve"], port: 0)
+        #expect(r.finish(timeout: 20) == 2)
+        #expect(r.stderr.contains("webrtcserve needs --http HOST:PORT"), "\(r.stderr)")
+        let raw = try ControlTools.Running(["launch", "--http", "127.0.0.1:0", "videotestsrc ! x264enc ! webrtcserve"], port: 0)
+        #expect(raw.finish(timeout: 20) == 2)
+        #expect(raw.stderr.contains("webrtcserve is fed with video/x-h264, expected raw video"), "\(raw.stderr)")
+    }
+
+    /// A peer that takes its offer and never answers (a browser tab that hangs): the described pipeline keeps its
+    /// rate, every frame reaches the encoder's input, the encoder keeps encoding. Counts over the same 3 s window.
+    @Test func aStuckPeerCostsOnlyItsOwnFrames() throws {
+        let vf = try ControlTools.launch(Self.live + " ! webrtcserve")
+        defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
+        let stuck = try WebSocketClient(port: vf.port, path: "/api/webrtc")
+        var seen: [[String: Any]] = []
+        #expect(try Self.next("offer", from: stuck, seen: &seen) != nil)
+        func counts() throws -> (out: Int, toEncoder: Int, encoded: Int) {
+            let s = try ControlTools.curl("GET", vf.base + "/api/state").json
+            let w = s["webrtc"] as? [String: Any] ?? [:]
+            return (s["framesOut"] as? Int ?? 0, w["framesToEncoder"] as? Int ?? 0, w["framesEncoded"] as? Int ?? 0)
+        }
+        usleep(500_000)
+        let a = try counts()
+        usleep(3_000_000)
+        let b = try counts()
+        let out = b.out - a.out, given = b.toEncoder - a.toEncoder, encoded = b.encoded - a.encoded
+        print("stuck peer, 3 s: \(out) frames out of the stage, \(given) into the encoder, \(encoded) encoded")
+        #expect(out >= 75, "the described pipeline slowed: \(out) frames in 3 s")
+        #expect(given >= out - 3, "frames did not reach the encoder: \(given) of \(out)")
+        // The encoder's own rate depends on the CPU left on this shared 2-core machine (its leaky input queue drops
+        // what it cannot take; measured 50-100 %), hence the loose bound. WebRTCPageTests compares a browser's decoded
+        // frames with and without a stuck peer.
+        #expect(encoded >= given / 2, "the encoder stalled: \(encoded) of \(given)")
+        kill(vf.process.processIdentifier, SIGINT)
+        #expect(vf.finish(timeout: 15) == 0, "\(vf.stderr)")
+    }
+}
