@@ -64,12 +64,7 @@ public struct RTSPServe: Equatable, Sendable {
                             + "give each its own port=")
                 }
                 serves.append(serve)
-                let sink: [PropertyAssignment] = [
-                    PropertyAssignment(key: "name", value: serve.appSink), PropertyAssignment(key: "sync", value: "false"),
-                    PropertyAssignment(key: "async", value: "false"), PropertyAssignment(key: "emit-signals", value: "false"),
-                    PropertyAssignment(key: "enable-last-sample", value: "false"), PropertyAssignment(key: "max-buffers", value: "64"),
-                    PropertyAssignment(key: "drop", value: "true"),
-                ]
+                let sink = PropertyAssignment.relaySink(name: serve.appSink, maxBuffers: 64)
                 out.chains[c].nodes[n] = .element(factory: "appsink", properties: sink, offset: offset)
             }
         }

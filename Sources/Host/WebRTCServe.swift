@@ -54,12 +54,7 @@ public struct WebRTCServe: Equatable, Sendable {
                 var serve = WebRTCServe(appSink: "vf_webrtc0")
                 for p in properties { try serve.apply(p) }
                 found = serve
-                let sink: [PropertyAssignment] = [
-                    PropertyAssignment(key: "name", value: serve.appSink), PropertyAssignment(key: "sync", value: "false"),
-                    PropertyAssignment(key: "async", value: "false"), PropertyAssignment(key: "emit-signals", value: "false"),
-                    PropertyAssignment(key: "enable-last-sample", value: "false"), PropertyAssignment(key: "max-buffers", value: "2"),
-                    PropertyAssignment(key: "drop", value: "true"),
-                ]
+                let sink = PropertyAssignment.relaySink(name: serve.appSink, maxBuffers: 2)
                 out.chains[c].nodes[n] = .element(factory: "appsink", properties: sink, offset: offset)
             }
         }

@@ -6,11 +6,11 @@ import Testing
 /// RTSP to a gst-launch-1.0 viewer; then the recording is decoded by ffmpeg/ffprobe and its pixels checked.
 @Suite(.serialized) struct ReconnectCommandTests {
     /// The camera: a live SMPTE test pattern, H.264 in MPEG-TS, SRT listener on `port`.
-    static func camera(port: Int) throws -> Process {
+    static func camera(port: Int, width: Int = 320, height: Int = 240) throws -> Process {
         let (p, _, _) = try Tools.start(
             "/usr/bin/gst-launch-1.0",
             [
-                "-q", "videotestsrc", "is-live=true", "pattern=smpte", "!", "video/x-raw,width=320,height=240,framerate=30/1", "!",
+                "-q", "videotestsrc", "is-live=true", "pattern=smpte", "!", "video/x-raw,width=\(width),height=\(height),framerate=30/1", "!",
                 "x264enc", "tune=zerolatency", "speed-preset=ultrafast", "key-int-max=15", "!", "mpegtsmux", "!",
                 "srtsink", "uri=srt://127.0.0.1:\(port)?mode=listener", "wait-for-connection=false",
             ])
@@ -232,5 +232,48 @@ import Testing
         // A file that ends still ends the run (not watched by default).
         let file = try Tools.run(Tools.viewfinder, ["launch", "videotestsrc num-buffers=5 ! compose ! fakesink"])
         #expect(file.code == 0 && !file.err.contains("lost"), "\(file.err)")
+    }
+
+    /// The camera comes back at another size (640x480 instead of 320x240): the new caps are negotiated like any
+    /// change mid-stream (the stage reconfigures, jpegenc takes the new size), the placeholders had the old size.
+    @Test func aCameraBackAtAnotherSizeIsNegotiated() throws {
+        let srtPort = Int(Tools.freePort(udp: true))
+        let dir = Tools.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var cam = try Self.camera(port: srtPort)
+        defer { if cam.isRunning { kill(cam.processIdentifier, SIGKILL) } }
+        usleep(800_000)
+        let (vf, o, e) = try Tools.start(
+            Tools.viewfinder,
+            [
+                "launch",
+                "srtsrc uri=srt://127.0.0.1:\(srtPort)?mode=caller ! tsdemux ! h264parse ! avdec_h264 ! videoconvert ! compose ! videoconvert "
+                    + "! jpegenc ! multifilesink location=\(dir.path)/%05d.jpg",
+            ])
+        defer { if vf.isRunning { kill(vf.processIdentifier, SIGKILL) } }
+        sleep(3)
+        kill(cam.processIdentifier, SIGKILL)
+        cam.waitUntilExit()
+        sleep(3)
+        cam = try Self.camera(port: srtPort, width: 640, height: 480)
+        let restored = Self.waitFor("' restored after", in: e, timeout: 25)
+        sleep(2)
+        kill(vf.processIdentifier, SIGINT)
+        let r = Tools.finish(vf, o, e, timeout: 15)
+        #expect(!r.hung && r.code == 0, "exit \(r.code): \(r.err.suffix(1500))")
+        #expect(restored != nil, "\(r.err.suffix(1500))")
+        let files = Tools.files(in: dir, suffix: ".jpg")
+        #expect(files.count > 150, "\(files.count) frames")
+        func look(_ f: String) throws -> (Kind, Int, Int) {
+            let img = try Tools.luma(of: dir.appendingPathComponent(f).path, decoder: "jpegdec")
+            return (Self.kind(img.pixels, width: img.width, height: img.height), img.width, img.height)
+        }
+        let first = try look(try #require(files.first)), last = try look(try #require(files.last))
+        #expect(first.0 == .live && first.1 == 320 && first.2 == 240, "\(first)")
+        #expect(last.0 == .live && last.1 == 640 && last.2 == 480, "\(last)")
+        // In between (every 15th frame looked at): the slate, at the old size.
+        let sampled = try stride(from: 0, to: files.count, by: 15).map { try look(files[$0]) }
+        #expect(sampled.contains { $0.0 == .slate && $0.1 == 320 && $0.2 == 240 }, "\(sampled)")
+        #expect(sampled.allSatisfy { $0.0 != .other }, "\(sampled)")
     }
 }

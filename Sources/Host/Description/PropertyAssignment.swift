@@ -19,6 +19,18 @@ public struct PropertyAssignment: Equatable, Sendable {
         self.init(key: key, value: value, text: key + "=" + Self.quoted(value))
     }
 
+    /// The properties of an appsink the host puts in place of one of its own sinks (`rtspserve`, `webrtcserve`)
+    /// to relay what reaches it: no clock sync, no preroll, no signals, no last-sample reference (it would keep
+    /// every buffer shared), at most `maxBuffers` queued, the oldest dropped (a slow relay never blocks upstream).
+    static func relaySink(name: String, maxBuffers: Int) -> [PropertyAssignment] {
+        [
+            PropertyAssignment(key: "name", value: name), PropertyAssignment(key: "sync", value: "false"),
+            PropertyAssignment(key: "async", value: "false"), PropertyAssignment(key: "emit-signals", value: "false"),
+            PropertyAssignment(key: "enable-last-sample", value: "false"), PropertyAssignment(key: "max-buffers", value: "\(maxBuffers)"),
+            PropertyAssignment(key: "drop", value: "true"),
+        ]
+    }
+
     /// Writes `value` so GStreamer's lexer reads it back unchanged: bare when safe, else in double quotes.
     ///
     /// Bare values contain no whitespace, quotes, backslashes or `!`. Quoted values escape `\` and `"`
