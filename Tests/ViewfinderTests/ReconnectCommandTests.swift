@@ -276,4 +276,45 @@ import Testing
         #expect(sampled.contains { $0.0 == .slate && $0.1 == 320 && $0.2 == 240 }, "\(sampled)")
         #expect(sampled.allSatisfy { $0.0 != .other }, "\(sampled)")
     }
+
+    /// The same with an RTSP camera (another viewfinder serving `rtspserve`, killed for 4 s): rtspsrc's error is the
+    /// loss, the attempts fail with "Could not open resource" until the camera is back, and the recording has no hole.
+    @Test func anRTSPCameraKilledComesBack() throws {
+        let camPort = Int(Tools.freePort())
+        let dir = Tools.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let mp4 = dir.appendingPathComponent("out.mp4").path
+        let camera =
+            "videotestsrc is-live=true pattern=smpte ! video/x-raw,width=320,height=240,framerate=30/1 ! videoconvert "
+            + "! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=15 ! rtph264pay ! rtspserve port=\(camPort) path=/cam"
+        var (cam, _, camErr) = try Tools.start(Tools.viewfinder, ["launch", camera])
+        defer { if cam.isRunning { kill(cam.processIdentifier, SIGKILL) } }
+        #expect(Self.waitFor("rtsp://127.0.0.1:\(camPort)/cam", in: camErr, timeout: 15) != nil)
+        let (vf, o, e) = try Tools.start(
+            Tools.viewfinder,
+            [
+                "launch", "-m",
+                "rtspsrc location=rtsp://127.0.0.1:\(camPort)/cam latency=100 ! rtph264depay ! h264parse ! avdec_h264 ! videoconvert ! compose "
+                    + "! videoconvert ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 ! mp4mux ! filesink location=\(mp4)",
+            ])
+        defer { if vf.isRunning { kill(vf.processIdentifier, SIGKILL) } }
+        sleep(4)
+        kill(cam.processIdentifier, SIGKILL)
+        cam.waitUntilExit()
+        #expect(Self.waitFor("' lost (rtspsrc0: ", in: e, timeout: 10) != nil)
+        sleep(4)
+        (cam, _, camErr) = try Tools.start(Tools.viewfinder, ["launch", camera])
+        let restored = Self.waitFor("' restored after", in: e, timeout: 30)
+        sleep(2)
+        kill(vf.processIdentifier, SIGINT)
+        let r = Tools.finish(vf, o, e, timeout: 15)
+        #expect(!r.hung && r.code == 0, "exit \(r.code): \(r.err.suffix(1500))")
+        #expect(restored != nil, "\(r.err.suffix(2000))")
+        let m = Self.sourceMessages(r.out)
+        #expect(m.first?["state"] == "lost" && m.first?["element"] == "rtspsrc0", "\(m)")
+        #expect(m.filter { $0["state"] == "restored" }.count == 1, "\(m)")
+        let pts = try Tools.ffprobeVideoFrames(mp4).map(\.pts).sorted()
+        let gaps = zip(pts, pts.dropFirst()).map { $1 - $0 }
+        #expect(pts.count > 12 * 30 && (gaps.max() ?? 1) <= 2.0 / 30 + 0.002, "\(pts.count) frames, largest gap \(gaps.max() ?? -1) s")
+    }
 }
