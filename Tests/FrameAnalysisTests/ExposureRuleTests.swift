@@ -79,7 +79,7 @@ import Testing
         }
         let r = Self.judge(backlit)
         #expect(r.adviceKey == "exposure.backlit" && !r.wellComposed)
-        #expect(r.advice == "subject backlit: turn the subject towards the light or add light from the front")
+        #expect(r.advice == "subject backlit: face the light or add fill light")
         let e = try #require(ExposureFigures(details: r.details))
         #expect(abs(e.subjectLuma - 81.2) < 0.5 && e.backgroundLuma > 140)
         #expect(abs(e.stops - -1.61) < 0.03)
@@ -92,7 +92,7 @@ import Testing
         for i in 0..<(60 * 512 * 3) { photo.pixels[i] = 255 }
         let r = Self.judge(photo)
         #expect(r.adviceKey == "exposure.clipping")
-        #expect(r.advice == "highlights clip: expose less or keep the bright area out of the frame")
+        #expect(r.advice == "highlights clip: expose less or reframe")
         let e = try #require(ExposureFigures(details: r.details))
         #expect(e.clipped > 60.0 / 512 && e.clipped < 60.0 / 512 + 0.01)
         #expect(abs(e.subjectLuma - 155.6) < 0.5 && abs(e.stops - 0.39) < 0.03)

@@ -40,14 +40,16 @@ public struct ExposureFigures: Sendable, Equatable, Codable {
 /// clipped  = share of the frame with Y >= 250        subjectClipped = the same inside the box
 /// ```
 /// Verdict, first that applies:
-/// 1. backlit: `contrast >= 1.5` and `stops < -0.5` -> "subject backlit: turn the subject towards the
-///    light or add light from the front" (`exposure.backlit`);
+/// 1. backlit: `contrast >= 1.5` and `stops < -0.5` -> "subject backlit: face the light or add fill
+///    light" (`exposure.backlit`);
 /// 2. `stops < -1` -> "subject too dark: turn towards the light" (`exposure.too-dark`);
-/// 3. `stops > 1` or `subjectClipped > 0.25` -> "subject too bright: move out of the direct light or
-///    expose less" (`exposure.too-bright`);
-/// 4. `clipped > 0.05` -> "highlights clip: expose less or keep the bright area out of the frame"
+/// 3. `stops > 1` or `subjectClipped > 0.25` -> "subject too bright: step out of direct light"
+///    (`exposure.too-bright`);
+/// 4. `clipped > 0.05` -> "highlights clip: expose less or reframe"
 ///    (`exposure.clipping`);
 /// 5. otherwise well exposed: "the subject is well exposed" (`exposure.good`).
+/// The lines are short on purpose: in `auto` they follow the framing advice on the same overlay line,
+/// which is drawn on one row and cut at the frame's right edge.
 ///
 /// Why these thresholds:
 /// - target 0.29 (two thirds of a stop over 18 % middle grey, luma 147): photographers place skin and a
@@ -168,13 +170,13 @@ public struct ExposureRule: CompositionRule {
         if clipped > clipShare { score *= max(0, 1 - (clipped - clipShare) / 0.25) }
         let advice: String, key: String
         if contrast >= backlitContrast && stops < backlitStops {
-            advice = "subject backlit: turn the subject towards the light or add light from the front"; key = "exposure.backlit"
+            advice = "subject backlit: face the light or add fill light"; key = "exposure.backlit"
         } else if stops < darkStops {
             advice = "subject too dark: turn towards the light"; key = "exposure.too-dark"
         } else if stops > brightStops || subjectClipped > subjectClipShare {
-            advice = "subject too bright: move out of the direct light or expose less"; key = "exposure.too-bright"
+            advice = "subject too bright: step out of direct light"; key = "exposure.too-bright"
         } else if clipped > clipShare {
-            advice = "highlights clip: expose less or keep the bright area out of the frame"; key = "exposure.clipping"
+            advice = "highlights clip: expose less or reframe"; key = "exposure.clipping"
         } else {
             advice = "the subject is well exposed"; key = "exposure.good"
         }
