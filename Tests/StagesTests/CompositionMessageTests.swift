@@ -108,7 +108,8 @@ import Testing
 
     /// A real photo two stops under and as taken, through compose with the face engine: the message and the
     /// frame's meta carry the figures; "too dark" at -2 (alone with `rule=exposure`, after the framing
-    /// advice with `auto`), no exposure advice at 0.
+    /// advice with `auto`), no exposure advice at 0. (Not +2 here: the face engine finds no face in the
+    /// washed-out photo; ExposureRuleTests judges +2 on the hand-drawn box.)
     @Test(arguments: ["exposure", "auto"]) func composePostsTheExposureOfARealPhoto(rule: String) throws {
         let info = try VideoInfo(format: "RGBx", width: 512, height: 512, fpsN: 30, fpsD: 1)
         var figures: [Double: ExposureFigures] = [:]
