@@ -496,6 +496,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         o["subject"] = inputBox(g, job.inputWidth, job.inputHeight).map(box) ?? NSNull()
         // The subject as detected in this frame (before smoothing across frames): what a photo records.
         o["measured"] = g.measuredNormalized.map { box($0.scaled(Double(job.inputWidth), Double(job.inputHeight))) } ?? NSNull()
+        // Exposure figures when the rule measured them (rule=exposure, or auto with a subject): see ExposureFigures.
         if let e = g.exposure {
             o["exposure"] = [
                 "subject_luma": (e.subjectLuma * 10).rounded() / 10, "background_luma": (e.backgroundLuma * 10).rounded() / 10,

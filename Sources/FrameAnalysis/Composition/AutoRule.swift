@@ -39,7 +39,7 @@ public struct AutoRule: CompositionRule {
         self.placements = placements; self.checks = checks; self.notes = notes
     }
 
-    /// Evaluates every candidate and check, as documented on the type.
+    /// Evaluates every candidate, check and note, as documented on the type.
     public func evaluate(_ input: RuleInput) -> RuleResult {
         guard !placements.isEmpty else { return .noSubject(rule: name) }
         let results = placements.map { $0.evaluate(input) }
