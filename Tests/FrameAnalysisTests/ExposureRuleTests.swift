@@ -33,7 +33,7 @@ import Testing
     static func exposed(_ image: RGBImage, stops: Double) -> RGBImage { exposed(image) { _, _ in stops } }
 
     /// The rule's verdict on `image` with the face as the subject.
-    static func judge(_ image: RGBImage, rule: any CompositionRule = ExposureRule()) -> RuleResult {
+    static func judge(_ image: RGBImage, face: Box = face, rule: any CompositionRule = ExposureRule()) -> RuleResult {
         let w = Double(image.width), h = Double(image.height)
         let b = Box(x: face.x / w, y: face.y / h, width: face.width / w, height: face.height / h)
         return rule.evaluate(RuleInput(subject: b, frameWidth: image.width, frameHeight: image.height, luma: image.gray))
@@ -68,6 +68,21 @@ import Testing
         #expect(normal.details["contrast"]! < 0)
         // Score: 1 - |stops| / 3, with the clipping penalty at +2.
         #expect(abs(normal.score - (1 - 0.39 / 3)) < 0.02 && abs(dark.score - (1 - 1.61 / 3)) < 0.02 && bright.score == 0)
+    }
+
+    /// A second real photo (opencv-doc's basketball1, 640 x 480, the face facedetect boxes at 72,91 39x39):
+    /// the same verdicts, figures measured with numpy on the same pixels.
+    @Test func basketball1AtMinusTwoZeroPlusTwoStops() throws {
+        let photo = try TestImages.rgb("basketball1")
+        let face = Box(x: 72, y: 91, width: 39, height: 39)
+        let r = [-2.0, 0, 2].map { Self.judge($0 == 0 ? photo : Self.exposed(photo, stops: $0), face: face) }
+        #expect(r.map(\.adviceKey) == ["exposure.too-dark", "exposure.good", "exposure.too-bright"])
+        let e = try r.map { try #require(ExposureFigures(details: $0.details)) }
+        #expect(abs(e[0].subjectLuma - 67.6) < 0.5 && abs(e[1].subjectLuma - 131.5) < 0.5 && abs(e[2].subjectLuma - 201.6) < 0.5)
+        #expect(abs(e[0].stops - -1.97) < 0.03 && abs(e[1].stops - 0.03) < 0.03 && abs(e[2].stops - 1.19) < 0.03)
+        #expect(e[0].clipped == 0 && abs(e[1].clipped - 0.0188) < 0.001 && abs(e[2].clipped - 0.4465) < 0.005)
+        // At +2 almost half the face is at 250+.
+        #expect(abs(r[2].details["subject-clipped"]! - 0.468) < 0.01)
     }
 
     /// Bright surroundings, dark subject: the face two stops down, everything else one stop up.
