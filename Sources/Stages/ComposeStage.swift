@@ -20,7 +20,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     public static var descriptor: StageDescriptor {
         StageDescriptor(
             kind: "compose",
-            blurb: "Finds the subject, judges the composition (thirds, center, golden, horizon, edges) and draws guidance",
+            blurb: "Finds the subject, judges the composition (thirds, center, golden, horizon, edges, exposure) and draws guidance",
             properties: [
                 engine.spec, rule.spec, overlay.spec, grid.spec, analysisWidth.spec, analysisFPS.spec, warmup.spec, minFace.spec,
                 textScale.spec, verify.spec, profiles.spec, rotations.spec, sync.spec, metadataLocation.spec,
@@ -496,6 +496,13 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         o["subject"] = inputBox(g, job.inputWidth, job.inputHeight).map(box) ?? NSNull()
         // The subject as detected in this frame (before smoothing across frames): what a photo records.
         o["measured"] = g.measuredNormalized.map { box($0.scaled(Double(job.inputWidth), Double(job.inputHeight))) } ?? NSNull()
+        // Exposure figures when the rule measured them (rule=exposure, or auto with a subject): see ExposureFigures.
+        if let e = g.exposure {
+            o["exposure"] = [
+                "subject_luma": (e.subjectLuma * 10).rounded() / 10, "background_luma": (e.backgroundLuma * 10).rounded() / 10,
+                "clipped": (e.clipped * 1000).rounded() / 1000, "stops": (e.stops * 100).rounded() / 100,
+            ]
+        }
         o["faces"] = g.detections.filter { $0.kind == .face || $0.kind == .profileFace }.map { d -> [String: Any] in
             var b = box(d.box.scaled(sx, sy)); b["confidence"] = (d.confidence * 1000).rounded() / 1000; return b
         }

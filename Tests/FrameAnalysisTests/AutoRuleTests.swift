@@ -15,7 +15,13 @@ import Testing
 
     @Test func picksCenterForACentredSubject() {
         let r = eval(subject(at: 0.5, 0.5), luma: CenterRuleTests.symmetricLuma())
-        #expect(r.rule == "center" && r.wellComposed && r.advice == "center: hold: the subject is centred")
+        // The framing advice comes first; the texture's exposure note (if any) follows it without
+        // changing the verdict.
+        #expect(r.rule == "center" && r.wellComposed && r.advice.hasPrefix("center: hold: the subject is centred"))
+        let framing = AutoRule(placements: AutoRule().placements, checks: AutoRule().checks).evaluate(
+            RuleInput(subject: subject(at: 0.5, 0.5), frameWidth: 320, frameHeight: 180, luma: CenterRuleTests.symmetricLuma()))
+        #expect(framing.advice == "center: hold: the subject is centred")
+        #expect(r.score == framing.score && r.target == framing.target)
     }
 
     @Test func picksGoldenOnTheSpiralEye() {
@@ -64,6 +70,7 @@ import Testing
         let auto = AutoRule(from: RuleRegistry.all + [DiagonalRule()])
         #expect(auto.placements.map(\.name) == ["thirds", "center", "golden", "diagonal"])
         #expect(auto.checks.map(\.name) == ["horizon", "edges"])
+        #expect(auto.notes.map(\.name) == ["exposure"])
         #expect(eval(subject(at: 0.45, 0.45), rule: auto).rule == "diagonal")
     }
 }

@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct RuleRegistryTests {
     @Test func namesAndLookup() {
-        #expect(RuleRegistry.names == ["auto", "thirds", "center", "golden", "horizon", "edges"])
+        #expect(RuleRegistry.names == ["auto", "thirds", "center", "golden", "horizon", "edges", "exposure"])
         #expect(RuleRegistry.rule(named: "thirds") is ThirdsRule)
         #expect(RuleRegistry.rule(named: "auto") is AutoRule)
         #expect(RuleRegistry.rule(named: "golden")?.name == "golden")
@@ -13,5 +13,7 @@ import Testing
 
     @Test func rolesSplitPlacementsFromChecks() {
         #expect(RuleRegistry.all.filter { $0.role == .check }.map(\.name) == ["horizon", "edges"])
+        #expect(RuleRegistry.all.filter { $0.role == .note }.map(\.name) == ["exposure"])
+        #expect(RuleRegistry.rule(named: "exposure") is ExposureRule)
     }
 }

@@ -81,6 +81,28 @@ import Testing
         }
     }
 
+    /// `rule=exposure` on a real photo: each JSON line carries the exposure figures of the face.
+    @Test func exposureFiguresReachTheJSONLines() throws {
+        let photo = try Self.photo("astronaut.png")
+        let json = Self.tmp("exposure.jsonl")
+        let s = try Session(
+            description:
+                "filesrc location=\(photo) ! decodebin ! videoconvert ! imagefreeze num-buffers=3 ! videoconvert ! compose engine=faces rule=exposure warmup=0 metadata-location=\(json) ! fakesink"
+        )
+        #expect(s.run() == 0, "\(s.errors)")
+        let lines = try Self.jsonLines(json)
+        #expect(!lines.isEmpty)
+        for line in lines {
+            #expect(line["rule"] as? String == "exposure" && line["advice"] as? String == "the subject is well exposed")
+            let e = try #require(line["exposure"] as? [String: Double], "\(line)")
+            // The face measures luma 156, +0.39 stops, 0.9 % of the frame clipped when boxed by hand.
+            #expect(try #require(e["subject_luma"]) > 135 && e["subject_luma"]! < 170, "\(e)")
+            #expect(try #require(e["background_luma"]) > 100 && e["background_luma"]! < 125, "\(e)")
+            #expect(try #require(e["stops"]) > -0.2 && e["stops"]! < 0.9, "\(e)")
+            #expect(try #require(e["clipped"]) < 0.02, "\(e)")
+        }
+    }
+
     @Test func upstreamEngineUsesFacedetectResults() throws {
         let photo = try Self.photo("basketball1.png")
         let json = Self.tmp("upstream.jsonl")

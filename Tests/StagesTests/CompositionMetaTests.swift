@@ -36,6 +36,21 @@ import Testing
         #expect(CompositionMeta(structure: parsed) == Self.full)
     }
 
+    @Test func exposureFiguresComeAfterTheAdviceAndRoundTrip() throws {
+        var meta = Self.full
+        meta.analysis?.exposure = ExposureFigures(subjectLuma: 227.5, backgroundLuma: 168.25, clipped: 0.375, stops: 1.5)
+        let s = meta.structure
+        #expect(
+            Array(s.fields.map(\.0).suffix(7)) == [
+                "advice", "subject-luma", "background-luma", "clipped", "exposure-stops", "analysing", "skipped-pts",
+            ])
+        #expect(s["clipped"] == .double(0.375))
+        #expect(CompositionMeta(structure: s) == meta)
+        #expect(CompositionMeta(structure: try #require(MessageStructure(parsing: s.text))) == meta)
+        // Without figures the fields are absent (older readers and writers see the old meta).
+        #expect(Self.full.structure["exposure-stops"] == nil && CompositionMeta(structure: Self.full.structure)?.analysis?.exposure == nil)
+    }
+
     @Test func unknownValuesUseTheirMarkers() throws {
         let bare = CompositionMeta(analysis: .init(rule: "center", score: 0, composed: false, advice: "looking for a subject"))
         let s = bare.structure

@@ -151,6 +151,9 @@ public enum RuleRole: String, Sendable {
     case placement
     /// Checks the frame as a whole (edges, horizon): in `auto`, a failing check overrides the advice.
     case check
+    /// Remarks on something framing does not fix (exposure): in `auto`, a failing note's advice is added
+    /// after the framing advice, and the framing verdict (score, well composed, target) is left alone.
+    case note
 }
 
 /// A straight guide line in normalised frame coordinates.

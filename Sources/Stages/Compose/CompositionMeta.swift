@@ -10,6 +10,8 @@ import GStreamerKit
 /// x, y, width, height (double: the drawn, smoothed subject box; -1, -1, 0, 0 without a subject),
 /// measured-x, measured-y, measured-width, measured-height (double: the subject as detected; same convention),
 /// input-width, input-height (int), advice (string),
+/// subject-luma, background-luma, clipped, exposure-stops (double, only when exposure was measured: see
+/// `ExposureFigures`; `rule=exposure` and `rule=auto` with a subject),
 /// analysing (boolean, only when true), skipped-pts (guint64, only when set)
 /// ```
 /// The first group is present once compose has finished an analysis (`analysis` non-nil); a frame
@@ -40,15 +42,18 @@ public struct CompositionMeta: Sendable, Equatable {
         public var inputWidth: Int
         /// See `inputWidth`.
         public var inputHeight: Int
+        /// The exposure figures, when the rule measured them.
+        public var exposure: ExposureFigures?
 
         /// Creates a verdict.
         public init(
             rule: String, score: Double, composed: Bool, locked: Bool = false, advice: String, subject: Box? = nil,
-            measured: Box? = nil, analysisPts: UInt64? = nil, inputWidth: Int = 0, inputHeight: Int = 0
+            measured: Box? = nil, analysisPts: UInt64? = nil, inputWidth: Int = 0, inputHeight: Int = 0,
+            exposure: ExposureFigures? = nil
         ) {
             self.rule = rule; self.score = score; self.composed = composed; self.locked = locked; self.advice = advice
             self.subject = subject; self.measured = measured; self.analysisPts = analysisPts
-            self.inputWidth = inputWidth; self.inputHeight = inputHeight
+            self.inputWidth = inputWidth; self.inputHeight = inputHeight; self.exposure = exposure
         }
 
         /// The verdict of `guidance`, with its boxes mapped to a `width` x `height` input frame.
@@ -57,7 +62,7 @@ public struct CompositionMeta: Sendable, Equatable {
                 rule: guidance.rule, score: guidance.score, composed: guidance.wellComposed, locked: guidance.locked,
                 advice: guidance.advice, subject: guidance.subjectBox(width: width, height: height),
                 measured: guidance.measuredNormalized.map { $0.scaled(Double(width), Double(height)) },
-                analysisPts: guidance.pts, inputWidth: width, inputHeight: height)
+                analysisPts: guidance.pts, inputWidth: width, inputHeight: height, exposure: guidance.exposure)
         }
 
         /// Where the subject is in the analysed frame's pixels (the measured box, else the drawn one),
@@ -103,6 +108,7 @@ public struct CompositionMeta: Sendable, Equatable {
                 ("input-width", .int(Int32(clamping: a.inputWidth))), ("input-height", .int(Int32(clamping: a.inputHeight))),
                 ("advice", .string(a.advice)),
             ]
+            if let e = a.exposure { fields += CompositionMessage.exposureFields(e) }
         }
         if analysing { fields.append(("analysing", .bool(true))) }
         if let skippedPts { fields.append(("skipped-pts", .uint64(skippedPts))) }
@@ -129,7 +135,8 @@ public struct CompositionMeta: Sendable, Equatable {
             locked: m.bool("locked") ?? false, advice: m.string("advice") ?? "",
             subject: box(""), measured: box("measured-"), analysisPts: pts == UInt64.max ? nil : pts,
             inputWidth: m.integer("input-width").map { Int($0) } ?? 0,
-            inputHeight: m.integer("input-height").map { Int($0) } ?? 0)
+            inputHeight: m.integer("input-height").map { Int($0) } ?? 0,
+            exposure: CompositionMessage.exposure(in: m))
     }
 
     /// The meta on `frame`; nil when the frame carries none (or it does not parse).

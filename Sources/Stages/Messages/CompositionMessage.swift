@@ -7,7 +7,9 @@ import GStreamerKit
 /// (double), `well-composed`, `locked` (boolean), `x`, `y`, `width`, `height` (double: the drawn subject
 /// box in input pixels; -1, -1, 0, 0 without a subject), `engine` (string, `none` when nothing was
 /// found), `faces` (string: `x,y,w,h` per face in whole input pixels, joined by `;`), `face-count` (int),
-/// `advice` (string), `analysis-ms` (double).
+/// `advice` (string), `analysis-ms` (double), then, only when exposure was measured (`rule=exposure`, or
+/// `rule=auto` with a subject), `subject-luma`, `background-luma`, `clipped`, `exposure-stops` (double:
+/// see `ExposureFigures`).
 public struct CompositionMessage: ViewfinderMessage {
     public static let structureName = "viewfinder/composition"
 
@@ -33,15 +35,17 @@ public struct CompositionMessage: ViewfinderMessage {
     public var advice: String
     /// Time the analysis took, in milliseconds.
     public var analysisMs: Double
+    /// The exposure figures (nil: not measured).
+    public var exposure: ExposureFigures?
 
     /// Creates a message.
     public init(
         pts: UInt64?, frame: Int, rule: String, score: Double, wellComposed: Bool, locked: Bool, subject: Box?,
-        engine: String, faces: [Box], advice: String, analysisMs: Double
+        engine: String, faces: [Box], advice: String, analysisMs: Double, exposure: ExposureFigures? = nil
     ) {
         self.pts = pts; self.frame = frame; self.rule = rule; self.score = score; self.wellComposed = wellComposed
         self.locked = locked; self.subject = subject; self.engine = engine; self.faces = faces; self.advice = advice
-        self.analysisMs = analysisMs
+        self.analysisMs = analysisMs; self.exposure = exposure
     }
 
     /// The message for `guidance` of frame `frame`, with boxes in a `width` x `height` input frame.
@@ -51,7 +55,7 @@ public struct CompositionMessage: ViewfinderMessage {
             pts: g.pts, frame: frame, rule: g.rule, score: g.score, wellComposed: g.wellComposed, locked: g.locked,
             subject: g.subjectBox(width: w, height: h), engine: g.engine ?? "none",
             faces: g.detections.filter { $0.kind == .face || $0.kind == .profileFace }.map { $0.box.scaled(sx, sy) },
-            advice: g.advice, analysisMs: g.totalMs)
+            advice: g.advice, analysisMs: g.totalMs, exposure: g.exposure)
     }
 
     /// `x,y,w,h;...` in whole pixels.
@@ -70,7 +74,24 @@ public struct CompositionMessage: ViewfinderMessage {
                 ("width", .double(subject?.width ?? 0)), ("height", .double(subject?.height ?? 0)),
                 ("engine", .string(engine)), ("faces", .string(facesText)), ("face-count", .int(Int32(clamping: faces.count))),
                 ("advice", .string(advice)), ("analysis-ms", .double(analysisMs)),
-            ])
+            ] + (exposure.map(Self.exposureFields) ?? []))
+    }
+
+    /// The exposure fields, in order: `subject-luma`, `background-luma`, `clipped`, `exposure-stops`
+    /// (shared with `CompositionMeta`).
+    static func exposureFields(_ e: ExposureFigures) -> [(String, MessageStructure.Value)] {
+        [
+            ("subject-luma", .double(e.subjectLuma)), ("background-luma", .double(e.backgroundLuma)),
+            ("clipped", .double(e.clipped)), ("exposure-stops", .double(e.stops)),
+        ]
+    }
+
+    /// The exposure figures in `s`; nil unless all four fields are there.
+    static func exposure(in s: MessageStructure) -> ExposureFigures? {
+        guard let l = s.double("subject-luma"), let b = s.double("background-luma"), let c = s.double("clipped"),
+            let e = s.double("exposure-stops")
+        else { return nil }
+        return ExposureFigures(subjectLuma: l, backgroundLuma: b, clipped: c, stops: e)
     }
 
     public init(structure s: MessageStructure) throws(MessageDecodingError) {
@@ -100,5 +121,6 @@ public struct CompositionMessage: ViewfinderMessage {
         }
         advice = try s.required(string: "advice")
         analysisMs = try s.required(double: "analysis-ms")
+        exposure = Self.exposure(in: s)
     }
 }
