@@ -496,6 +496,9 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         o["subject"] = inputBox(g, job.inputWidth, job.inputHeight).map(box) ?? NSNull()
         // The subject as detected in this frame (before smoothing across frames): what a photo records.
         o["measured"] = g.measuredNormalized.map { box($0.scaled(Double(job.inputWidth), Double(job.inputHeight))) } ?? NSNull()
+        // What the subject is (face, group, upper-body, ...); for a group, its members (as detected in this frame).
+        o["subject_kind"] = g.subject.map { $0.kind.rawValue } ?? NSNull()
+        o["group"] = (g.subject?.members ?? []).map { box($0.scaled(sx, sy)) }
         o["faces"] = g.detections.filter { $0.kind == .face || $0.kind == .profileFace }.map { d -> [String: Any] in
             var b = box(d.box.scaled(sx, sy)); b["confidence"] = (d.confidence * 1000).rounded() / 1000; return b
         }

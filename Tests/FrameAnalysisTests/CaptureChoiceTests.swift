@@ -79,6 +79,11 @@ struct CaptureChoiceTests {
         let face = Box(x: 260, y: 500, width: 200, height: 200)
         let c = CaptureChoice.crop(width: 720, height: 1280, aspect: .init(w: 16, h: 9), subject: face, rule: "thirds")
         #expect(c.x == 0 && c.width == 720 && c.height == 405 && c.y == 345)
+        // Headroom: a 220 px face centred (rule center) in the same window would start it at 610 - 202.5 = 407.5,
+        // leaving 92 px above the face; half a face (110) is kept: y = 500 - 110 = 390.
+        let big = Box(x: 250, y: 500, width: 220, height: 220)
+        let top = CaptureChoice.crop(width: 720, height: 1280, aspect: .init(w: 16, h: 9), subject: big, rule: "center")
+        #expect(top.y == 390 && top.height == 405)
         // A row wider than a 3:4 window of 720 high (540 wide) is centred on.
         let row = Box(x: 200, y: 300, width: 800, height: 100)
         let e = CaptureChoice.crop(width: 1280, height: 720, aspect: .init(w: 3, h: 4), subject: row, rule: "thirds")

@@ -159,7 +159,7 @@ import Testing
             #expect(Double(c.x) <= f.x && f.x + f.width <= Double(c.x + c.width), "face \(f) cut by crop \(c)")
             #expect(Double(c.y) <= f.y - 0.5 * f.height && f.y + f.height <= Double(c.y + c.height))
         }
-        // Without grouping the subject would be one face, and a thirds crop around it cuts the others.
+        // Without grouping the subject is one of the faces.
         let single = CompositionAnalyzer(
             engines: [try FaceEngine()], engine: "faces", rule: ThirdsRule(), selector: SubjectSelector(grouping: nil)
         ).analyze(image)

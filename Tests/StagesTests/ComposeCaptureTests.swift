@@ -178,8 +178,10 @@ import Testing
         let info = try VideoInfo(format: "BGRA", width: 640, height: 480, fpsN: 30, fpsD: 1)
         let (frame, faces) = try Self.groupPhoto(info)
         let dir = NSTemporaryDirectory() + "vf-composecapture-group-\(UUID().uuidString)"
+        let json = NSTemporaryDirectory() + "vf-composecapture-group-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: json) }
         let h = try StageHarness(
-            "compose name=c engine=faces rule=thirds warmup=0 analysis-fps=6 analysis-width=640 overlay=false"
+            "compose name=c engine=faces rule=thirds warmup=0 analysis-fps=6 analysis-width=640 overlay=false metadata-location=\(json)"
                 + " ! capture name=cap directory=\(dir) auto=false at=20 crop=3:4 thumbnails=false overlay=false", info: info)
         let capture = try #require(h.stage(CaptureStage.self))
         h.planOutputs(defaultBranches: ["snapshot"], stage: "cap")
@@ -201,5 +203,18 @@ import Testing
         let s = try #require(r.subject)
         #expect(s.x > 0 && s.x + s.width < 360, "\(s)")
         #expect(abs(s.x + w.x - faces[0].x) < 12 && abs(s.x + w.x + s.width - (faces[2].x + faces[2].width)) < 12, "\(s) in \(w)")
+        // compose's JSON lines name the subject a group and list its three faces.
+        let lines = try String(contentsOfFile: json, encoding: .utf8).split(separator: "\n").compactMap {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(lines.count >= 4)
+        for line in lines {
+            #expect(line["subject_kind"] as? String == "group" && line["advice"] as? String == "move the subject up", "\(line)")
+            let group = try #require(line["group"] as? [[String: Double]])
+            #expect(group.count == 3)
+            for f in faces {
+                #expect(group.contains { Box(x: $0["x"]!, y: $0["y"]!, width: $0["width"]!, height: $0["height"]!).iou(f) >= 0.5 })
+            }
+        }
     }
 }
