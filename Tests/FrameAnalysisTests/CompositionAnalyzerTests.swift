@@ -83,6 +83,34 @@ import Testing
         #expect(out.dropFirst(3).allSatisfy { abs($0.subject!.box.x - 90) <= 1.3 })
     }
 
+    /// A rule that reports what it was given.
+    struct EchoRule: CompositionRule {
+        let name = "echo"
+        func evaluate(_ input: RuleInput) -> RuleResult {
+            let c = input.subjectCenter ?? Point2D(x: -1, y: -1)
+            var d = ["centerX": c.x, "centerY": c.y, "members": Double(input.members.count)]
+            for (i, m) in input.members.enumerated() { d["member\(i).x"] = m.x; d["member\(i).width"] = m.width }
+            return RuleResult(rule: name, score: 0.5, wellComposed: false, target: nil, direction: .zero, advice: "", adviceKey: "echo", details: d)
+        }
+    }
+
+    /// A group's rules see its size-weighted centre (not the middle of the union) and its members, normalised.
+    @Test func rulesSeeTheGroupsWeightedCentreAndMembers() throws {
+        // Two faces of 40 and 60 px, 30 px apart, in 320x180: union 40...170; weighted centre
+        // (1600 * 60 + 3600 * 140) / 5200 = 115.38 (the union's middle is 105).
+        let small = Detection(box: Box(x: 40, y: 60, width: 40, height: 40), confidence: 0.8, kind: .face)
+        let big = Detection(box: Box(x: 110, y: 50, width: 60, height: 60), confidence: 0.8, kind: .face)
+        let g = CompositionAnalyzer(engines: [StubEngine(name: "faces", detections: [small, big])], rule: EchoRule()).analyze(Self.frame)
+        #expect(g.subject?.kind == .group && g.subject?.box == Box(x: 40, y: 50, width: 130, height: 60))
+        #expect(g.detections == [small, big])
+        let cx = (1600.0 * 60 + 3600 * 140) / 5200, cy = (1600.0 * 80 + 3600 * 80) / 5200
+        #expect(abs(g.details["centerX"]! - cx / 320) < 1e-12 && abs(g.details["centerY"]! - cy / 180) < 1e-12)
+        #expect(g.details["members"] == 2)
+        // Members in the engine's order.
+        #expect(abs(g.details["member0.x"]! - 40.0 / 320) < 1e-12 && abs(g.details["member0.width"]! - 40.0 / 320) < 1e-12)
+        #expect(abs(g.details["member1.x"]! - 110.0 / 320) < 1e-12 && abs(g.details["member1.width"]! - 60.0 / 320) < 1e-12)
+    }
+
     /// A group photo made of real faces: no photo in opencv-data, opencv-doc or scikit-image shows a
     /// group, so three real portraits (basketball1, messi5, astronaut, their faces at OpenCV's boxes) are
     /// cut around the face (2.2 face widths wide, 3 high, the face's top 0.6 of a face below the tile's

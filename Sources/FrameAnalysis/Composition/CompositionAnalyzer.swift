@@ -94,7 +94,9 @@ public struct CompositionAnalyzer: Sendable {
             pts: pts, frameWidth: w, frameHeight: h, subject: subject, engine: engineName,
             detections: found, rule: rule.name)
         g.measuredBox = measured
-        let input = RuleInput(subject: g.subjectNormalized, frameWidth: w, frameHeight: h, luma: luma, anchor: subject?.anchor)
+        let members = (subject?.members ?? []).map { $0.scaled(1 / Double(max(1, w)), 1 / Double(max(1, h))) }
+        let input = RuleInput(
+            subject: g.subjectNormalized, frameWidth: w, frameHeight: h, luma: luma, anchor: subject?.anchor, members: members)
         g.apply(rule.evaluate(input))
         if smoother != nil { g = smoother!.stabilize(g) }
         lap("rule")

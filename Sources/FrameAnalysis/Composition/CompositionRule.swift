@@ -101,11 +101,16 @@ public struct RuleInput: Sendable {
     /// Where the subject's centre lies inside `subject`, 0...1 of the box (a group's size-weighted centre,
     /// `Detection.anchor`); nil: the middle of the box.
     public var anchor: Point2D?
+    /// For a group subject, its members' boxes, normalised like `subject` (empty otherwise): for rules
+    /// that read the people themselves rather than their union (the gaps between faces are background).
+    public var members: [Box]
 
     /// Creates an input.
-    public init(subject: Box?, frameWidth: Int, frameHeight: Int, luma: GrayImage? = nil, anchor: Point2D? = nil) {
+    public init(
+        subject: Box?, frameWidth: Int, frameHeight: Int, luma: GrayImage? = nil, anchor: Point2D? = nil, members: [Box] = []
+    ) {
         self.subject = subject; self.frameWidth = frameWidth; self.frameHeight = frameHeight; self.luma = luma
-        self.anchor = anchor
+        self.anchor = anchor; self.members = members
     }
 
     /// The subject's centre, normalised, if there is a subject: the box's middle, or its `anchor` (a

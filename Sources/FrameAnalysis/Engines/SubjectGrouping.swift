@@ -27,7 +27,7 @@
 ///   a face a full head higher or lower is in another row, or kneeling in front.
 ///
 /// The group's box is the union of its members; its confidence the mean of theirs; its `members` the
-/// member boxes; its `anchor` the size-weighted centre, `Σ area·centre / Σ area`, expressed inside
+/// member boxes (in the engine's order); its `anchor` the size-weighted centre, `Σ area·centre / Σ area`, expressed inside
 /// the union box (0...1 on each axis), which the rules use as the subject's centre (a big face pulls
 /// the centre towards itself; equal faces give the middle of the union).
 public struct SubjectGrouping: Sendable, Equatable {
