@@ -503,6 +503,9 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
                 "clipped": (e.clipped * 1000).rounded() / 1000, "stops": (e.stops * 100).rounded() / 100,
             ]
         }
+        // What the subject is (face, group, upper-body, ...); for a group, its members (as detected in this frame).
+        o["subject_kind"] = g.subject.map { $0.kind.rawValue } ?? NSNull()
+        o["group"] = (g.subject?.members ?? []).map { box($0.scaled(sx, sy)) }
         o["faces"] = g.detections.filter { $0.kind == .face || $0.kind == .profileFace }.map { d -> [String: Any] in
             var b = box(d.box.scaled(sx, sy)); b["confidence"] = (d.confidence * 1000).rounded() / 1000; return b
         }

@@ -56,4 +56,30 @@ import Testing
         var b = a; b.kind = .upperBody
         #expect(selector.select([a, b], frameWidth: 320, frameHeight: 180)?.detection.kind == .face)
     }
+
+    /// Groups (issue 13): three faces of one size side by side are one subject, their union.
+    @Test func threeSideBySideAreOneSubjectTheirUnion() throws {
+        let faces = [det(0.20, 0.30, 0.09, 0.16, conf: 0.7), det(0.36, 0.31, 0.09, 0.16, conf: 0.9), det(0.52, 0.29, 0.1, 0.17, conf: 0.8)]
+        let pick = try #require(selector.select(faces, frameWidth: 320, frameHeight: 180))
+        #expect(pick.detection.kind == .group)
+        let u = pick.detection.box
+        #expect(abs(u.x - 64) < 1e-9 && abs(u.y - 0.29 * 180) < 1e-9 && abs(u.width - 0.42 * 320) < 1e-9)
+        #expect(abs(u.height - 0.18 * 180) < 1e-9)  // 0.29 (top of the third) to 0.31 + 0.16 (bottom of the second)
+        for f in faces { #expect(pick.detection.members.contains(f.box)) }
+        // Without grouping the subject is one of the three.
+        let alone = SubjectSelector(grouping: nil).select(faces, frameWidth: 320, frameHeight: 180)
+        #expect(alone.map { faces.contains($0.detection) } == true)
+    }
+
+    @Test func twoOfVeryDifferentSizeGiveTheBigOne() throws {
+        let big = det(0.30, 0.25, 0.2, 0.36, conf: 0.8), small = det(0.52, 0.3, 0.07, 0.12, conf: 0.9)
+        let pick = try #require(selector.select([small, big], frameWidth: 320, frameHeight: 180))
+        #expect(pick.detection == big)
+    }
+
+    @Test func farApartFacesAreNotGrouped() throws {
+        let left = det(0.05, 0.3, 0.09, 0.16, conf: 0.6), right = det(0.62, 0.25, 0.09, 0.16, conf: 0.9)
+        let pick = try #require(selector.select([left, right], frameWidth: 320, frameHeight: 180))
+        #expect(pick.detection == right && pick.detection.members.isEmpty)
+    }
 }

@@ -134,4 +134,87 @@ import Testing
             #expect(changed > 10, "nothing drawn in \(a) at \(size)")
         }
     }
+
+    /// A group photo made of real faces, as BGRA 640x480: no photo in opencv-data, opencv-doc or
+    /// scikit-image shows a group, so three real portraits of launch/testdata (basketball1, messi5,
+    /// astronaut, their faces at OpenCV's boxes) are decoded by GStreamer scaled so every face is 48 px,
+    /// cut around the face (106 x 144: 2.2 faces wide, the face's top 0.6 face below the tile's top) and
+    /// set side by side on grey, the middle face's centre at (400, 235). Returns the pixels and the faces.
+    static func groupPhoto(_ info: VideoInfo) throws -> (bgra: [UInt8], faces: [Box]) {
+        let sources: [(String, Int, Int, Box)] = [
+            ("basketball1.png", 640, 480, Box(x: 72, y: 91, width: 39, height: 39)),
+            ("messi5.jpg", 548, 342, Box(x: 227, y: 94, width: 37, height: 37)),
+            ("astronaut.png", 512, 512, Box(x: 177, y: 66, width: 95, height: 95)),
+        ]
+        let stride = info.stride(plane: 0), face = 48.0, tileW = 106, tileH = 144
+        var out = [UInt8](repeating: 128, count: stride * info.height)
+        for y in 0..<info.height { for x in 0..<info.width { out[y * stride + x * 4 + 3] = 255 } }
+        var faces: [Box] = []
+        for (k, (name, w, h, f)) in sources.enumerated() {
+            let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent(".testdata/\(name)").path
+            try #require(FileManager.default.fileExists(atPath: path), "run launch/testdata (opencv-doc, scikit-image samples)")
+            let scale = face / f.width
+            let sw = Int((Double(w) * scale).rounded()), sh = Int((Double(h) * scale).rounded())
+            let src = try ImageFile.decodeBGRA(path, width: sw, height: sh)
+            let ox = 400 + (k - 1) * tileW - tileW / 2, oy = 235 - Int(face / 2 + 0.6 * face)
+            let sx0 = Int(((f.x + f.width / 2) * scale).rounded()) - tileW / 2, sy0 = Int((f.y * scale - 0.6 * face).rounded())
+            for ty in 0..<tileH {
+                for tx in 0..<tileW {
+                    let sx = sx0 + tx, sy = sy0 + ty
+                    guard sx >= 0, sx < sw, sy >= 0, sy < sh else { continue }
+                    for c in 0..<4 { out[(oy + ty) * stride + (ox + tx) * 4 + c] = src.pixels[sy * src.stride + sx * 4 + c] }
+                }
+            }
+            faces.append(Box(x: Double(ox + tileW / 2) - face / 2, y: Double(oy) + 0.6 * face, width: face, height: face))
+        }
+        return (out, faces)
+    }
+
+    /// Issue 13, groups: three real faces side by side, compose engine=faces ! capture crop=3:4. The subject
+    /// is the group, so the photo's 3:4 window (360 of 640 wide) holds all three faces, with half a face
+    /// above them, and the record's subject box is the whole group, uncut, in the photo's pixels.
+    @Test func aGroupPhotoCroppedTo3By4KeepsEveryFace() throws {
+        let info = try VideoInfo(format: "BGRA", width: 640, height: 480, fpsN: 30, fpsD: 1)
+        let (frame, faces) = try Self.groupPhoto(info)
+        let dir = NSTemporaryDirectory() + "vf-composecapture-group-\(UUID().uuidString)"
+        let json = NSTemporaryDirectory() + "vf-composecapture-group-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: json) }
+        let h = try StageHarness(
+            "compose name=c engine=faces rule=thirds warmup=0 analysis-fps=6 analysis-width=640 overlay=false metadata-location=\(json)"
+                + " ! capture name=cap directory=\(dir) auto=false at=20 crop=3:4 thumbnails=false overlay=false", info: info)
+        let capture = try #require(h.stage(CaptureStage.self))
+        h.planOutputs(defaultBranches: ["snapshot"], stage: "cap")
+        try #require(h.writeFiles(on: "snapshot", content: .jpeg(quality: 92)) != nil)
+        try h.open()
+        for _ in 0..<30 {
+            try h.push(frame)
+            h.finish(stage: "c")
+        }
+        h.close()
+        let r = try #require(capture.records.first, "\(h.messages.map(\.description))")
+        #expect(r.width == 360 && r.height == 480 && r.crop == "3:4")
+        let w = try #require(r.cropWindow)
+        for f in faces {
+            #expect(w.x <= f.x && f.x + f.width <= w.x + w.width, "face \(f) cut by the window \(w)")
+            #expect(w.y <= f.y - 0.5 * f.height && f.y + f.height <= w.y + w.height, "face \(f) without headroom in \(w)")
+        }
+        // The subject box in the photo is the group: from the left face to the right one, not clipped.
+        let s = try #require(r.subject)
+        #expect(s.x > 0 && s.x + s.width < 360, "\(s)")
+        #expect(abs(s.x + w.x - faces[0].x) < 12 && abs(s.x + w.x + s.width - (faces[2].x + faces[2].width)) < 12, "\(s) in \(w)")
+        // compose's JSON lines name the subject a group and list its three faces.
+        let lines = try String(contentsOfFile: json, encoding: .utf8).split(separator: "\n").compactMap {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(lines.count >= 4)
+        for line in lines {
+            #expect(line["subject_kind"] as? String == "group" && line["advice"] as? String == "move the subject up", "\(line)")
+            let group = try #require(line["group"] as? [[String: Double]])
+            #expect(group.count == 3)
+            for f in faces {
+                #expect(group.contains { Box(x: $0["x"]!, y: $0["y"]!, width: $0["width"]!, height: $0["height"]!).iou(f) >= 0.5 })
+            }
+        }
+    }
 }

@@ -63,9 +63,21 @@ public enum CaptureChoice {
         }
     }
 
+    /// Room the crop keeps around the subject box, in units of `s = min(box width, box height)` (a face's
+    /// size for a face, the face height for a row of faces): `top` above (hair and headroom: a face box
+    /// stops at the forehead, hair takes ~0.3 of it, the rest is air), `side` left and right, `bottom`
+    /// below (the chin and a bit of neck).
+    public static let headroom = (top: 0.5, side: 0.25, bottom: 0.25)
+
     /// The largest window of `aspect` inside `width` x `height`, placed so the subject's centre lands as
     /// near as possible to one of the rule's target points of the window, then kept inside the frame.
     /// Without a subject the window is centred. Returns integer pixels (x, y, w, h).
+    ///
+    /// The rule never cuts the subject: on each axis the window origin is first limited to the range
+    /// where the window holds the subject box plus `headroom` (for a group, every face of it with room
+    /// above); when that padded box is larger than the window, to the range holding the bare box; when
+    /// even that is larger, the window is centred on the box. Then it is kept inside the frame. Each
+    /// target is tried with these limits and the one landing nearest its point wins.
     public static func crop(width: Int, height: Int, aspect: Aspect, subject: Box?, rule: String) -> (
         x: Int, y: Int, width: Int, height: Int
     ) {
@@ -76,16 +88,35 @@ public enum CaptureChoice {
         let iw = min(width, Int(cw.rounded())), ih = min(height, Int(ch.rounded()))
         guard let s = subject else { return ((width - iw) / 2, (height - ih) / 2, iw, ih) }
         let cx = s.x + s.width / 2, cy = s.y + s.height / 2
+        let unit = max(0, min(s.width, s.height))
+        let padX = (s.x - headroom.side * unit, s.x + s.width + headroom.side * unit)
+        let padY = (s.y - headroom.top * unit, s.y + s.height + headroom.bottom * unit)
         var best: (x: Double, y: Double, err: Double) = ((W - Double(iw)) / 2, (H - Double(ih)) / 2, .infinity)
         for t in targets(rule: rule) {
-            // Window origin that puts the subject centre on target t, clamped inside the frame.
-            let x = min(max(0, cx - t.x * Double(iw)), W - Double(iw))
-            let y = min(max(0, cy - t.y * Double(ih)), H - Double(ih))
+            // Window origin that puts the subject centre on target t, held around the subject, inside the frame.
+            let x = place(cx - t.x * Double(iw), length: Double(iw), frame: W, padded: padX, bare: (s.x, s.x + s.width))
+            let y = place(cy - t.y * Double(ih), length: Double(ih), frame: H, padded: padY, bare: (s.y, s.y + s.height))
             let ex = (cx - x) / Double(iw) - t.x, ey = (cy - y) / Double(ih) - t.y
             let err = (ex * ex + ey * ey).squareRoot()
             if err < best.err - 1e-9 { best = (x, y, err) }
         }
         return (Int(best.x.rounded()), Int(best.y.rounded()), iw, ih)
+    }
+
+    /// One axis of `crop`: the wanted origin limited so a window of `length` holds `padded` (else
+    /// `bare`, else is centred on `bare`), then kept inside `0...frame`.
+    static func place(
+        _ wanted: Double, length: Double, frame: Double, padded: (Double, Double), bare: (Double, Double)
+    ) -> Double {
+        var o = wanted
+        if padded.1 - padded.0 <= length {
+            o = min(max(o, padded.1 - length), padded.0)
+        } else if bare.1 - bare.0 <= length {
+            o = min(max(o, bare.1 - length), bare.0)
+        } else {
+            o = (bare.0 + bare.1) / 2 - length / 2
+        }
+        return min(max(0, o), frame - length)
     }
 }
 

@@ -6,7 +6,10 @@
 ///    bodies) and then saliency (a default `SaliencyEngine` is appended when none is in the list); the
 ///    first engine that finds anything supplies the candidates. Any other value runs only the engine
 ///    with that name.
-/// 3. `select`: `SubjectSelector` picks the subject among that engine's detections.
+/// 3. `select`: `SubjectSelector` picks the subject among that engine's detections; faces (or bodies)
+///    standing together compete as one `.group` candidate (`SubjectGrouping`), so the subject of a
+///    group photo is the group: its union box is smoothed, judged by the rule (at its size-weighted
+///    centre, `Detection.anchor`), drawn, and cropped around by capture. `detections` keeps the single faces.
 /// 4. `smooth` (only with a smoother): EWMA on the subject box, so the rule judges the steady box.
 /// 5. `rule`: the rule (for example `AutoRule`, `ThirdsRule`) on the normalised subject box, the frame
 ///    size and the luma; its verdict fills the guidance. With a smoother, advice hysteresis and the lock
@@ -91,7 +94,9 @@ public struct CompositionAnalyzer: Sendable {
             pts: pts, frameWidth: w, frameHeight: h, subject: subject, engine: engineName,
             detections: found, rule: rule.name)
         g.measuredBox = measured
-        let input = RuleInput(subject: g.subjectNormalized, frameWidth: w, frameHeight: h, luma: luma)
+        let members = (subject?.members ?? []).map { $0.scaled(1 / Double(max(1, w)), 1 / Double(max(1, h))) }
+        let input = RuleInput(
+            subject: g.subjectNormalized, frameWidth: w, frameHeight: h, luma: luma, anchor: subject?.anchor, members: members)
         g.apply(rule.evaluate(input))
         if smoother != nil { g = smoother!.stabilize(g) }
         lap("rule")

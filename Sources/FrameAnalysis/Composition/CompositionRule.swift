@@ -98,14 +98,29 @@ public struct RuleInput: Sendable {
     public var frameHeight: Int
     /// Luma of the analysed frame, for rules that read pixels (center's symmetry, horizon).
     public var luma: GrayImage?
+    /// Where the subject's centre lies inside `subject`, 0...1 of the box (a group's size-weighted centre,
+    /// `Detection.anchor`); nil: the middle of the box.
+    public var anchor: Point2D?
+    /// For a group subject, its members' boxes, normalised like `subject` (empty otherwise): for rules
+    /// that read the people themselves rather than their union (the gaps between faces are background).
+    public var members: [Box]
 
     /// Creates an input.
-    public init(subject: Box?, frameWidth: Int, frameHeight: Int, luma: GrayImage? = nil) {
+    public init(
+        subject: Box?, frameWidth: Int, frameHeight: Int, luma: GrayImage? = nil, anchor: Point2D? = nil, members: [Box] = []
+    ) {
         self.subject = subject; self.frameWidth = frameWidth; self.frameHeight = frameHeight; self.luma = luma
+        self.anchor = anchor; self.members = members
     }
 
-    /// The subject box's centre, normalised, if there is a subject.
-    public var subjectCenter: Point2D? { subject.map { Point2D(x: $0.x + $0.width / 2, y: $0.y + $0.height / 2) } }
+    /// The subject's centre, normalised, if there is a subject: the box's middle, or its `anchor` (a
+    /// group's size-weighted centre) when set. Placement rules (thirds, golden, center) move this point.
+    public var subjectCenter: Point2D? {
+        subject.map {
+            let a = anchor ?? Point2D(x: 0.5, y: 0.5)
+            return Point2D(x: $0.x + a.x * $0.width, y: $0.y + a.y * $0.height)
+        }
+    }
 }
 
 /// How one rule judges one frame.

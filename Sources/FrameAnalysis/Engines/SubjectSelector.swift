@@ -15,6 +15,11 @@
 /// background people, linearly less likely; larger ones fill the frame, linearly less useful up to a
 /// box covering everything. The best total wins; ties go to the earlier candidate (engines list
 /// their best first).
+///
+/// Before scoring, `grouping` (when set, by default `SubjectGrouping()`) replaces faces or bodies that
+/// stand together by one `.group` candidate (union box, mean confidence, see `SubjectGrouping`): the
+/// group is scored like any detection, its members do not compete on their own. A lone face, or a
+/// small face far from the others, stays a candidate by itself.
 public struct SubjectSelector: Sendable {
     /// Weight of the detection's confidence.
     public var confidenceWeight: Double
@@ -30,16 +35,20 @@ public struct SubjectSelector: Sendable {
     public var sweetSpotHigh: Double
     /// Border gap (normalised) from which a box counts as fully safe.
     public var safeGap: Double
+    /// Makes people standing together one candidate; nil scores every detection alone.
+    public var grouping: SubjectGrouping?
 
     /// Creates a selector with the documented weights (0.4, 0.3, 0.2, 0.1), sweet spot 0.03...0.20 and
-    /// safe gap 0.1.
+    /// safe gap 0.1, grouping on (`SubjectGrouping()`).
     public init(
         confidenceWeight: Double = 0.4, coverageWeight: Double = 0.3, thirdsWeight: Double = 0.2,
-        edgeWeight: Double = 0.1, sweetSpotLow: Double = 0.03, sweetSpotHigh: Double = 0.20, safeGap: Double = 0.1
+        edgeWeight: Double = 0.1, sweetSpotLow: Double = 0.03, sweetSpotHigh: Double = 0.20, safeGap: Double = 0.1,
+        grouping: SubjectGrouping? = SubjectGrouping()
     ) {
         self.confidenceWeight = confidenceWeight; self.coverageWeight = coverageWeight
         self.thirdsWeight = thirdsWeight; self.edgeWeight = edgeWeight
         self.sweetSpotLow = sweetSpotLow; self.sweetSpotHigh = sweetSpotHigh; self.safeGap = safeGap
+        self.grouping = grouping
     }
 
     /// One candidate's score and its parts (each part 0...1, before weighting).
@@ -78,10 +87,11 @@ public struct SubjectSelector: Sendable {
         return Score(confidence: conf, coverage: coverage, thirds: thirds, edgeSafety: edge, total: total)
     }
 
-    /// The best candidate and its score; nil when there are none.
+    /// The best candidate and its score (a `.group` when the winner is people standing together); nil
+    /// when there are none.
     public func select(_ candidates: [Detection], frameWidth: Int, frameHeight: Int) -> (detection: Detection, score: Score)? {
         var best: (detection: Detection, score: Score)?
-        for d in candidates {
+        for d in grouping?.candidates(candidates) ?? candidates {
             let s = score(d, frameWidth: frameWidth, frameHeight: frameHeight)
             if best.map({ s.total > $0.score.total }) ?? true { best = (d, s) }
         }

@@ -126,6 +126,8 @@ public struct Detection: Sendable, Equatable {
         case upperBody = "upper-body"
         case fullBody = "full-body"
         case salient
+        /// Several faces or bodies standing together (see `SubjectGrouping`): the box is their union.
+        case group
     }
     /// Where, in the analysed image's pixels.
     public var box: Box
@@ -133,8 +135,15 @@ public struct Detection: Sendable, Equatable {
     public var confidence: Double
     /// What it is.
     public var kind: Kind
+    /// For a `.group`: the members' boxes (same pixels as `box`); empty otherwise.
+    public var members: [Box]
+    /// Where the subject's centre lies inside `box`, 0...1 on each axis (a group's size-weighted centre);
+    /// nil: the middle of the box. Relative, so it survives smoothing and scaling of the box.
+    public var anchor: Point2D?
     /// Creates a detection.
-    public init(box: Box, confidence: Double, kind: Kind) { self.box = box; self.confidence = confidence; self.kind = kind }
+    public init(box: Box, confidence: Double, kind: Kind, members: [Box] = [], anchor: Point2D? = nil) {
+        self.box = box; self.confidence = confidence; self.kind = kind; self.members = members; self.anchor = anchor
+    }
 }
 
 /// A swappable detector (strategy): faces, bodies, saliency, or results from upstream.
