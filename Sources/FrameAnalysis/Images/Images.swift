@@ -133,8 +133,26 @@ public struct Detection: Sendable, Equatable {
     public var confidence: Double
     /// What it is.
     public var kind: Kind
+    /// The eyes, when the engine locates them (`cnn`), in the same pixels as `box`.
+    public var eyes: Eyes?
     /// Creates a detection.
-    public init(box: Box, confidence: Double, kind: Kind) { self.box = box; self.confidence = confidence; self.kind = kind }
+    public init(box: Box, confidence: Double, kind: Kind, eyes: Eyes? = nil) {
+        self.box = box; self.confidence = confidence; self.kind = kind; self.eyes = eyes
+    }
+
+    /// Two eye centres. `left` is the one on the image's left (the subject's right eye for a frontal face).
+    public struct Eyes: Sendable, Equatable, Hashable, Codable {
+        /// The eye on the image's left.
+        public var left: Point2D
+        /// The eye on the image's right.
+        public var right: Point2D
+        /// Creates the pair.
+        public init(left: Point2D, right: Point2D) { self.left = left; self.right = right }
+        /// Both points scaled by (sx, sy) about the origin.
+        public func scaled(_ sx: Double, _ sy: Double) -> Eyes {
+            Eyes(left: Point2D(x: left.x * sx, y: left.y * sy), right: Point2D(x: right.x * sx, y: right.y * sy))
+        }
+    }
 }
 
 /// A swappable detector (strategy): faces, bodies, saliency, or results from upstream.
