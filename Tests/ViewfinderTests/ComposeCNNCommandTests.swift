@@ -51,7 +51,7 @@ import Testing
             Tools.viewfinder,
             [
                 "launch",
-                "filesrc location=\(photo) ! pngdec ! videoconvert ! imagefreeze num-buffers=5 ! video/x-raw,framerate=30/1 ! compose engine=cnn sync=true warmup=0 analysis-fps=30 analysis-width=512 overlay=false metadata-location=\(json) ! fakesink",
+                "filesrc location=\(photo) ! pngdec ! videoconvert ! imagefreeze num-buffers=5 ! video/x-raw,framerate=30/1 ! compose engine=cnn cnn-threads=2 sync=true warmup=0 analysis-fps=30 analysis-width=512 overlay=false metadata-location=\(json) ! fakesink",
             ], environment: Self.environment(yuface: Self.installDirectory.path), timeout: 60)
         #expect(r.code == 0, "\(r.err)")
         #expect(!r.err.contains("no cnn engine"), "\(r.err)")
