@@ -42,7 +42,9 @@ import Testing
         #expect(r.err.contains("20 in, 20 out"), "\(r.err)")
     }
 
-    @Test(.enabled(if: installed, skipReason)) func cnnFindsTheAstronautAndHerEyes() throws {
+    /// engine=cnn, and engine=auto which tries the cnn first when it loads: the subject engine is "cnn".
+    @Test(.enabled(if: installed, skipReason), arguments: ["engine=cnn cnn-threads=2", "engine=auto"])
+    func cnnFindsTheAstronautAndHerEyes(engine: String) throws {
         let photo = Tools.root.appendingPathComponent(".testdata/astronaut.png").path
         try #require(FileManager.default.fileExists(atPath: photo), "run launch/testdata")
         let d = Tools.tempDir()
@@ -51,7 +53,7 @@ import Testing
             Tools.viewfinder,
             [
                 "launch",
-                "filesrc location=\(photo) ! pngdec ! videoconvert ! imagefreeze num-buffers=5 ! video/x-raw,framerate=30/1 ! compose engine=cnn cnn-threads=2 sync=true warmup=0 analysis-fps=30 analysis-width=512 overlay=false metadata-location=\(json) ! fakesink",
+                "filesrc location=\(photo) ! pngdec ! videoconvert ! imagefreeze num-buffers=5 ! video/x-raw,framerate=30/1 ! compose \(engine) sync=true warmup=0 analysis-fps=30 analysis-width=512 overlay=false metadata-location=\(json) ! fakesink",
             ], environment: Self.environment(yuface: Self.installDirectory.path), timeout: 60)
         #expect(r.code == 0, "\(r.err)")
         #expect(!r.err.contains("no cnn engine"), "\(r.err)")
