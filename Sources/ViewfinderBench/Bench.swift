@@ -173,7 +173,8 @@ public enum Bench {
                     let faces = o["faces"] as? [[String: Any]]
                 else { continue }
                 mine[pts] = faces.compactMap { f in
-                    guard let x = f["x"] as? Double, let y = f["y"] as? Double, let w = f["width"] as? Double, let h = f["height"] as? Double
+                    guard let x = f["x"] as? Double, let y = f["y"] as? Double, let w = f["width"] as? Double,
+                        let h = f["height"] as? Double
                     else { return nil }
                     return Box(x: x, y: y, width: w, height: h)
                 }

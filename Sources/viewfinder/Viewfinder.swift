@@ -426,7 +426,9 @@ struct BenchCommand: ParsableCommand {
             if let c = r.cnn {
                 print(
                     String(
-                        format: "cnn (YuNet, compose engine=cnn, 1 thread): %.1f fps, %.2fx facedetect; hits %d; frames agreeing with facedetect %d/%d",
+                        format:
+                            "cnn (YuNet, compose engine=cnn, 1 thread): %.1f fps, %.2fx facedetect; hits %d; "
+                            + "frames agreeing with facedetect %d/%d",
                         c.fps, r.facedetectFPS > 0 ? c.fps / r.facedetectFPS : 0, c.hits, c.agreeingFrames, r.frames))
             } else if let why = r.cnnMissing {
                 print("cnn: not measured: \(why)")

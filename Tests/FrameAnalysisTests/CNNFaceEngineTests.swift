@@ -24,7 +24,9 @@ import Testing
     ]
 
     /// opencv-doc's chessboard photos where the person's face is hidden behind the board (left06 is not).
-    static let chessboards = ["left01", "left02", "left03", "left04", "left05", "left07", "left08", "left09", "left11", "left12", "left13", "left14"]
+    static let chessboards = [
+        "left01", "left02", "left03", "left04", "left05", "left07", "left08", "left09", "left11", "left12", "left13", "left14",
+    ]
 
     @Test func aDirectoryWithoutTheLibraryIsAnErrorNamingTheFileAndTheSetupCommand() throws {
         let empty = FileManager.default.temporaryDirectory.appendingPathComponent("vf-yuface-empty-\(UUID().uuidString)")

@@ -5,8 +5,10 @@ import Testing
 /// is looked for in `VIEWFINDER_YUFACE_DIR`: an empty directory stands for a machine without it.
 @Suite struct ComposeCNNCommandTests {
     /// Where launch/fetch-yuface installs the library by default.
-    static let installDirectory = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/viewfinder/yuface-2023.5.1")
-    static let installed = FileManager.default.fileExists(atPath: installDirectory.appendingPathComponent("yuface/libfacedetection.so").path)
+    static let installDirectory = FileManager.default.homeDirectoryForCurrentUser
+        .appendingPathComponent(".cache/viewfinder/yuface-2023.5.1")
+    static let installed = FileManager.default.fileExists(
+        atPath: installDirectory.appendingPathComponent("yuface/libfacedetection.so").path)
     static let skipReason: Comment = "libfacedetection is not installed in \(installDirectory.path): run launch/fetch-yuface"
     static let source = "videotestsrc is-live=true num-buffers=20 ! video/x-raw,width=320,height=240,framerate=30/1"
 
@@ -20,8 +22,8 @@ import Testing
     @Test func cnnWithoutTheLibraryExitsTwoNamingWhatIsMissingAndTheSetupCommand() throws {
         let empty = Tools.tempDir()
         let r = try Tools.run(
-            Tools.viewfinder, ["launch", "\(Self.source) ! compose engine=cnn ! fakesink"], environment: Self.environment(yuface: empty.path),
-            timeout: 30)
+            Tools.viewfinder, ["launch", "\(Self.source) ! compose engine=cnn ! fakesink"],
+            environment: Self.environment(yuface: empty.path), timeout: 30)
         #expect(r.code == 2, "\(r.err)")
         #expect(r.err.contains("engine=cnn"), "\(r.err)")
         #expect(r.err.contains("\(empty.path)/yuface/libfacedetection.so: no such file"), "\(r.err)")
