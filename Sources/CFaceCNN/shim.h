@@ -17,7 +17,9 @@
 // state between calls; every call allocates its own buffers).
 #pragma once
 #include <dlfcn.h>
+#ifdef __GLIBC__
 #include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +60,9 @@ static inline int vf_facecnn_load(const char *library, char *error, int error_si
     }
     // The library's own libgomp (found through the handle's dependencies); absent in other builds.
     vf_facecnn_set_threads = (vf_facecnn_threads_fn)dlsym(handle, "omp_set_num_threads");
+#ifdef __GLIBC__
     mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+#endif
     vf_facecnn_entry = entry;
     return 1;
 }
