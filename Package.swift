@@ -40,8 +40,11 @@ let package = Package(
         .target(name: "GStreamerTrace", dependencies: ["GStreamerKit"]),
         // The MQTT client (libmosquitto, its own network thread): the only module that touches its pointers.
         .target(name: "Mosquitto", dependencies: ["CMosquitto"]),
+        // libfacedetection (YuNet) loaded at run time with dlopen: a header-only shim, no link-time dependency
+        // (launch/fetch-yuface installs the library; engine=cnn).
+        .systemLibrary(name: "CFaceCNN"),
         // Pure Swift analysis: images, detectors, saliency, composition rules, guidance. No GStreamer.
-        .target(name: "FrameAnalysis"),
+        .target(name: "FrameAnalysis", dependencies: ["CFaceCNN"]),
         // cairo/pango drawing of guidance value types into BGRA images.
         .target(name: "Overlay", dependencies: ["CCairo"]),
         // The Stage protocol, property specs and the built-in stages.

@@ -23,17 +23,19 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
             blurb: "Finds the subject, judges the composition (thirds, center, golden, horizon, edges, exposure) and draws guidance",
             properties: [
                 engine.spec, rule.spec, overlay.spec, grid.spec, analysisWidth.spec, analysisFPS.spec, warmup.spec, minFace.spec,
-                textScale.spec, verify.spec, profiles.spec, rotations.spec, sync.spec, metadataLocation.spec,
+                textScale.spec, verify.spec, profiles.spec, rotations.spec, cnnThreads.spec, sync.spec, metadataLocation.spec,
             ],
             formats: overlayFormats)
     }
 
     /// `engine=`: how the subject is found.
     public enum Engine: String, PropertyChoice {
-        /// Faces, then bodies, then saliency.
+        /// The CNN when its library is installed, then the face cascades, then bodies, then saliency.
         case auto
         /// Face cascades only.
         case faces
+        /// YuNet, the CNN face detector (libfacedetection, installed by launch/setup) only.
+        case cnn
         /// The full-body cascade only.
         case bodies
         /// The saliency map only.
@@ -78,7 +80,8 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     /// `engine`: subject detection.
     public static let engine = Property<Engine>(
         "engine",
-        "Subject detection: auto (faces, then bodies, then saliency), faces, bodies, saliency, upstream (a facedetect element before the stage)",
+        "Subject detection: auto (cnn when installed, then faces, bodies, saliency), faces (cascades), cnn (YuNet, "
+            + "installed by launch/setup), bodies, saliency, upstream (a facedetect element before the stage)",
         default: .auto)
     /// `rule`: the composition rule. Computed for the same reason as `descriptor`.
     public static var rule: Property<RuleName> {
@@ -117,6 +120,10 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     /// `rotations`: also look for tilted faces.
     public static let rotations = Property<Bool>(
         "rotations", "Also look for faces tilted about 20 degrees in-plane (two more passes)", .bool, default: false)
+    /// `cnn-threads`: OpenMP threads of the cnn engine.
+    public static let cnnThreads = Property<Int>(
+        "cnn-threads", "Threads the cnn engine's network uses per analysis (OpenMP; 1 leaves the other cores to the video)",
+        .int(1...16), default: 1)
     /// `sync`: analyse on the video thread.
     public static let sync = Property<Bool>(
         "sync", "Analyse on the video thread so no due frame is skipped (offline files, benchmarks); the stream waits", .bool,
@@ -212,7 +219,8 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         synchronous = p[Self.sync]
         engineChoice = p[Self.engine]
         ruleMarks = Dictionary((RuleRegistry.all + [rule]).map { ($0.name, $0.marks) }, uniquingKeysWith: { first, _ in first })
-        faceOptions = ComposeEngines.FaceOptions(verify: p[Self.verify], profiles: p[Self.profiles], rotations: p[Self.rotations])
+        faceOptions = ComposeEngines.FaceOptions(
+            verify: p[Self.verify], profiles: p[Self.profiles], rotations: p[Self.rotations], cnnThreads: p[Self.cnnThreads])
         minFace = p[Self.minFace]
         // Loaded now so a missing cascade is a start-up error; rebuilt in `configure` for the input size.
         analysis = Mutex(
@@ -275,12 +283,21 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         } catch {
             throw StageError(.library, "\(name): \(error)")
         }
-        // min-face is given in input pixels: the face engine searches from that size at analysis scale.
-        let analysed = max(24, ComposeEngines.analysedMinFace(minFace, analysisWidth: w, inputWidth: info.width))
-        if analysed != analysis.withLock({ $0.minFace }), engineChoice == .faces || engineChoice == .auto {
+        // min-face is given in input pixels: the face engines search from that size at analysis scale (the
+        // cascades from 24 px at least: `make` floors it for them, not for the cnn).
+        let analysed = ComposeEngines.analysedMinFace(minFace, analysisWidth: w, inputWidth: info.width)
+        if max(24, analysed) != analysis.withLock({ $0.minFace }), engineChoice == .faces || engineChoice == .auto {
             let engines = try ComposeEngines.make(engineChoice, minFace: analysed, faces: faceOptions, stage: name)
             analysis.withLock {
-                $0.analyzer.engines = engines; $0.minFace = analysed
+                $0.analyzer.engines = engines; $0.minFace = max(24, analysed)
+            }
+        }
+        // The cnn (loaded once per process) just takes the new floor.
+        analysis.withLock {
+            $0.analyzer.engines = $0.analyzer.engines.map { e -> any DetectionEngine in
+                guard var c = e as? CNNFaceEngine else { return e }
+                c.minFace = analysed
+                return c
             }
         }
     }
@@ -507,7 +524,12 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         o["subject_kind"] = g.subject.map { $0.kind.rawValue } ?? NSNull()
         o["group"] = (g.subject?.members ?? []).map { box($0.scaled(sx, sy)) }
         o["faces"] = g.detections.filter { $0.kind == .face || $0.kind == .profileFace }.map { d -> [String: Any] in
-            var b = box(d.box.scaled(sx, sy)); b["confidence"] = (d.confidence * 1000).rounded() / 1000; return b
+            var b = box(d.box.scaled(sx, sy)); b["confidence"] = (d.confidence * 1000).rounded() / 1000
+            // Eye centres in input pixels (engine=cnn), the image's left eye first.
+            if let e = d.eyes?.scaled(sx, sy) {
+                b["eyes"] = [e.left, e.right].map { [($0.x * 100).rounded() / 100, ($0.y * 100).rounded() / 100] }
+            }
+            return b
         }
         return o
     }
@@ -608,11 +630,35 @@ extension ComposeStage {
 /// Builds the detection engines `engine=` can use, from Debian's opencv-data cascades.
 enum ComposeEngines {
     /// `minFace` is in analysed pixels; OpenCV's frontal cascade cannot go below its 24 px window.
-    struct FaceOptions: Sendable { var verify = true, profiles = true, rotations = false }
+    struct FaceOptions: Sendable { var verify = true, profiles = true, rotations = false, cnnThreads = 1 }
 
+    /// Whether `engine=auto`'s fallback (no cnn library) was reported on stderr: once per process.
+    private static let fallbackReported = Mutex(false)
+
+    /// The engines for `engine`. `engine=cnn` without its library is a usage error (exit 2 before anything
+    /// runs) naming the file and `launch/setup`; `engine=auto` then goes on with the cascades and says so
+    /// once on stderr.
     static func make(_ engine: ComposeStage.Engine, minFace: Int, faces o: FaceOptions, stage: String) throws(StageError)
         -> [any DetectionEngine]
     {
+        func cnn() throws(CNNFaceEngine.LoadError) -> CNNFaceEngine { try CNNFaceEngine(threads: o.cnnThreads, minFace: minFace) }
+        var first: [any DetectionEngine] = []
+        switch engine {
+        case .cnn:
+            do { return [try cnn()] } catch { throw StageError(.usage, "\(stage): engine=cnn: \(error)") }
+        case .auto:
+            do { first = [try cnn()] } catch {
+                let report = fallbackReported.withLock { r in
+                    defer { r = true }
+                    return !r
+                }
+                if report {
+                    AppendFile.writeStandardError(
+                        "\(stage): engine=auto: no cnn engine (\(error)); using the face cascades\n")
+                }
+            }
+        default: break
+        }
         do {
             func face() throws -> FaceEngine {
                 try FaceEngine(minFace: max(24, minFace), verify: o.verify, rotations: o.rotations, profiles: o.profiles)
@@ -622,7 +668,8 @@ enum ComposeEngines {
             case .bodies: return [try BodyEngine()]
             case .saliency: return [SaliencyEngine()]
             case .upstream: return [FixedDetections(detections: [])]
-            case .auto: return [try face(), try BodyEngine(), SaliencyEngine()]
+            case .cnn: return first
+            case .auto: return first + [try face(), try BodyEngine(), SaliencyEngine()]
             }
         } catch {
             throw StageError(.resource, "\(stage): cannot load the \(engine.rawValue) engine: \(error) (install opencv-data)")

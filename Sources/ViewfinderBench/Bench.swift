@@ -119,6 +119,20 @@ public enum Bench {
         public var agreeingFrames: Int
         /// ours / facedetect.
         public var ratio: Double { facedetectFPS > 0 ? oursFPS / facedetectFPS : 0 }
+        /// `compose engine=cnn` (YuNet) on the same frames: nil when its library is not installed.
+        public var cnn: CNNFigures?
+        /// Why the cnn engine was not measured.
+        public var cnnMissing: String?
+
+        /// The cnn engine's figures.
+        public struct CNNFigures: Sendable {
+            /// Frames per second.
+            public var fps: Double
+            /// Faces found.
+            public var hits: Int
+            /// Frames where it and facedetect found the same faces (IoU >= 0.5 each).
+            public var agreeingFrames: Int
+        }
     }
 
     /// Runs `facedetect` (scale 1.1, 5 neighbours, 24 px) and our faces engine with the same cascade and
@@ -141,32 +155,51 @@ public enum Bench {
         let peerSeconds = Date().timeIntervalSince(t0)
         let theirs = collected.withLock { $0 }
 
-        let json = FileManager.default.temporaryDirectory.appendingPathComponent("vf-bench-faces-\(UUID().uuidString).jsonl").path
-        defer { try? FileManager.default.removeItem(atPath: json) }
-        let ours = try Session(
-            description:
-                "\(source) ! compose engine=faces sync=true analysis-fps=120 warmup=0 analysis-width=\(width) overlay=false verify=false profiles=false rotations=false metadata-location=\(json) ! fakesink"
-        )
-        t0 = Date()
-        guard ours.run() == 0 else { throw HostError(.runtime, "compose run failed: \(ours.errors.joined(separator: "; "))") }
-        let ourSeconds = Date().timeIntervalSince(t0)
-        var mine: [UInt64: [Box]] = [:]
-        for line in ((try? String(contentsOfFile: json, encoding: .utf8)) ?? "").split(separator: "\n") {
-            guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                let pts = (o["pts"] as? NSNumber)?.uint64Value,
-                let faces = o["faces"] as? [[String: Double]]
-            else { continue }
-            mine[pts] = faces.map { Box(x: $0["x"]!, y: $0["y"]!, width: $0["width"]!, height: $0["height"]!) }
+        /// One `compose` run with `options`: seconds and the faces of each analysed frame by pts.
+        func compose(_ options: String) throws(HostError) -> (seconds: Double, faces: [UInt64: [Box]]) {
+            let json = FileManager.default.temporaryDirectory.appendingPathComponent("vf-bench-faces-\(UUID().uuidString).jsonl").path
+            defer { try? FileManager.default.removeItem(atPath: json) }
+            let ours = try Session(
+                description:
+                    "\(source) ! compose \(options) sync=true analysis-fps=120 warmup=0 analysis-width=\(width) overlay=false metadata-location=\(json) ! fakesink"
+            )
+            let t0 = Date()
+            guard ours.run() == 0 else { throw HostError(.runtime, "compose run failed: \(ours.errors.joined(separator: "; "))") }
+            let seconds = Date().timeIntervalSince(t0)
+            var mine: [UInt64: [Box]] = [:]
+            for line in ((try? String(contentsOfFile: json, encoding: .utf8)) ?? "").split(separator: "\n") {
+                guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                    let pts = (o["pts"] as? NSNumber)?.uint64Value,
+                    let faces = o["faces"] as? [[String: Any]]
+                else { continue }
+                mine[pts] = faces.compactMap { f in
+                    guard let x = f["x"] as? Double, let y = f["y"] as? Double, let w = f["width"] as? Double,
+                        let h = f["height"] as? Double
+                    else { return nil }
+                    return Box(x: x, y: y, width: w, height: h)
+                }
+            }
+            return (seconds, mine)
         }
-        var agree = 0
-        for (ts, a) in theirs {
-            let b = mine[ts] ?? []
-            if a.count == b.count && a.allSatisfy({ x in b.contains { $0.iou(x) >= 0.5 } }) { agree += 1 }
+        /// Frames where `mine` has the same faces as facedetect.
+        func agreeing(_ mine: [UInt64: [Box]]) -> Int {
+            theirs.filter { ts, a in
+                let b = mine[ts] ?? []
+                return a.count == b.count && a.allSatisfy { x in b.contains { $0.iou(x) >= 0.5 } }
+            }.count
         }
-        return FacesResult(
+        let (ourSeconds, mine) = try compose("engine=faces verify=false profiles=false rotations=false")
+        var result = FacesResult(
             frames: theirs.count, facedetectFPS: Double(theirs.count) / peerSeconds, oursFPS: Double(mine.count) / ourSeconds,
             facedetectHits: theirs.values.reduce(0) { $0 + $1.count }, ourHits: mine.values.reduce(0) { $0 + $1.count },
-            agreeingFrames: agree)
+            agreeingFrames: agreeing(mine))
+        do throws(CNNFaceEngine.LoadError) { _ = try CNNFaceEngine() } catch {
+            result.cnnMissing = error.description
+            return result
+        }
+        let (cnnSeconds, cnn) = try compose("engine=cnn")
+        result.cnn = .init(fps: Double(cnn.count) / cnnSeconds, hits: cnn.values.reduce(0) { $0 + $1.count }, agreeingFrames: agreeing(cnn))
+        return result
     }
 
     /// Result of `bench chromakey`: frames per second of each, same source, one after the other.

@@ -423,6 +423,16 @@ struct BenchCommand: ParsableCommand {
             )
             let r = try Bench.faces(video: video, frames: frames)
             print("hits: facedetect \(r.facedetectHits), ours \(r.ourHits); frames agreeing \(r.agreeingFrames)/\(r.frames)")
+            if let c = r.cnn {
+                print(
+                    String(
+                        format:
+                            "cnn (YuNet, compose engine=cnn, 1 thread): %.1f fps, %.2fx facedetect; hits %d; "
+                            + "frames agreeing with facedetect %d/%d",
+                        c.fps, r.facedetectFPS > 0 ? c.fps / r.facedetectFPS : 0, c.hits, c.agreeingFrames, r.frames))
+            } else if let why = r.cnnMissing {
+                print("cnn: not measured: \(why)")
+            }
             print(String(format: "facedetect %.1f fps, ours %.1f fps, ratio %.2f", r.facedetectFPS, r.oursFPS, r.ratio))
         case "chromakey":
             print("bench chromakey: 1920x1080 RGBA green screen, \(frames) frames; peer: alpha method=custom, same colour")

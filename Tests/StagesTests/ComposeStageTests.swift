@@ -103,6 +103,26 @@ import Testing
         }
     }
 
+    /// Whether launch/fetch-yuface installed the cnn engine's library.
+    static let cnnInstalled = FileManager.default.fileExists(atPath: CNNFaceEngine.libraryPath(in: CNNFaceEngine.defaultDirectory))
+
+    @Test(.enabled(if: cnnInstalled, "libfacedetection is not installed: run launch/fetch-yuface"))
+    func cnnEngineCarriesTheEyesInTheMeta() throws {
+        let photo = try Self.photo("astronaut.png")
+        let s = try Session(
+            description:
+                "filesrc location=\(photo) ! decodebin ! videoconvert ! imagefreeze num-buffers=5 ! video/x-raw,framerate=30/1 ! compose engine=cnn sync=true warmup=0 analysis-fps=30 analysis-width=256 overlay=false ! queue ! videoconvert ! fakesink name=out"
+        )
+        let out = try #require(s.element(named: "out"))
+        let left = out.traceMeta(ComposeStage.metaName, field: "eye-left-x")
+        let right = out.traceMeta(ComposeStage.metaName, field: "eye-right-y")
+        #expect(s.run() == 0, "\(s.errors)")
+        // Analysed at 256 px wide, reported in the 512 px input's pixels: pupils located by eye at (204, 101), (246, 103).
+        let lx = left.seen.compactMap { $0 }, ry = right.seen.compactMap { $0 }
+        #expect(!lx.isEmpty && !ry.isEmpty)
+        #expect(abs((lx.last ?? 0) - 204) < 8 && abs((ry.last ?? 0) - 103) < 8, "\(lx) \(ry)")
+    }
+
     @Test func upstreamEngineUsesFacedetectResults() throws {
         let photo = try Self.photo("basketball1.png")
         let json = Self.tmp("upstream.jsonl")

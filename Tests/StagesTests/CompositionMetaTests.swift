@@ -69,6 +69,28 @@ import Testing
         #expect(CompositionMeta(structure: MessageStructure("viewfinder/composition")) == nil)
     }
 
+    @Test func eyesAreWrittenAfterTheMeasuredBoxOnlyWhenKnownAndRoundTrip() throws {
+        var withEyes = Self.full
+        withEyes.analysis?.eyes = Detection.Eyes(left: Point2D(x: 110.5, y: 55), right: Point2D(x: 140.25, y: 56))
+        let s = withEyes.structure
+        let names = s.fields.map(\.0)
+        let at = try #require(names.firstIndex(of: "measured-height"))
+        #expect(Array(names[(at + 1)...(at + 4)]) == ["eye-left-x", "eye-left-y", "eye-right-x", "eye-right-y"])
+        #expect(s["eye-right-x"] == .double(140.25))
+        let parsed = try #require(MessageStructure(parsing: s.text))
+        #expect(CompositionMeta(structure: parsed) == withEyes)
+        #expect(!Self.full.structure.fields.map(\.0).contains("eye-left-x"))
+        // From a guidance: analysed pixels (320x180) scaled to the input (640x360).
+        let g = Guidance(
+            frameWidth: 320, frameHeight: 180,
+            subject: Detection(
+                box: Box(x: 50, y: 20, width: 30, height: 40), confidence: 0.9, kind: .face,
+                eyes: Detection.Eyes(left: Point2D(x: 58, y: 32), right: Point2D(x: 72, y: 33))),
+            engine: "cnn", rule: "thirds")
+        let a = CompositionMeta.Analysis(g, inputWidth: 640, inputHeight: 360)
+        #expect(a.eyes == Detection.Eyes(left: Point2D(x: 116, y: 64), right: Point2D(x: 144, y: 66)))
+    }
+
     @Test func theSubjectScalesToAnotherFrameSize() throws {
         let a = try #require(Self.full.analysis)
         // The measured box wins over the drawn one; 640x360 -> 1280x720 doubles it.

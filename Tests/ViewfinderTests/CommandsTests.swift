@@ -101,6 +101,15 @@ import Testing
         let counts = line.split(separator: " ").last!.split(separator: "/").compactMap { Int($0) }
         #expect(counts.count == 2 && counts[0] == counts[1] && counts[1] >= 9, "\(line)")
         #expect(f.out.split(separator: "\n").last?.contains("ratio") == true)
+        // The cnn engine's line: measured when launch/fetch-yuface installed it, else why not.
+        let yuface = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(
+            ".cache/viewfinder/yuface-2023.5.1/yuface/libfacedetection.so")
+        if FileManager.default.fileExists(atPath: yuface.path) && ProcessInfo.processInfo.environment["VIEWFINDER_YUFACE_DIR"] == nil {
+            let cnn = try #require(f.out.split(separator: "\n").first { $0.hasPrefix("cnn (YuNet") })
+            #expect(cnn.contains(" fps, ") && cnn.contains("frames agreeing with facedetect"), "\(cnn)")
+        } else {
+            #expect(f.out.contains("cnn: not measured: the YuNet face detector"), "\(f.out)")
+        }
         let k = try Tools.vf("bench", "chromakey", "--frames", "10", timeout: 180)
         #expect(k.code == 0, "\(k.err)")
         #expect(k.out.split(separator: "\n").last?.contains("ratio") == true)

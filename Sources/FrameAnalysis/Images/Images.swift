@@ -140,15 +140,32 @@ public struct Detection: Sendable, Equatable {
     /// Where the subject's centre lies inside `box`, 0...1 on each axis (a group's size-weighted centre);
     /// nil: the middle of the box. Relative, so it survives smoothing and scaling of the box.
     public var anchor: Point2D?
+    /// The eyes, when the engine locates them (`cnn`), in the same pixels as `box`.
+    public var eyes: Eyes?
     /// Creates a detection.
-    public init(box: Box, confidence: Double, kind: Kind, members: [Box] = [], anchor: Point2D? = nil) {
+    public init(box: Box, confidence: Double, kind: Kind, members: [Box] = [], anchor: Point2D? = nil, eyes: Eyes? = nil) {
         self.box = box; self.confidence = confidence; self.kind = kind; self.members = members; self.anchor = anchor
+        self.eyes = eyes
+    }
+
+    /// Two eye centres. `left` is the one on the image's left (the subject's right eye for a frontal face).
+    public struct Eyes: Sendable, Equatable, Hashable, Codable {
+        /// The eye on the image's left.
+        public var left: Point2D
+        /// The eye on the image's right.
+        public var right: Point2D
+        /// Creates the pair.
+        public init(left: Point2D, right: Point2D) { self.left = left; self.right = right }
+        /// Both points scaled by (sx, sy) about the origin.
+        public func scaled(_ sx: Double, _ sy: Double) -> Eyes {
+            Eyes(left: Point2D(x: left.x * sx, y: left.y * sy), right: Point2D(x: right.x * sx, y: right.y * sy))
+        }
     }
 }
 
-/// A swappable detector (strategy): faces, bodies, saliency, or results from upstream.
+/// A swappable detector (strategy): faces (cascades or the cnn), bodies, saliency, or results from upstream.
 public protocol DetectionEngine: Sendable {
-    /// Engine name as used by `engine=` (faces, bodies, saliency, upstream).
+    /// Engine name as used by `engine=` (faces, cnn, bodies, saliency, upstream).
     var name: String { get }
     /// Detections in the image's pixel coordinates, best first.
     func detect(in image: RGBImage) -> [Detection]

@@ -9,7 +9,8 @@ import GStreamerKit
 /// analysis-pts (guint64, G_MAXUINT64: unknown), rule (string), score (double), well-composed, locked (boolean),
 /// x, y, width, height (double: the drawn, smoothed subject box; -1, -1, 0, 0 without a subject),
 /// measured-x, measured-y, measured-width, measured-height (double: the subject as detected; same convention),
-/// input-width, input-height (int), advice (string),
+/// eye-left-x, eye-left-y, eye-right-x, eye-right-y (double: the subject's eyes, image left first; only when
+/// the engine located them: engine=cnn), input-width, input-height (int), advice (string),
 /// subject-luma, background-luma, clipped, exposure-stops (double, only when exposure was measured: see
 /// `ExposureFigures`; `rule=exposure` and `rule=auto` with a subject),
 /// analysing (boolean, only when true), skipped-pts (guint64, only when set)
@@ -36,6 +37,8 @@ public struct CompositionMeta: Sendable, Equatable {
         public var subject: Box?
         /// The subject as detected in the analysed frame (nil: none, or only the drawn box is known).
         public var measured: Box?
+        /// The measured subject's eyes, same pixels (nil: the engine does not locate eyes).
+        public var eyes: Detection.Eyes?
         /// The pts of the analysed frame (nil: unknown).
         public var analysisPts: UInt64?
         /// The frame size the boxes are in (0: the frame's own).
@@ -48,11 +51,11 @@ public struct CompositionMeta: Sendable, Equatable {
         /// Creates a verdict.
         public init(
             rule: String, score: Double, composed: Bool, locked: Bool = false, advice: String, subject: Box? = nil,
-            measured: Box? = nil, analysisPts: UInt64? = nil, inputWidth: Int = 0, inputHeight: Int = 0,
+            measured: Box? = nil, eyes: Detection.Eyes? = nil, analysisPts: UInt64? = nil, inputWidth: Int = 0, inputHeight: Int = 0,
             exposure: ExposureFigures? = nil
         ) {
             self.rule = rule; self.score = score; self.composed = composed; self.locked = locked; self.advice = advice
-            self.subject = subject; self.measured = measured; self.analysisPts = analysisPts
+            self.subject = subject; self.measured = measured; self.eyes = eyes; self.analysisPts = analysisPts
             self.inputWidth = inputWidth; self.inputHeight = inputHeight; self.exposure = exposure
         }
 
@@ -62,6 +65,8 @@ public struct CompositionMeta: Sendable, Equatable {
                 rule: guidance.rule, score: guidance.score, composed: guidance.wellComposed, locked: guidance.locked,
                 advice: guidance.advice, subject: guidance.subjectBox(width: width, height: height),
                 measured: guidance.measuredNormalized.map { $0.scaled(Double(width), Double(height)) },
+                eyes: guidance.subject?.eyes?.scaled(
+                    Double(width) / Double(max(1, guidance.frameWidth)), Double(height) / Double(max(1, guidance.frameHeight))),
                 analysisPts: guidance.pts, inputWidth: width, inputHeight: height, exposure: guidance.exposure)
         }
 
@@ -104,6 +109,12 @@ public struct CompositionMeta: Sendable, Equatable {
                 ("well-composed", .bool(a.composed)), ("locked", .bool(a.locked)),
             ]
             fields += box("", a.subject) + box("measured-", a.measured)
+            if let e = a.eyes {
+                fields += [
+                    ("eye-left-x", .double(e.left.x)), ("eye-left-y", .double(e.left.y)),
+                    ("eye-right-x", .double(e.right.x)), ("eye-right-y", .double(e.right.y)),
+                ]
+            }
             fields += [
                 ("input-width", .int(Int32(clamping: a.inputWidth))), ("input-height", .int(Int32(clamping: a.inputHeight))),
                 ("advice", .string(a.advice)),
@@ -130,10 +141,16 @@ public struct CompositionMeta: Sendable, Equatable {
             return Box(x: x, y: y, width: w, height: h)
         }
         let pts = m.integer("analysis-pts").map { UInt64(bitPattern: $0) }
+        var eyes: Detection.Eyes?
+        if let lx = m.double("eye-left-x"), let ly = m.double("eye-left-y"), let rx = m.double("eye-right-x"),
+            let ry = m.double("eye-right-y")
+        {
+            eyes = Detection.Eyes(left: Point2D(x: lx, y: ly), right: Point2D(x: rx, y: ry))
+        }
         analysis = Analysis(
             rule: m.string("rule") ?? "", score: score, composed: m.bool("well-composed") ?? false,
             locked: m.bool("locked") ?? false, advice: m.string("advice") ?? "",
-            subject: box(""), measured: box("measured-"), analysisPts: pts == UInt64.max ? nil : pts,
+            subject: box(""), measured: box("measured-"), eyes: eyes, analysisPts: pts == UInt64.max ? nil : pts,
             inputWidth: m.integer("input-width").map { Int($0) } ?? 0,
             inputHeight: m.integer("input-height").map { Int($0) } ?? 0,
             exposure: CompositionMessage.exposure(in: m))
