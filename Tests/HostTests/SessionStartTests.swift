@@ -1,6 +1,5 @@
 import Foundation
 import GStreamerKit
-import Synchronization
 import Testing
 
 @testable import Host
@@ -11,19 +10,8 @@ import Testing
     /// Runs a description to the end on its own thread; nil when it did not end within `timeout`.
     static func runBounded(_ description: String, timeout: Double = 20) throws -> (code: Int32, report: SessionReport?)? {
         let s = try Session(description: description)
-        let result = Mutex<Int32?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            let code = s.run()
-            result.withLock { $0 = code }
-            done.signal()
-        }
-        if done.wait(timeout: .now() + timeout) == .timedOut {
-            s.abort()
-            _ = done.wait(timeout: .now() + 5)
-            return nil
-        }
-        return (result.withLock { $0 } ?? -1, s.report)
+        guard let code = BoundedRun.run(s, timeout: timeout) else { return nil }
+        return (code, s.report)
     }
 
     static func dir() -> String {

@@ -1,7 +1,6 @@
 import Foundation
 import GStreamerKit
 import Stages
-import Synchronization
 import Testing
 
 @testable import Host
@@ -15,18 +14,7 @@ import Testing
         var o = SessionOptions()
         o.reconnect = reconnect
         let s = try Session(description: description, options: o)
-        let result = Mutex<Int32?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            let code = s.run()
-            result.withLock { $0 = code }
-            done.signal()
-        }
-        if done.wait(timeout: .now() + seconds) == .timedOut {
-            s.requestStop()
-            if done.wait(timeout: .now() + 10) == .timedOut { s.abort(); _ = done.wait(timeout: .now() + 5) }
-        }
-        return (s, result.withLock { $0 })
+        return (s, BoundedRun.run(s, timeout: seconds, stopThenWait: 10))
     }
 
     /// `videotestsrc is-live=true num-buffers=45` ends every 1.5 s: with `--reconnect` each end is a loss,
