@@ -44,7 +44,6 @@ final class SourceKeeper: @unchecked Sendable {
         var phase: Phase = .waiting
         var lastCount = 0
         var lastFrameAt = Date()
-        var countAtLoss = 0
         var lostAt = Date()
         var reason = ""
         var attempt = 0
@@ -236,7 +235,6 @@ final class SourceKeeper: @unchecked Sendable {
         s.attempt = 0
         s.delay = policy.firstDelay
         s.nextAttemptAt = now.addingTimeInterval(policy.firstDelay)
-        s.countAtLoss = group.arrivals.value
         s.passedAtLoss = group.livePassed.load(ordering: .relaxed)
         post(&s, "lost", retryIn: policy.firstDelay, now: now)
     }
