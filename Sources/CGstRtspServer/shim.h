@@ -183,12 +183,17 @@ static inline void vf_rtsp_server_close_clients(GstRTSPServer *s) {
     g_list_free_full(l, g_object_unref);
 }
 
-/// RTSP sessions still open (a client removes its own with TEARDOWN).
-static inline guint vf_rtsp_server_session_count(GstRTSPServer *s) {
-    GstRTSPSessionPool *pool = gst_rtsp_server_get_session_pool(s);
-    if (!pool) return 0;
-    guint n = gst_rtsp_session_pool_get_n_sessions(pool);
-    g_object_unref(pool);
+static GstRTSPFilterResult vf_rtsp_count_client(GstRTSPServer *s, GstRTSPClient *c, gpointer d) {
+    (void)s; (void)c;
+    *(guint *)d += 1;
+    return GST_RTSP_FILTER_KEEP;
+}
+/// Client connections still open. A client that heard the end (RTCP BYE) sends PAUSE and TEARDOWN and closes its
+/// own connection once answered; the server drops it from this list then.
+static inline guint vf_rtsp_server_client_count(GstRTSPServer *s) {
+    guint n = 0;
+    GList *l = gst_rtsp_server_client_filter(s, vf_rtsp_count_client, &n);
+    g_list_free(l);
     return n;
 }
 

@@ -110,13 +110,13 @@ public final class RTSPServer: @unchecked Sendable {
         }
         if vf_rtsp_relay_has_media(relay) != 0 {
             vf_rtsp_relay_end(relay)
-            // Let the media send its EOS (RTCP BYE) before the connections close, and the clients that got it
-            // send their TEARDOWN and hear the answer (closed under them, rtspsrc reports "Could not send
-            // message" and exits with an error): up to 2 s. This is the owner's thread at the end of a run,
-            // not a video thread.
-            g_usleep(200_000)
+            // Let the media send its EOS (RTCP BYE, which rtpsession schedules up to about 3 s out) before the
+            // connections close, and the clients that got it send their PAUSE and TEARDOWN, hear the answers and
+            // hang up (closed under them, rtspsrc reports "Could not send message" and exits with an error): up
+            // to 5 s, less once every client hung up. This is the owner's thread at the end of a run, not a
+            // video thread.
             var waited = 0
-            while vf_rtsp_server_session_count(server) > 0 && waited < 36 {
+            while vf_rtsp_server_client_count(server) > 0 && waited < 100 {
                 g_usleep(50_000)
                 waited += 1
             }

@@ -157,7 +157,8 @@ import Testing
 
     /// A viewer that stops reading (SIGSTOP; RTP interleaved over its TCP connection, so its socket fills) costs
     /// only its own packets: a second viewer decodes 200 frames at the stream's pace, and the run itself keeps
-    /// time (300 frames at 30 fps end it after about 10 s), so nothing upstream waited for the stuck one.
+    /// time (300 frames at 30 fps, about 10 s, and at most 5 s waiting for the stuck one to hang up), so nothing
+    /// upstream waited for the stuck one.
     @Test func aStoppedViewerDoesNotStallAnother() throws {
         let port = Self.freePort()
         let url = "rtsp://127.0.0.1:\(port)/live"
@@ -184,8 +185,10 @@ import Testing
         #expect(!r.hung && r.code == 0, "exit \(r.code): \(r.err)")
         // Every source frame reached the stage (a few may be dropped at its leaky input on a loaded machine).
         #expect(r.err.contains("frames: 300 in, "), "\(r.err)")
+        // 10 s of frames, start-up, and up to 5 s at the end while the server waits for the stuck viewer to hang
+        // up after the end of the stream: far from a stream paced by a reader that never reads.
         print("RTSPServeCommandTests: with a stopped viewer, a second one decoded 200 frames in \(String(format: "%.1f", otherSeconds)) s; the 300-frame run took \(String(format: "%.1f", runSeconds)) s")
-        #expect(runSeconds < 20, "the run took \(runSeconds) s")
+        #expect(runSeconds < 25, "the run took \(runSeconds) s")
     }
 
     /// VP8 is served too (re-payloaded by rtpvp8pay in the media).
