@@ -148,8 +148,13 @@ import Testing
             "/usr/bin/gst-launch-1.0",
             ["rtspsrc", "location=\(url)", "protocols=udp", "!", "rtph264depay", "!", "h264parse", "!", "avdec_h264", "!", "fakesink"],
             timeout: 15)
-        #expect(!c.hung && c.code == 0, "client: \(c.out) \(c.err)")
+        #expect(!c.hung, "client: \(c.out) \(c.err)")
         #expect(c.out.contains("Got EOS from element \"pipeline0\""), "\(c.out)")
+        // Exit 0, or (rarely, on a loaded machine) 1 for an rtspsrc message after the end was handled: its PAUSE
+        // on the way down to NULL can go out after its own TEARDOWN, which gst-rtsp-server answers by closing.
+        // Anything before "Setting pipeline to NULL" is a real failure.
+        let beforeNull = c.out.components(separatedBy: "Setting pipeline to NULL").first ?? c.out
+        #expect(c.code == 0 || (!beforeNull.contains("ERROR") && c.out.contains("Could not send message")), "client: \(c.out) \(c.err)")
         let r = Tools.finish(p, o, e, timeout: 10)
         #expect(!r.hung && r.code == 0, "exit \(r.code): \(r.err)")
         #expect(r.err.contains("sent into 1 shared media\n"), "\(r.err)")
