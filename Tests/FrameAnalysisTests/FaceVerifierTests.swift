@@ -11,6 +11,16 @@ import Testing
         #expect(!FaceVerifier.accepts(E(frontalVotes: 19, profileVotes: 0, eyes: 2), neighbors: 40, profileHit: false))
         #expect(FaceVerifier.accepts(E(frontalVotes: 45, profileVotes: 0, eyes: 0), neighbors: 6, profileHit: false))
         #expect(!FaceVerifier.accepts(E(frontalVotes: 44, profileVotes: 0, eyes: 0), neighbors: 6, profileHit: false))
+        // An eye in a skin-coloured box of 80 px or more with 8 neighbours (the laughing face in the labelled set:
+        // 5 votes, 147 px); not a 58 px hit on a chin (12 votes, the face's own eye, 99 % skin).
+        #expect(FaceVerifier.accepts(E(frontalVotes: 5, profileVotes: 0, eyes: 1, skin: 0.94), neighbors: 9, profileHit: false, width: 147))
+        #expect(FaceVerifier.accepts(E(frontalVotes: 0, profileVotes: 0, eyes: 1, skin: 0.8), neighbors: 8, profileHit: false, width: 80))
+        #expect(!FaceVerifier.accepts(E(frontalVotes: 12, profileVotes: 0, eyes: 1, skin: 0.99), neighbors: 10, profileHit: false, width: 58))
+        #expect(!FaceVerifier.accepts(E(frontalVotes: 0, profileVotes: 0, eyes: 1, skin: 0.79), neighbors: 40, profileHit: false, width: 200))
+        #expect(!FaceVerifier.accepts(E(frontalVotes: 0, profileVotes: 0, eyes: 1, skin: 0.95), neighbors: 7, profileHit: false, width: 200))
+        #expect(!FaceVerifier.accepts(E(frontalVotes: 0, profileVotes: 0, eyes: 1, skin: nil), neighbors: 40, profileHit: false, width: 200))
+        // Skin without an eye is not enough (the false hit on an arm in t1: 25 votes, 98 % skin, no eye).
+        #expect(!FaceVerifier.accepts(E(frontalVotes: 25, profileVotes: 0, eyes: 0, skin: 0.98), neighbors: 17, profileHit: false, width: 120))
         // Profile hits: an eye plus the LBP profile cascade, or an eye plus a strong profile pass.
         #expect(FaceVerifier.accepts(E(frontalVotes: 0, profileVotes: 5, eyes: 1), neighbors: 6, profileHit: true))
         #expect(FaceVerifier.accepts(E(frontalVotes: 0, profileVotes: 0, eyes: 1), neighbors: 12, profileHit: true))

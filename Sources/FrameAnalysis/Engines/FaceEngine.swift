@@ -97,14 +97,15 @@ public struct FaceEngine: DetectionEngine {
         for pass in passes(gray) {
             let hits = pass.cascade.detections(in: pass.frame, scaleFactor: 1.1, minNeighbors: 5, minSize: minFace)
             for hit in hits {
+                guard let box = Self.clamp(pass.toImage(hit.box), width: gray.width, height: gray.height) else { continue }
                 var evidence: FaceVerifier.Evidence?
                 if let verifier {
-                    let e = verifier.evidence(frame: pass.frame, box: hit.box)
-                    guard FaceVerifier.accepts(e, neighbors: hit.neighbors, profileHit: pass.kind == .profileFace) else { continue }
+                    var e = verifier.evidence(frame: pass.frame, box: hit.box)
+                    if let color { e.skin = FaceVerifier.skinFraction(color, box: box) }
+                    guard FaceVerifier.accepts(e, neighbors: hit.neighbors, profileHit: pass.kind == .profileFace, width: hit.box.width)
+                    else { continue }
                     evidence = e
                 }
-                guard let box = Self.clamp(pass.toImage(hit.box), width: gray.width, height: gray.height) else { continue }
-                if let color, evidence != nil { evidence?.skin = FaceVerifier.skinFraction(color, box: box) }
                 found.append(
                     Detection(
                         box: box, confidence: FaceVerifier.confidence(neighbors: hit.neighbors, evidence: evidence),
