@@ -81,6 +81,39 @@ import Testing
         }
     }
 
+    /// `engine=people` on a vtest.avi frame (40 s: launch/testdata's people/0401.jpg, 768x576): the subject is
+    /// a walker found by OpenCV's HOG people detector (the three men annotated in PeopleEngineTests), no face.
+    @Test func peopleEngineMakesAWalkerTheSubject() throws {
+        let photo = try Self.photo("people/0401.jpg")
+        let json = Self.tmp("people.jsonl")
+        let s = try Session(
+            description:
+                "filesrc location=\(photo) ! jpegdec ! videoconvert ! imagefreeze num-buffers=3 ! compose engine=people warmup=0 analysis-width=640 metadata-location=\(json) ! fakesink"
+        )
+        #expect(s.run() == 0, "\(s.errors)")
+        let lines = try Self.jsonLines(json)
+        #expect(!lines.isEmpty)
+        let walkers = [
+            Box(x: 272, y: 200, width: 30, height: 86), Box(x: 589, y: 140, width: 28, height: 64),
+            Box(x: 686, y: 300, width: 58, height: 112),
+        ]
+        for line in lines {
+            #expect(line["engine"] as? String == "people")
+            #expect(line["width"] as? Int == 768 && line["height"] as? Int == 576)
+            #expect((line["faces"] as? [Any])?.isEmpty == true)
+            let m = try #require(line["measured"] as? [String: Double], "\(line)")
+            let box = Box(x: m["x"]!, y: m["y"]!, width: m["width"]!, height: m["height"]!)
+            // The subject box holds a walker (or a group of them) and is not most of the frame.
+            let held = walkers.filter { w in
+                let ix = max(0, min(w.x + w.width, box.x + box.width) - max(w.x, box.x))
+                let iy = max(0, min(w.y + w.height, box.y + box.height) - max(w.y, box.y))
+                return ix * iy >= 0.5 * w.area
+            }
+            #expect(!held.isEmpty && box.area < 0.25 * 768 * 576, "\(box) \(line["subject_kind"] ?? "")")
+            #expect(["full-body", "group"].contains(line["subject_kind"] as? String ?? ""), "\(line)")
+        }
+    }
+
     /// `rule=exposure` on a real photo: each JSON line carries the exposure figures of the face.
     @Test func exposureFiguresReachTheJSONLines() throws {
         let photo = try Self.photo("astronaut.png")
