@@ -81,14 +81,15 @@ import Testing
         }
     }
 
-    /// `engine=people` on a vtest.avi frame (40 s: launch/testdata's people/0401.jpg, 768x576): the subject is
-    /// a walker found by OpenCV's HOG people detector (the three men annotated in PeopleEngineTests), no face.
-    @Test func peopleEngineMakesAWalkerTheSubject() throws {
+    /// `engine=people`, and `engine=auto` (no face there: its chain falls through to people), on a vtest.avi frame
+    /// (40 s: launch/testdata's people/0401.jpg, 768x576): the subject is a walker found by OpenCV's HOG people
+    /// detector (the three men annotated in PeopleEngineTests), no face.
+    @Test(arguments: ["people", "auto"]) func peopleEngineMakesAWalkerTheSubject(engine: String) throws {
         let photo = try Self.photo("people/0401.jpg")
         let json = Self.tmp("people.jsonl")
         let s = try Session(
             description:
-                "filesrc location=\(photo) ! jpegdec ! videoconvert ! imagefreeze num-buffers=3 ! compose engine=people warmup=0 analysis-width=640 metadata-location=\(json) ! fakesink"
+                "filesrc location=\(photo) ! jpegdec ! videoconvert ! imagefreeze num-buffers=3 ! compose engine=\(engine) warmup=0 metadata-location=\(json) ! fakesink"
         )
         #expect(s.run() == 0, "\(s.errors)")
         let lines = try Self.jsonLines(json)
@@ -112,6 +113,17 @@ import Testing
             #expect(!held.isEmpty && box.area < 0.25 * 768 * 576, "\(box) \(line["subject_kind"] ?? "")")
             #expect(["full-body", "group"].contains(line["subject_kind"] as? String ?? ""), "\(line)")
         }
+    }
+
+    /// `engine=auto`'s chain: [cnn when installed,] faces, people (HOG), the upper-body cascade alone, saliency.
+    @Test func autoChainPutsPeopleBeforeTheUpperBodyCascade() throws {
+        let engines = try ComposeEngines.make(.auto, minFace: 24, faces: .init(), stage: "c")
+        #expect(engines.map(\.name).filter { $0 != "cnn" } == ["faces", "people", "bodies", "saliency"])
+        let bodies = try #require(engines.compactMap { $0 as? BodyEngine }.first)
+        #expect(!bodies.fullBody)
+        #expect(try ComposeEngines.make(.people, minFace: 24, faces: .init(), stage: "c").map(\.name) == ["people"])
+        let cascades = try ComposeEngines.make(.bodies, minFace: 24, faces: .init(), stage: "c")
+        #expect(cascades.compactMap { ($0 as? BodyEngine)?.fullBody } == [true])
     }
 
     /// `rule=exposure` on a real photo: each JSON line carries the exposure figures of the face.

@@ -1,6 +1,7 @@
 import Foundation
 
-/// The "bodies" engine (the fallback when no face is found): OpenCV's `haarcascade_upperbody` (22x18
+/// The "bodies" engine (`engine=bodies`; `engine=auto` runs its upper-body cascade alone, behind the people
+/// engine: see `ComposeEngines`): OpenCV's `haarcascade_upperbody` (22x18
 /// window, tilted Haar features) and `haarcascade_fullbody` (14x28) run by `CascadeClassifier`.
 ///
 /// Both cascades run on the luma at `scaleFactor` (default 1.1) with `minNeighbors` (default 3) and
@@ -22,6 +23,8 @@ public struct BodyEngine: DetectionEngine {
     let upper: CascadeClassifier
     /// nil: upper bodies only (`engine=auto` behind the people engine, see `ComposeEngines`).
     let full: CascadeClassifier?
+    /// Whether the full-body cascade runs (false: upper bodies only).
+    public var fullBody: Bool { full != nil }
 
     /// Loads the cascades from `cascadeDirectory` (its `haarcascades/` or itself): the upper-body one, and the
     /// full-body one unless `fullBody` is false.
