@@ -209,7 +209,8 @@ public enum Bench {
         // People (HOG) on the same frames: with analysis-width 640 the 640x480 frames are searched at 960x720.
         let (peopleSeconds, _, people) = try compose("engine=people")
         result.people = .init(
-            fps: Double(people.count) / peopleSeconds, frames: people.count, framesWithPeople: people.values.filter { $0 == "people" }.count)
+            fps: Double(people.count) / peopleSeconds, frames: people.count,
+            framesWithPeople: people.values.filter { $0 == "people" }.count)
         do throws(CNNFaceEngine.LoadError) { _ = try CNNFaceEngine() } catch {
             result.cnnMissing = error.description
             return result

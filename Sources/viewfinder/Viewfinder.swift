@@ -436,7 +436,8 @@ struct BenchCommand: ParsableCommand {
             if let p = r.people {
                 print(
                     String(
-                        format: "people (HOG, compose engine=people, searched at 960x720): %.1f fps, %.2fx facedetect; frames with people %d/%d",
+                        format: "people (HOG, compose engine=people, searched at 960x720): %.1f fps, %.2fx facedetect; "
+                            + "frames with people %d/%d",
                         p.fps, r.facedetectFPS > 0 ? p.fps / r.facedetectFPS : 0, p.framesWithPeople, p.frames))
             }
             print(String(format: "facedetect %.1f fps, ours %.1f fps, ratio %.2f", r.facedetectFPS, r.oursFPS, r.ratio))

@@ -25,8 +25,9 @@ import Testing
         let withPeople = verdicts.filter {
             ["people", "bodies"].contains($0["engine"] as? String ?? "") && ($0["width"] as? Double ?? 0) > 0
         }
-        // engine=auto's people engine (or the upper-body cascade behind it) finds walkers (some frames fall back
-        // to saliency; a box may hold one walker or a group): each box lies in the 768x576 frame and covers a part of it, not the whole picture.
+        // engine=auto's people engine (or the upper-body cascade behind it) finds walkers (some frames fall
+        // back to saliency; a box may hold one walker or a group): each box lies in the 768x576 frame and
+        // covers a part of it, not the whole picture.
         #expect(withPeople.count >= 1, "no people in \(verdicts.count) verdicts")
         for v in withPeople {
             let x = v["x"] as? Double ?? -1, y = v["y"] as? Double ?? -1, w = v["width"] as? Double ?? 0, h = v["height"] as? Double ?? 0

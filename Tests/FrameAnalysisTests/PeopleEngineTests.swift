@@ -216,7 +216,8 @@ import Testing
         #expect(p.falseBoxes <= f.falseBoxes, "people \(p.falseBoxes) vs full-body cascade \(f.falseBoxes)")
 
         // The engine at the compose stage's analysis widths (searched at 640x480 by the upscale rule, and as is).
-        for (width, searchHeight, step) in [(320, 480, 1.05), (640, 480, 1.05), (320, 576, 1.05), (320, 720, 1.05), (640, 720, 1.05), (320, 720, 1.1)] {
+        let settings = [(320, 480, 1.05), (640, 480, 1.05), (320, 576, 1.05), (320, 720, 1.05), (640, 720, 1.05), (320, 720, 1.1)]
+        for (width, searchHeight, step) in settings {
             var found = 0, falseBoxes = 0, total = 0.0
             let hog = PeopleEngine(searchHeight: searchHeight, maxUpscale: 3, scale: step)
             for frame in Self.frames {
@@ -227,8 +228,10 @@ import Testing
                 let s = Self.score(dets.map { var d = $0; d.box = d.box.scaled(k, k); return d }, try #require(Self.pedestrians[frame]))
                 found += s.found; falseBoxes += s.falseBoxes
             }
-            print(String(format: "people at %d wide, search %d, step %.2f: recall %d/%d, %d false boxes, %.0f ms/frame", width, searchHeight, step, found, people, falseBoxes,
-                         total / Double(Self.frames.count)))
+            print(
+                String(
+                    format: "people at %d wide, search %d, step %.2f: recall %d/%d, %d false boxes, %.0f ms/frame", width, searchHeight,
+                    step, found, people, falseBoxes, total / Double(Self.frames.count)))
         }
     }
 }

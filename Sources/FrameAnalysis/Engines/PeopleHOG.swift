@@ -43,8 +43,10 @@ enum PeopleHOG {
                 pixels, Int32(width), Int32(height), Int32(width * channels), Int32(channels), &params, &out, Int32(capacity),
                 &message, Int32(message.count)))
         guard n >= 0 else {
-            return .failure(Failure(code: n, message: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))
+            let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return .failure(Failure(code: n, message: text))
         }
-        return .success(out.prefix(n).map { Hit(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height), weight: $0.weight) })
+        return .success(
+            out.prefix(n).map { Hit(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height), weight: $0.weight) })
     }
 }
