@@ -17,7 +17,9 @@ import Synchronization
 ///   defaults), raw windows grouped by OpenCV (`groupThreshold` 2: a box needs 3 windows).
 /// - Confidence: the group's SVM score `w` (distance from the hyperplane; clear walkers score 1-4, a pair of
 ///   people or a chessboard corner 0.4-1) mapped to `1 - exp(-w)` (0.5 -> 0.39, 1 -> 0.63, 2 -> 0.86, 4 -> 0.98):
-///   monotone, 0...1, and ranks the same as the score. Boxes scoring below `minWeight` are dropped.
+///   monotone, 0...1, and ranks the same as the score. Boxes scoring below `minWeight` (1.0) are dropped: on
+///   opencv-doc's 13 chessboard photos HOG scores office clutter 0.5-0.95 (5 false boxes without the floor, 0
+///   with it); the floor costs 3 of 19 vtest walkers found (16 of 23 remain).
 /// - Box: the window, cut to the image and shrunk to the person inside it (the window's margins: an eighth of
 ///   its width each side, a sixteenth of its height above and below).
 /// - Merge: `FaceEngine.merge` (IoU > 0.3 or 60 % of the smaller box covered -> keep the more confident): OpenCV's
