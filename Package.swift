@@ -43,8 +43,14 @@ let package = Package(
         // libfacedetection (YuNet) loaded at run time with dlopen: a header-only shim, no link-time dependency
         // (launch/fetch-yuface installs the library; engine=cnn).
         .systemLibrary(name: "CFaceCNN"),
+        // OpenCV's HOG people detector (Debian libopencv-objdetect-dev 4.6) behind a C API (engine=people): one
+        // .cpp, plain C types across, no exception crosses. Linked (not dlopen'd): opencv is a build dependency.
+        .target(
+            name: "CPeopleHOG",
+            cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
+            linkerSettings: [.linkedLibrary("opencv_objdetect"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core")]),
         // Pure Swift analysis: images, detectors, saliency, composition rules, guidance. No GStreamer.
-        .target(name: "FrameAnalysis", dependencies: ["CFaceCNN"]),
+        .target(name: "FrameAnalysis", dependencies: ["CFaceCNN", "CPeopleHOG"]),
         // cairo/pango drawing of guidance value types into BGRA images.
         .target(name: "Overlay", dependencies: ["CCairo"]),
         // The Stage protocol, property specs and the built-in stages.

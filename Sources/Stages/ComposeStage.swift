@@ -30,14 +30,17 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
 
     /// `engine=`: how the subject is found.
     public enum Engine: String, PropertyChoice {
-        /// The CNN when its library is installed, then the face cascades, then bodies, then saliency.
+        /// The CNN when its library is installed, then the face cascades, then people (HOG), then the
+        /// upper-body cascade, then saliency.
         case auto
         /// Face cascades only.
         case faces
         /// YuNet, the CNN face detector (libfacedetection, installed by launch/setup) only.
         case cnn
-        /// The full-body cascade only.
+        /// The upper- and full-body cascades only.
         case bodies
+        /// OpenCV's HOG people detector only (whole persons, from behind or far away).
+        case people
         /// The saliency map only.
         case saliency
         /// A `facedetect` element before the stage.
@@ -80,8 +83,9 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     /// `engine`: subject detection.
     public static let engine = Property<Engine>(
         "engine",
-        "Subject detection: auto (cnn when installed, then faces, bodies, saliency), faces (cascades), cnn (YuNet, "
-            + "installed by launch/setup), bodies, saliency, upstream (a facedetect element before the stage)",
+        "Subject detection: auto (cnn when installed, then faces, people, upper bodies, saliency), faces (cascades), "
+            + "cnn (YuNet, installed by launch/setup), people (OpenCV's HOG people detector: whole persons, backs too), "
+            + "bodies (upper/full-body cascades), saliency, upstream (a facedetect element before the stage)",
         default: .auto)
     /// `rule`: the composition rule. Computed for the same reason as `descriptor`.
     public static var rule: Property<RuleName> {
@@ -666,10 +670,15 @@ enum ComposeEngines {
             switch engine {
             case .faces: return [try face()]
             case .bodies: return [try BodyEngine()]
+            case .people: return [PeopleEngine()]
             case .saliency: return [SaliencyEngine()]
             case .upstream: return [FixedDetections(detections: [])]
             case .cnn: return first
-            case .auto: return first + [try face(), try BodyEngine(), SaliencyEngine()]
+            // People (HOG) before the cascades: on vtest it finds the walkers the full-body cascade finds, with
+            // fewer false boxes (figures in PeopleEngineTests), so the full-body cascade is left out; the
+            // upper-body cascade stays behind it for people too close for HOG's whole-body window (head and
+            // shoulders filling the frame), and runs only when HOG finds no one.
+            case .auto: return first + [try face(), PeopleEngine(), try BodyEngine(fullBody: false), SaliencyEngine()]
             }
         } catch {
             throw StageError(.resource, "\(stage): cannot load the \(engine.rawValue) engine: \(error) (install opencv-data)")

@@ -123,6 +123,18 @@ public enum Bench {
         public var cnn: CNNFigures?
         /// Why the cnn engine was not measured.
         public var cnnMissing: String?
+        /// `compose engine=people` (OpenCV's HOG people detector) on the same frames.
+        public var people: PeopleFigures?
+
+        /// The people engine's figures.
+        public struct PeopleFigures: Sendable {
+            /// Frames per second.
+            public var fps: Double
+            /// Frames analysed.
+            public var frames: Int
+            /// Frames where it found someone.
+            public var framesWithPeople: Int
+        }
 
         /// The cnn engine's figures.
         public struct CNNFigures: Sendable {
@@ -156,7 +168,7 @@ public enum Bench {
         let theirs = collected.withLock { $0 }
 
         /// One `compose` run with `options`: seconds and the faces of each analysed frame by pts.
-        func compose(_ options: String) throws(HostError) -> (seconds: Double, faces: [UInt64: [Box]]) {
+        func compose(_ options: String) throws(HostError) -> (seconds: Double, faces: [UInt64: [Box]], subjects: [UInt64: String]) {
             let json = FileManager.default.temporaryDirectory.appendingPathComponent("vf-bench-faces-\(UUID().uuidString).jsonl").path
             defer { try? FileManager.default.removeItem(atPath: json) }
             let ours = try Session(
@@ -166,12 +178,13 @@ public enum Bench {
             let t0 = Date()
             guard ours.run() == 0 else { throw HostError(.runtime, "compose run failed: \(ours.errors.joined(separator: "; "))") }
             let seconds = Date().timeIntervalSince(t0)
-            var mine: [UInt64: [Box]] = [:]
+            var mine: [UInt64: [Box]] = [:], subjects: [UInt64: String] = [:]
             for line in ((try? String(contentsOfFile: json, encoding: .utf8)) ?? "").split(separator: "\n") {
                 guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                     let pts = (o["pts"] as? NSNumber)?.uint64Value,
                     let faces = o["faces"] as? [[String: Any]]
                 else { continue }
+                subjects[pts] = o["engine"] as? String ?? ""
                 mine[pts] = faces.compactMap { f in
                     guard let x = f["x"] as? Double, let y = f["y"] as? Double, let w = f["width"] as? Double,
                         let h = f["height"] as? Double
@@ -179,7 +192,7 @@ public enum Bench {
                     return Box(x: x, y: y, width: w, height: h)
                 }
             }
-            return (seconds, mine)
+            return (seconds, mine, subjects)
         }
         /// Frames where `mine` has the same faces as facedetect.
         func agreeing(_ mine: [UInt64: [Box]]) -> Int {
@@ -188,16 +201,21 @@ public enum Bench {
                 return a.count == b.count && a.allSatisfy { x in b.contains { $0.iou(x) >= 0.5 } }
             }.count
         }
-        let (ourSeconds, mine) = try compose("engine=faces verify=false profiles=false rotations=false")
+        let (ourSeconds, mine, _) = try compose("engine=faces verify=false profiles=false rotations=false")
         var result = FacesResult(
             frames: theirs.count, facedetectFPS: Double(theirs.count) / peerSeconds, oursFPS: Double(mine.count) / ourSeconds,
             facedetectHits: theirs.values.reduce(0) { $0 + $1.count }, ourHits: mine.values.reduce(0) { $0 + $1.count },
             agreeingFrames: agreeing(mine))
+        // People (HOG) on the same frames: with analysis-width 640 the 640x480 frames are searched at 960x720.
+        let (peopleSeconds, _, people) = try compose("engine=people")
+        result.people = .init(
+            fps: Double(people.count) / peopleSeconds, frames: people.count,
+            framesWithPeople: people.values.filter { $0 == "people" }.count)
         do throws(CNNFaceEngine.LoadError) { _ = try CNNFaceEngine() } catch {
             result.cnnMissing = error.description
             return result
         }
-        let (cnnSeconds, cnn) = try compose("engine=cnn")
+        let (cnnSeconds, cnn, _) = try compose("engine=cnn")
         result.cnn = .init(fps: Double(cnn.count) / cnnSeconds, hits: cnn.values.reduce(0) { $0 + $1.count }, agreeingFrames: agreeing(cnn))
         return result
     }

@@ -433,6 +433,13 @@ struct BenchCommand: ParsableCommand {
             } else if let why = r.cnnMissing {
                 print("cnn: not measured: \(why)")
             }
+            if let p = r.people {
+                print(
+                    String(
+                        format: "people (HOG, compose engine=people, searched at 960x720): %.1f fps, %.2fx facedetect; "
+                            + "frames with people %d/%d",
+                        p.fps, r.facedetectFPS > 0 ? p.fps / r.facedetectFPS : 0, p.framesWithPeople, p.frames))
+            }
             print(String(format: "facedetect %.1f fps, ours %.1f fps, ratio %.2f", r.facedetectFPS, r.oursFPS, r.ratio))
         case "chromakey":
             print("bench chromakey: 1920x1080 RGBA green screen, \(frames) frames; peer: alpha method=custom, same colour")

@@ -81,6 +81,51 @@ import Testing
         }
     }
 
+    /// `engine=people`, and `engine=auto` (no face there: its chain falls through to people), on a vtest.avi frame
+    /// (40 s: launch/testdata's people/0401.jpg, 768x576): the subject is a walker found by OpenCV's HOG people
+    /// detector (the three men annotated in PeopleEngineTests), no face.
+    @Test(arguments: ["people", "auto"]) func peopleEngineMakesAWalkerTheSubject(engine: String) throws {
+        let photo = try Self.photo("people/0401.jpg")
+        let json = Self.tmp("people.jsonl")
+        let s = try Session(
+            description:
+                "filesrc location=\(photo) ! jpegdec ! videoconvert ! imagefreeze num-buffers=3 ! compose engine=\(engine) warmup=0 metadata-location=\(json) ! fakesink"
+        )
+        #expect(s.run() == 0, "\(s.errors)")
+        let lines = try Self.jsonLines(json)
+        #expect(!lines.isEmpty)
+        let walkers = [
+            Box(x: 272, y: 200, width: 30, height: 86), Box(x: 589, y: 140, width: 28, height: 64),
+            Box(x: 686, y: 300, width: 58, height: 112),
+        ]
+        for line in lines {
+            #expect(line["engine"] as? String == "people")
+            #expect(line["width"] as? Int == 768 && line["height"] as? Int == 576)
+            #expect((line["faces"] as? [Any])?.isEmpty == true)
+            let m = try #require(line["measured"] as? [String: Double], "\(line)")
+            let box = Box(x: m["x"]!, y: m["y"]!, width: m["width"]!, height: m["height"]!)
+            // The subject box holds a walker (or a group of them) and is not most of the frame.
+            let held = walkers.filter { w in
+                let ix = max(0, min(w.x + w.width, box.x + box.width) - max(w.x, box.x))
+                let iy = max(0, min(w.y + w.height, box.y + box.height) - max(w.y, box.y))
+                return ix * iy >= 0.5 * w.area
+            }
+            #expect(!held.isEmpty && box.area < 0.25 * 768 * 576, "\(box) \(line["subject_kind"] ?? "")")
+            #expect(["full-body", "group"].contains(line["subject_kind"] as? String ?? ""), "\(line)")
+        }
+    }
+
+    /// `engine=auto`'s chain: [cnn when installed,] faces, people (HOG), the upper-body cascade alone, saliency.
+    @Test func autoChainPutsPeopleBeforeTheUpperBodyCascade() throws {
+        let engines = try ComposeEngines.make(.auto, minFace: 24, faces: .init(), stage: "c")
+        #expect(engines.map(\.name).filter { $0 != "cnn" } == ["faces", "people", "bodies", "saliency"])
+        let bodies = try #require(engines.compactMap { $0 as? BodyEngine }.first)
+        #expect(!bodies.fullBody)
+        #expect(try ComposeEngines.make(.people, minFace: 24, faces: .init(), stage: "c").map(\.name) == ["people"])
+        let cascades = try ComposeEngines.make(.bodies, minFace: 24, faces: .init(), stage: "c")
+        #expect(cascades.compactMap { ($0 as? BodyEngine)?.fullBody } == [true])
+    }
+
     /// `rule=exposure` on a real photo: each JSON line carries the exposure figures of the face.
     @Test func exposureFiguresReachTheJSONLines() throws {
         let photo = try Self.photo("astronaut.png")

@@ -20,7 +20,7 @@ import Testing
                 "verify", "profiles", "rotations", "cnn-threads", "sync", "metadata-location",
             ])
         #expect(ComposeStage.cnnThreads.spec.type == .int(1...16) && ComposeStage.cnnThreads.spec.defaultText == "1")
-        #expect(ComposeStage.Engine.allCases.map(\.rawValue) == ["auto", "faces", "cnn", "bodies", "saliency", "upstream"])
+        #expect(ComposeStage.Engine.allCases.map(\.rawValue) == ["auto", "faces", "cnn", "bodies", "people", "saliency", "upstream"])
         #expect(ComposeStage.rule.spec.type == .choice(RuleRegistry.names))
         #expect(ComposeStage.rule.spec.defaultText == "auto")
         #expect(ComposeStage.analysisFPS.spec.defaultText == "10")

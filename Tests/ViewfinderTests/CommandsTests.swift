@@ -110,6 +110,10 @@ import Testing
         } else {
             #expect(f.out.contains("cnn: not measured: the YuNet face detector"), "\(f.out)")
         }
+        // The people engine's line (OpenCV's HOG, linked): vtest's walkers are found in most frames.
+        let people = try #require(f.out.split(separator: "\n").first { $0.hasPrefix("people (HOG") }, "\(f.out)")
+        let seen = people.split(separator: " ").last!.split(separator: "/").compactMap { Int($0) }
+        #expect(people.contains(" fps, ") && seen.count == 2 && seen[1] >= 9 && seen[0] >= seen[1] / 2, "\(people)")
         let k = try Tools.vf("bench", "chromakey", "--frames", "10", timeout: 180)
         #expect(k.code == 0, "\(k.err)")
         #expect(k.out.split(separator: "\n").last?.contains("ratio") == true)

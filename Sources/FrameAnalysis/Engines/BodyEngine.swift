@@ -1,6 +1,7 @@
 import Foundation
 
-/// The "bodies" engine (the fallback when no face is found): OpenCV's `haarcascade_upperbody` (22x18
+/// The "bodies" engine (`engine=bodies`; `engine=auto` runs its upper-body cascade alone, behind the people
+/// engine: see `ComposeEngines`): OpenCV's `haarcascade_upperbody` (22x18
 /// window, tilted Haar features) and `haarcascade_fullbody` (14x28) run by `CascadeClassifier`.
 ///
 /// Both cascades run on the luma at `scaleFactor` (default 1.1) with `minNeighbors` (default 3) and
@@ -20,17 +21,21 @@ public struct BodyEngine: DetectionEngine {
     public let minSize: Int
 
     let upper: CascadeClassifier
-    let full: CascadeClassifier
+    /// nil: upper bodies only (`engine=auto` behind the people engine, see `ComposeEngines`).
+    let full: CascadeClassifier?
+    /// Whether the full-body cascade runs (false: upper bodies only).
+    public var fullBody: Bool { full != nil }
 
-    /// Loads the two cascades from `cascadeDirectory` (its `haarcascades/` or itself).
+    /// Loads the cascades from `cascadeDirectory` (its `haarcascades/` or itself): the upper-body one, and the
+    /// full-body one unless `fullBody` is false.
     /// - Throws: `CascadeError` naming the missing or malformed file.
     public init(
         cascadeDirectory: URL = FaceEngine.defaultCascadeDirectory, scaleFactor: Double = 1.1,
-        minNeighbors: Int = 3, minSize: Int = 0
+        minNeighbors: Int = 3, minSize: Int = 0, fullBody: Bool = true
     ) throws {
         self.scaleFactor = scaleFactor; self.minNeighbors = minNeighbors; self.minSize = minSize
         upper = try CascadeClassifier(named: "haarcascade_upperbody.xml", in: cascadeDirectory)
-        full = try CascadeClassifier(named: "haarcascade_fullbody.xml", in: cascadeDirectory)
+        full = fullBody ? try CascadeClassifier(named: "haarcascade_fullbody.xml", in: cascadeDirectory) : nil
     }
 
     /// People in `image`, most confident first.
@@ -39,7 +44,8 @@ public struct BodyEngine: DetectionEngine {
     /// People in a luma image, most confident first.
     public func detect(luma: GrayImage) -> [Detection] {
         var found: [Detection] = []
-        for (cascade, kind) in [(upper, Detection.Kind.upperBody), (full, .fullBody)] {
+        let cascades = [(upper, Detection.Kind.upperBody)] + (full.map { [($0, .fullBody)] } ?? [])
+        for (cascade, kind) in cascades {
             for hit in cascade.detections(in: luma, scaleFactor: scaleFactor, minNeighbors: minNeighbors, minSize: minSize) {
                 found.append(Detection(box: hit.box, confidence: min(1, Double(hit.neighbors) / 12), kind: kind))
             }

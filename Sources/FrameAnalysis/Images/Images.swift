@@ -163,9 +163,9 @@ public struct Detection: Sendable, Equatable {
     }
 }
 
-/// A swappable detector (strategy): faces (cascades or the cnn), bodies, saliency, or results from upstream.
+/// A swappable detector (strategy): faces (cascades or the cnn), bodies, people (HOG), saliency, or results from upstream.
 public protocol DetectionEngine: Sendable {
-    /// Engine name as used by `engine=` (faces, cnn, bodies, saliency, upstream).
+    /// Engine name as used by `engine=` (faces, cnn, bodies, people, saliency, upstream).
     var name: String { get }
     /// Detections in the image's pixel coordinates, best first.
     func detect(in image: RGBImage) -> [Detection]
