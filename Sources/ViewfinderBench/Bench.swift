@@ -311,3 +311,43 @@ public enum Bench {
             ourPhotos: jpegs(root + "/ours"), refused: ours.refused, quiet: timing(quiet.report), saving: timing(ours.report))
     }
 }
+
+extension Bench {
+    /// Recall and false faces of every face engine on the labelled real-photo set (`FaceRecall`, photos at 640 px
+    /// on the long side): the cascade without and with verification, the cnn (when installed) and `engine=auto`'s
+    /// chain (cnn, then the verified cascade). `labels` is `face_labels.json`, `photos` the folder of `NAME.ppm`
+    /// that `launch/testdata` fills.
+    public static func faceRecall(labels: URL, photos: URL) throws(HostError) -> [(engine: String, summary: FaceRecall.Summary)] {
+        let set: FaceLabelSet
+        do { set = try FaceLabelSet.load(labels) } catch {
+            throw HostError(.usage, "bench faces: cannot read the labels '\(labels.path)': \(error)")
+        }
+        let r = FaceRecall()
+        let prepared: [(LabelledPhoto, RGBImage)]
+        do {
+            prepared = try r.prepare(set.photos) { p in
+                let url = photos.appendingPathComponent("\(p.name).ppm")
+                guard let data = FileManager.default.contents(atPath: url.path) else {
+                    throw HostError(.usage, "bench faces: photo '\(url.path)' is missing (run launch/testdata)")
+                }
+                return try RGBImage(ppm: [UInt8](data))
+            }
+        } catch let e as HostError { throw e } catch { throw HostError(.usage, "bench faces: \(error)") }
+        let cascade: FaceEngine, verified: FaceEngine
+        do {
+            cascade = try FaceEngine(verify: false, rotations: false, profiles: true)
+            verified = try FaceEngine(verify: true, rotations: false, profiles: true)
+        } catch { throw HostError(.runtime, "bench faces: cannot load the cascades: \(error) (install opencv-data)") }
+        var out: [(engine: String, summary: FaceRecall.Summary)] = [
+            ("cascade", r.evaluate(prepared) { cascade.detect(in: $0) }),
+            ("cascade+verify", r.evaluate(prepared) { verified.detect(in: $0) }),
+        ]
+        if let cnn = try? CNNFaceEngine(threads: 1, minFace: 0) {
+            out.append(("cnn", r.evaluate(prepared) { cnn.detect(in: $0) }))
+            out.append(("auto", r.evaluate(prepared, detect: FaceRecall.autoChain([cnn, verified]))))
+        } else {
+            out.append(("auto (no cnn)", r.evaluate(prepared, detect: FaceRecall.autoChain([verified]))))
+        }
+        return out
+    }
+}

@@ -441,6 +441,16 @@ struct BenchCommand: ParsableCommand {
                         p.fps, r.facedetectFPS > 0 ? p.fps / r.facedetectFPS : 0, p.framesWithPeople, p.frames))
             }
             print(String(format: "facedetect %.1f fps, ours %.1f fps, ratio %.2f", r.facedetectFPS, r.oursFPS, r.ratio))
+            let labels = URL(fileURLWithPath: "Tests/FrameAnalysisTests/Fixtures/face_labels.json")
+            let photos = URL(fileURLWithPath: ".testdata/faces")
+            if FileManager.default.fileExists(atPath: labels.path), FileManager.default.fileExists(atPath: photos.path) {
+                print("face recall on the labelled real photos (\(labels.path), \(photos.path), 640 px, IoU 0.5):")
+                for (engine, s) in try Bench.faceRecall(labels: labels, photos: photos) {
+                    print("  \(engine): \(s.line)")
+                }
+            } else {
+                print("face recall: not measured (run from the repository after launch/testdata: needs \(labels.path) and \(photos.path))")
+            }
         case "chromakey":
             print("bench chromakey: 1920x1080 RGBA green screen, \(frames) frames; peer: alpha method=custom, same colour")
             let r = try Bench.chromakey(frames: frames)

@@ -94,19 +94,26 @@ import Testing
     @Test func benchFacesAndComposePrintTheirFigures() throws {
         let video = Tools.root.appendingPathComponent(".testdata/vtest.avi").path
         try #require(FileManager.default.fileExists(atPath: video), "run launch/testdata")
-        let f = try Tools.run(Tools.viewfinder, ["bench", "faces", "--frames", "10", "--video", video], timeout: 180)
+        let f = try Tools.run(Tools.viewfinder, ["bench", "faces", "--frames", "10", "--video", video], cwd: Tools.root, timeout: 300)
         #expect(f.code == 0, "\(f.err)")
         // "frames agreeing A/B": every compared frame agrees (both engines run OpenCV's cascade at the same settings).
         let line = try #require(f.out.split(separator: "\n").first { $0.contains("frames agreeing") })
         let counts = line.split(separator: " ").last!.split(separator: "/").compactMap { Int($0) }
         #expect(counts.count == 2 && counts[0] == counts[1] && counts[1] >= 9, "\(line)")
-        #expect(f.out.split(separator: "\n").last?.contains("ratio") == true)
+        #expect(f.out.split(separator: "\n").contains { $0.hasPrefix("facedetect ") && $0.contains("ratio") })
+        // Recall on the labelled photos, one line per engine: the verified cascade makes no false face.
+        let verified = try #require(f.out.split(separator: "\n").first { $0.hasPrefix("  cascade+verify: recall ") }, "\(f.out)")
+        #expect(verified.contains(", 0 false faces in 39 photos"), "\(verified)")
         // The cnn engine's line: measured when launch/fetch-yuface installed it, else why not.
         let yuface = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(
             ".cache/viewfinder/yuface-2023.5.1/yuface/libfacedetection.so")
         if FileManager.default.fileExists(atPath: yuface.path) && ProcessInfo.processInfo.environment["VIEWFINDER_YUFACE_DIR"] == nil {
             let cnn = try #require(f.out.split(separator: "\n").first { $0.hasPrefix("cnn (YuNet") })
             #expect(cnn.contains(" fps, ") && cnn.contains("frames agreeing with facedetect"), "\(cnn)")
+            let recall = try #require(f.out.split(separator: "\n").first { $0.hasPrefix("  cnn: recall ") })
+            let value = Double(recall.split(separator: " ")[2]) ?? 0
+            #expect(value >= 0.95, "\(recall)")
+            #expect(f.out.contains("  auto: recall "), "\(f.out)")
         } else {
             #expect(f.out.contains("cnn: not measured: the YuNet face detector"), "\(f.out)")
         }
