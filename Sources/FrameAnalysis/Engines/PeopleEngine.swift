@@ -10,9 +10,9 @@ import Synchronization
 ///   about 96 / H of the frame's height (smaller ones need more pixels than the analysis image has). Frames
 ///   shorter than `searchHeight` (720) are upscaled (bilinear, in the shim) to that height, at most `maxUpscale`
 ///   (3) times: the default 320x240 analysis image is searched at 960x720, people from ~1/7.5 of the frame's
-///   height up (vtest.avi's walkers are 1/9-1/5 of it). Measured on four vtest frames (PeopleEngineTests): at
-///   320 px wide, searching at 480 px high found 7 of 23 walkers, at 576 11, at 720 18 (0 false boxes), for
-///   about 140, 200 and 340 ms per analysis (debug build, loaded 2-core machine).
+///   height up (vtest.avi's walkers are 1/9-1/5 of it). Measured on four vtest frames (PeopleEngineTests), at
+///   320 px wide with the weight floor below: searching at 480 px high found 2 of 23 walkers, at 576 8, at 720
+///   16 (0 false boxes), for about 130, 195 and 310 ms per analysis (loaded 2-core machine).
 /// - Search: window step `winStride` 8 px, padding 16 px, pyramid step `scale` 1.05, `hitThreshold` 0 (OpenCV's
 ///   defaults), raw windows grouped by OpenCV (`groupThreshold` 2: a box needs 3 windows).
 /// - Confidence: the group's SVM score `w` (distance from the hyperplane; clear walkers score 1-4, a pair of
