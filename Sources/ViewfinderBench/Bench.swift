@@ -333,21 +333,8 @@ extension Bench {
                 return try RGBImage(ppm: [UInt8](data))
             }
         } catch let e as HostError { throw e } catch { throw HostError(.usage, "bench faces: \(error)") }
-        let cascade: FaceEngine, verified: FaceEngine
-        do {
-            cascade = try FaceEngine(verify: false, rotations: false, profiles: true)
-            verified = try FaceEngine(verify: true, rotations: false, profiles: true)
-        } catch { throw HostError(.runtime, "bench faces: cannot load the cascades: \(error) (install opencv-data)") }
-        var out: [(engine: String, summary: FaceRecall.Summary)] = [
-            ("cascade", r.evaluate(prepared) { cascade.detect(in: $0) }),
-            ("cascade+verify", r.evaluate(prepared) { verified.detect(in: $0) }),
-        ]
-        if let cnn = try? CNNFaceEngine(threads: 1, minFace: 0) {
-            out.append(("cnn", r.evaluate(prepared) { cnn.detect(in: $0) }))
-            out.append(("auto", r.evaluate(prepared, detect: FaceRecall.autoChain([cnn, verified]))))
-        } else {
-            out.append(("auto (no cnn)", r.evaluate(prepared, detect: FaceRecall.autoChain([verified]))))
+        do { return try r.evaluateEngines(prepared) } catch {
+            throw HostError(.runtime, "bench faces: cannot load the cascades: \(error) (install opencv-data)")
         }
-        return out
     }
 }

@@ -40,11 +40,9 @@ import Testing
     @Test func everyEngineOnTheRealPhotos() throws {
         let set = try FaceLabelSet.load(Self.fixture)
         let r = FaceRecall()
-        let cascade = try FaceEngine(verify: false, rotations: false, profiles: true)
-        let verified = try FaceEngine(verify: true, rotations: false, profiles: true)
         let photos = try r.prepare(set.photos, load: Self.load)
-        let plain = r.evaluate(photos) { cascade.detect(in: $0) }
-        let checked = r.evaluate(photos) { verified.detect(in: $0) }
+        let results = Dictionary(try r.evaluateEngines(photos).map { ($0.engine, $0.summary) }, uniquingKeysWith: { a, _ in a })
+        let plain = try #require(results["cascade"]), checked = try #require(results["cascade+verify"])
         print("FaceRecallTests: cascade:        \(plain.line)\n  \(Self.misses(plain))")
         print("FaceRecallTests: cascade+verify: \(checked.line)\n  \(Self.misses(checked))")
         // Verification costs no face of 30-60 px (analysed) that the cascade found, but one: a face behind dark
@@ -57,12 +55,10 @@ import Testing
         }
         #expect(checked.falseFaces == 0 && plain.falseFaces >= 3)
         #expect(plain.found - checked.found <= 1, "verification lost \(plain.found - checked.found) faces")
-        guard let cnn = try? CNNFaceEngine(threads: 1, minFace: 0) else {
+        guard let net = results["cnn"], let auto = results["auto"] else {
             print("FaceRecallTests: cnn not installed (launch/fetch-yuface); cnn and auto not measured")
             return
         }
-        let net = r.evaluate(photos) { cnn.detect(in: $0) }
-        let auto = r.evaluate(photos, detect: FaceRecall.autoChain([cnn, verified]))
         print("FaceRecallTests: cnn:            \(net.line)\n  \(Self.misses(net))")
         print("FaceRecallTests: auto:           \(auto.line)\n  \(Self.misses(auto))")
         // The goals: cnn recall >= 0.95 at IoU 0.5 with <= 1 false face per 20 photos; auto no worse than the

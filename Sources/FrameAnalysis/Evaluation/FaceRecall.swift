@@ -137,6 +137,26 @@ public struct FaceRecall: Sendable {
         Summary(photos: prepared.map { score(detect($0.1), on: $0.0) })
     }
 
+    /// Every face engine on the prepared photos, the figures `FaceRecallTests` and `bench faces` print, in order:
+    /// "cascade" (profiles, no verification), "cascade+verify", then "cnn" and "auto" (cnn, then the verified
+    /// cascade) when the cnn's library loads, else "auto (no cnn)" (the verified cascade alone).
+    /// - Throws: the cascades' `CascadeError` when opencv-data's files are missing.
+    public func evaluateEngines(_ prepared: [(LabelledPhoto, RGBImage)]) throws -> [(engine: String, summary: Summary)] {
+        let cascade = try FaceEngine(verify: false, rotations: false, profiles: true)
+        let verified = try FaceEngine(verify: true, rotations: false, profiles: true)
+        var out: [(engine: String, summary: Summary)] = [
+            ("cascade", evaluate(prepared) { cascade.detect(in: $0) }),
+            ("cascade+verify", evaluate(prepared) { verified.detect(in: $0) }),
+        ]
+        if let cnn = try? CNNFaceEngine(threads: 1, minFace: 0) {
+            out.append(("cnn", evaluate(prepared) { cnn.detect(in: $0) }))
+            out.append(("auto", evaluate(prepared, detect: Self.autoChain([cnn, verified]))))
+        } else {
+            out.append(("auto (no cnn)", evaluate(prepared, detect: Self.autoChain([verified]))))
+        }
+        return out
+    }
+
     /// The faces `engine=auto` reports: the first engine of the chain that finds anything supplies the detections
     /// (as `CompositionAnalyzer` does), and only its faces count (bodies and saliency are not faces).
     public static func autoChain(_ engines: [any DetectionEngine]) -> (RGBImage) -> [Detection] {
