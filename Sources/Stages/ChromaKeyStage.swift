@@ -4,17 +4,20 @@ import Overlay
 import Synchronization
 
 /// Green screen: keys a colour out of RGBA video into the alpha channel (or shows the matte), for
-/// GStreamer's `compositor` to lay over any background. The key comes from `color`, from a point of
-/// the frame (`pick-x`/`pick-y`) or from the frame border (`pick=auto`). When the key is too close to
-/// colours the subject wears, a `viewfinder/chromakey-warning` message says which colour and how close.
+/// GStreamer's `compositor` to lay over any background. The key is a distance in the chroma plane
+/// (`ChromaKey`: `similarity`, `smoothness`, in chroma units), so a green sweater far from the screen's
+/// chroma stays. The key comes from `color`, or is measured with its spread from a point of the frame
+/// (`pick-x`/`pick-y`) or from the frame border (`pick=auto`): the threshold then sits just outside the
+/// screen's own spread. When kept colours come near the key, a `viewfinder/chromakey-warning` message
+/// says how near, in the same units.
 public final class ChromaKeyStage: Stage {
     /// Descriptor.
     public static let descriptor = StageDescriptor(
         kind: "chromakey",
-        blurb: "Green-screen key in HSV: matte into alpha (or the matte itself), soft edge, spill suppression",
+        blurb: "Green-screen key by chroma distance: matte into alpha (or the matte itself), soft edge, edge unmixing, spill suppression",
         properties: [
-            color.spec, pick.spec, pickX.spec, pickY.spec, hueTolerance.spec, feather.spec, saturationMin.spec,
-            valueMin.spec, valueMax.spec, spill.spec, clean.spec, mode.spec,
+            color.spec, pick.spec, pickX.spec, pickY.spec, similarity.spec, smoothness.spec, valueMin.spec, valueMax.spec,
+            spill.spec, edges.spec, clean.spec, mode.spec,
         ],
         formats: ["RGBA", "BGRA", "ARGB", "ABGR"])
 
@@ -22,9 +25,9 @@ public final class ChromaKeyStage: Stage {
     public enum Pick: String, PropertyChoice {
         /// The `color` property.
         case none
-        /// The dominant colour of the frame border.
+        /// The screen over the frame border: its colour and spread.
         case auto
-        /// The pixel patch at `pick-x`, `pick-y`.
+        /// The screen in the patch at `pick-x`, `pick-y`: its colour and spread.
         case point
     }
 
@@ -45,29 +48,29 @@ public final class ChromaKeyStage: Stage {
         defaultText: "#00ff00", mutability: .playing)
     /// `pick`: take the key from the frame.
     public static let pick = Property<Pick>(
-        "pick", "Take the key from the frame: none, auto (dominant colour of the frame border), point (pick-x/pick-y)",
+        "pick", "Measure the key and its spread from the frame: none, auto (the frame border), point (patch at pick-x/pick-y)",
         default: .none, mutability: .playing)
     /// `pick-x`: normalised x of the patch the key is taken from.
     public static let pickX = Property<Double>(
-        "pick-x", "Normalised x of the pixel patch to take the key from (sets pick=point)", .double(0...1),
+        "pick-x", "Normalised x of the patch to measure the key from (sets pick=point)", .double(0...1),
         default: 0.05, mutability: .playing)
     /// `pick-y`: normalised y of the patch the key is taken from.
     public static let pickY = Property<Double>(
-        "pick-y", "Normalised y of the pixel patch to take the key from (sets pick=point)", .double(0...1),
+        "pick-y", "Normalised y of the patch to measure the key from (sets pick=point)", .double(0...1),
         default: 0.5, mutability: .playing)
-    /// `hue-tolerance`: hue distance still keyed.
-    public static let hueTolerance = Property<Double>(
-        "hue-tolerance", "Hue distance in degrees still keyed", .double(1...90), default: 30, mutability: .playing)
-    /// `feather`: soft edge width.
-    public static let feather = Property<Double>(
-        "feather", "Soft edge width in degrees of hue beyond the tolerance", .double(0...60),
-        default: 12, mutability: .playing)
-    /// `saturation-min`: minimum saturation keyed.
-    public static let saturationMin = Property<Double>(
-        "saturation-min", "Minimum saturation of keyed pixels", .double(0...1), default: 0.25, mutability: .playing)
+    /// `similarity`: chroma distance from the key still keyed fully (0: measured).
+    public static let similarity = Property<Double>(
+        "similarity",
+        "Chroma distance (Cb/Cr, 8-bit steps; #00ff00 is 136 from grey) from the key still keyed fully; 0: automatic (just outside the screen's measured spread with a pick, else 40: the key colour down to about 70 % of its brightness)",
+        .double(0...255), default: 0, mutability: .playing)
+    /// `smoothness`: soft edge width.
+    public static let smoothness = Property<Double>(
+        "smoothness", "Soft edge: chroma units beyond the similarity over which alpha rises to opaque", .double(0...128),
+        default: ChromaKey.defaultSmoothness, mutability: .playing)
     /// `value-min`: darkest value keyed.
     public static let valueMin = Property<Double>(
-        "value-min", "Darkest value keyed (lower handle of the value slider)", .double(0...1),
+        "value-min", "Darkest value keyed (lower handle of the value slider); with a pick raised to 60 % of the screen's darkest part",
+        .double(0...1),
         default: 0.15, mutability: .playing)
     /// `value-max`: brightest value keyed.
     public static let valueMax = Property<Double>(
@@ -77,6 +80,10 @@ public final class ChromaKeyStage: Stage {
     public static let spill = Property<Double>(
         "spill", "Spill suppression: remove the key colour's cast from kept pixels (0 off, 1 full)", .double(0...1),
         default: 1, mutability: .playing)
+    /// `edges`: unmix edge pixels.
+    public static let edges = Property<Bool>(
+        "edges", "Unmix the pixels along the key's edge (hair, motion blur) against their neighbours", .bool, default: true,
+        mutability: .playing)
     /// `clean`: remove isolated specks from the matte.
     public static let clean = Property<Bool>(
         "clean", "Remove isolated specks from the matte (3x3 majority)", .bool, default: false, mutability: .playing)
@@ -85,13 +92,13 @@ public final class ChromaKeyStage: Stage {
         "mode", "alpha: matte into alpha; matte: show the matte as grey", default: .alpha, mutability: .playing)
 
     // Lock order: settings, then state.
-    private struct Settings {
+    struct Settings {
         var color: RGBAColor; var pick: Pick; var pickX: Double; var pickY: Double
-        var tolerance: Double; var feather: Double; var satMin: Double; var vMin: Double; var vMax: Double
-        var spill: Double; var clean: Bool; var mode: ChromaKey.Mode; var version = 0
+        var similarity: Double; var smoothness: Double; var vMin: Double; var vMax: Double
+        var spill: Double; var edges: Bool; var clean: Bool; var mode: ChromaKey.Mode; var version = 0
     }
     private struct State {
-        var picked: (r: Double, g: Double, b: Double)?; var pickedVersion = -1; var lastWarning: UInt64?; var last: ChromaKey.Result?
+        var picked: ScreenSpread?; var pickedVersion = -1; var lastWarning: UInt64?; var last: ChromaKey.Result?
         var table: (key: ChromaKey, table: ChromaKey.Table)?
     }
     private let settings: Mutex<Settings>
@@ -104,9 +111,8 @@ public final class ChromaKeyStage: Stage {
         settings = Mutex(
             Settings(
                 color: p[Self.color], pick: p[Self.pick], pickX: p[Self.pickX], pickY: p[Self.pickY],
-                tolerance: p[Self.hueTolerance], feather: p[Self.feather], satMin: p[Self.saturationMin],
-                vMin: p[Self.valueMin], vMax: p[Self.valueMax], spill: p[Self.spill], clean: p[Self.clean],
-                mode: p[Self.mode].keyMode))
+                similarity: p[Self.similarity], smoothness: p[Self.smoothness], vMin: p[Self.valueMin], vMax: p[Self.valueMax],
+                spill: p[Self.spill], edges: p[Self.edges], clean: p[Self.clean], mode: p[Self.mode].keyMode))
         if p[Self.valueMin] > p[Self.valueMax] {
             throw StageError(.usage, "\(name): value-min \(p[Self.valueMin]) is above value-max \(p[Self.valueMax])")
         }
@@ -124,12 +130,12 @@ public final class ChromaKeyStage: Stage {
             case Self.pick.name: s.pick = try Self.pick.value(value, orThrow: cannotSet)
             case Self.pickX.name: s.pickX = try Self.pickX.value(value, orThrow: cannotSet); s.pick = .point
             case Self.pickY.name: s.pickY = try Self.pickY.value(value, orThrow: cannotSet); s.pick = .point
-            case Self.hueTolerance.name: s.tolerance = try Self.hueTolerance.value(value, orThrow: cannotSet)
-            case Self.feather.name: s.feather = try Self.feather.value(value, orThrow: cannotSet)
-            case Self.saturationMin.name: s.satMin = try Self.saturationMin.value(value, orThrow: cannotSet)
+            case Self.similarity.name: s.similarity = try Self.similarity.value(value, orThrow: cannotSet)
+            case Self.smoothness.name: s.smoothness = try Self.smoothness.value(value, orThrow: cannotSet)
             case Self.valueMin.name: s.vMin = try Self.valueMin.value(value, orThrow: cannotSet)
             case Self.valueMax.name: s.vMax = try Self.valueMax.value(value, orThrow: cannotSet)
             case Self.spill.name: s.spill = try Self.spill.value(value, orThrow: cannotSet)
+            case Self.edges.name: s.edges = try Self.edges.value(value, orThrow: cannotSet)
             case Self.clean.name: s.clean = try Self.clean.value(value, orThrow: cannotSet)
             case Self.mode.name: s.mode = try Self.mode.value(value, orThrow: cannotSet).keyMode
             default: throw cannotSet
@@ -151,22 +157,19 @@ public final class ChromaKeyStage: Stage {
     public func process(_ frame: VideoFrame, context: StageContext) throws(StageError) {
         let s = settings.withLock { $0 }
         let order = Self.order(frame.info.format)
-        // A pick is taken from the first frame after it was set (or changed).
-        var keyColor = (s.color.red, s.color.green, s.color.blue)
+        // A pick is measured on the first frame after it was set (or changed).
+        var spread: ScreenSpread?
         if s.pick != .none {
-            let picked: (r: Double, g: Double, b: Double)? = try state.withLock { (st: inout State) throws(StageError) in
-                if st.pickedVersion != s.version || st.picked == nil {
+            spread = try state.withLock { (st: inout State) throws(StageError) in
+                if st.pickedVersion != s.version {
                     let img = try Self.rgbImage(frame)
-                    st.picked = s.pick == .auto ? ChromaKey.dominantBorderColor(img) : ChromaKey.pick(img, x: s.pickX, y: s.pickY)
+                    st.picked = s.pick == .auto ? ScreenSpread.fromBorder(img) : ScreenSpread.fromPoint(img, x: s.pickX, y: s.pickY)
                     st.pickedVersion = s.version
                 }
                 return st.picked
             }
-            if let picked { keyColor = (picked.r, picked.g, picked.b) }
         }
-        var key = ChromaKey(r: keyColor.0, g: keyColor.1, b: keyColor.2)
-        key.hueTolerance = s.tolerance; key.feather = s.feather; key.saturationMin = s.satMin
-        key.valueMin = s.vMin; key.valueMax = s.vMax; key.spill = s.spill; key.clean = s.clean
+        let key = Self.key(settings: s, spread: spread)
         // The lookup table is rebuilt only when the key or a range changes.
         let table = state.withLock { st -> ChromaKey.Table in
             if let t = st.table, t.key == key { return t.table }
@@ -188,9 +191,30 @@ public final class ChromaKeyStage: Stage {
             return true
         }
         if warn {
-            let hex = RGBAColor(red: keyColor.0, green: keyColor.1, blue: keyColor.2, alpha: 1).hex.prefix(7)
-            context.post(ChromaKeyWarning(key: String(hex), closestHue: result.closestHue ?? 0, share: result.nearKey).structure)
+            let hex = RGBAColor(red: key.key.r, green: key.key.g, blue: key.key.b, alpha: 1).hex.prefix(7)
+            context.post(
+                ChromaKeyWarning(
+                    key: String(hex), closestDistance: result.closestDistance ?? 0, reach: key.similarity + key.smoothness,
+                    share: result.nearKey
+                ).structure)
         }
+    }
+
+    /// The key for these settings: the measured screen's (colour, chroma centre, similarity just outside its
+    /// spread unless `similarity` is set, value-min raised to below its darkest part) or `color`'s.
+    static func key(settings s: Settings, spread: ScreenSpread?) -> ChromaKey {
+        var key: ChromaKey
+        if let spread {
+            key = spread.key()
+            if s.similarity > 0 { key.similarity = s.similarity }
+            key.valueMin = max(s.vMin, spread.valueMin)
+        } else {
+            key = ChromaKey(r: s.color.red, g: s.color.green, b: s.color.blue)
+            key.similarity = s.similarity > 0 ? s.similarity : ChromaKey.defaultSimilarity
+            key.valueMin = s.vMin
+        }
+        key.smoothness = s.smoothness; key.valueMax = s.vMax; key.spill = s.spill; key.clean = s.clean; key.refineEdges = s.edges
+        return key
     }
 
     /// The frame as packed RGB, converted by GStreamer (any channel order), for picking the key.

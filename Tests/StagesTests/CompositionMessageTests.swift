@@ -149,24 +149,27 @@ import Testing
 /// `viewfinder/chromakey-warning` as a typed message.
 @Suite struct ChromaKeyWarningTests {
     @Test func numbersAreRoundedAsPostedAndTheSentenceUsesTheRawOnes() {
-        let w = ChromaKeyWarning(key: "#00c000", closestHue: 12.46, share: 0.12345)
-        #expect(w.closestHueDegrees == 12.5 && w.share == 0.123)
-        #expect(w.text == "key colour #00c000 is within 12 degrees of hue of colours covering 12 % of the frame: they may be keyed out too")
-        #expect(w.structure.fields.map(\.0) == ["key", "closest-hue-degrees", "share", "text"])
+        let w = ChromaKeyWarning(key: "#00c000", closestDistance: 52.46, reach: 56, share: 0.12345)
+        #expect(w.closestDistance == 52.5 && w.reach == 56 && w.share == 0.123)
+        #expect(
+            w.text
+                == "key colour #00c000: colours covering 12 % of the frame lie 52 chroma units from it (the key reaches 56): they are partly keyed out")
+        #expect(w.structure.fields.map(\.0) == ["key", "closest-distance", "reach", "share", "text"])
+        #expect(ChromaKeyWarning(key: "#00ff00", closestDistance: 71, reach: 56, share: 0.1).text.hasSuffix("they stay, 15 units clear"))
     }
 
     @Test func roundTripsThroughValuesAndText() throws {
-        let w = ChromaKeyWarning(key: "#00c000", closestHue: 20, share: 0.25)
+        let w = ChromaKeyWarning(key: "#00c000", closestDistance: 20, reach: 56, share: 0.25)
         #expect(try ChromaKeyWarning(structure: w.structure) == w)
         let text =
-            "viewfinder/chromakey-warning, key=(string)\"#00c000\", closest-hue-degrees=(double)20, share=(double)0.25, text=(string)\"key colour #00c000 is within 20 degrees of hue of colours covering 25 % of the frame: they may be keyed out too\";"
+            "viewfinder/chromakey-warning, key=(string)\"#00c000\", closest-distance=(double)20, reach=(double)56, share=(double)0.25, text=(string)\"key colour #00c000: colours covering 25 % of the frame lie 20 chroma units from it (the key reaches 56): they are partly keyed out\";"
         let parsed = try #require(MessageStructure(parsing: text))
         #expect(try ChromaKeyWarning(structure: parsed) == w)
         #expect(try ChromaKeyWarning(structure: try #require(MessageStructure(parsing: w.structure.text))) == w)
-        #expect(throws: MessageDecodingError("viewfinder/chromakey-warning: no double field 'share'")) {
+        #expect(throws: MessageDecodingError("viewfinder/chromakey-warning: no double field 'reach'")) {
             try ChromaKeyWarning(
                 structure: MessageStructure(
-                    ChromaKeyWarning.structureName, [("key", .string("#00ff00")), ("closest-hue-degrees", .double(3))]))
+                    ChromaKeyWarning.structureName, [("key", .string("#00ff00")), ("closest-distance", .double(3))]))
         }
     }
 
@@ -174,7 +177,7 @@ import Testing
     @Test func chromakeyPostsTheTypedWarning() throws {
         let info = try VideoInfo(format: "RGBA", width: 16, height: 8, fpsN: 30, fpsD: 1)
         let h = try StageHarness(kind: "chromakey", properties: [("color", "#00c000")], info: info)
-        // Half green (the key), half teal (#20b090, about 37 degrees of hue from it).
+        // Half green (the key), half teal (#20b090, 73 chroma units from it: within the key's reach + 32).
         let pixels: [UInt8] = (0..<(16 * 8)).flatMap { i -> [UInt8] in i % 16 < 8 ? [0, 192, 0, 255] : [0x20, 0xb0, 0x90, 255] }
         try h.push(count: 1, pixels)
         let posted = h.messages(named: ChromaKeyWarning.structureName)
@@ -183,6 +186,7 @@ import Testing
         #expect(w.key == "#00c000")
         let result = try #require(h.stage(ChromaKeyStage.self)?.lastResult)
         #expect(w.share == (result.nearKey * 1000).rounded() / 1000 && w.share > 0.01)
-        #expect(w == ChromaKeyWarning(key: "#00c000", closestHue: result.closestHue ?? 0, share: result.nearKey))
+        #expect(w == ChromaKeyWarning(key: "#00c000", closestDistance: result.closestDistance ?? 0, reach: 40 + 16, share: result.nearKey))
+        #expect(abs(w.closestDistance - 72.7) < 3)
     }
 }

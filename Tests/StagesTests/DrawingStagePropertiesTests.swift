@@ -73,10 +73,10 @@ import Testing
     }
 
     @Test func chromakeyReadsChoicesAsEnums() throws {
-        let p = try values("chromakey", [("pick", "auto"), ("mode", "matte"), ("hue-tolerance", "45")])
+        let p = try values("chromakey", [("pick", "auto"), ("mode", "matte"), ("similarity", "45")])
         #expect(p[ChromaKeyStage.pick] == .auto)
         #expect(p[ChromaKeyStage.mode] == .matte)
-        #expect(p[ChromaKeyStage.hueTolerance] == 45)
+        #expect(p[ChromaKeyStage.similarity] == 45 && p[ChromaKeyStage.smoothness] == 16 && p[ChromaKeyStage.edges])
         #expect(p[ChromaKeyStage.color] == RGBAColor(red: 0, green: 1, blue: 0))
         #expect(ChromaKeyStage.Pick.allCases.map(\.rawValue) == ["none", "auto", "point"])
     }

@@ -1,14 +1,31 @@
-/// A green-screen (chroma) key in HSV, as the green-screen app did it: a key hue with a tolerance,
-/// a minimum saturation and a value range (the app's two-handle slider), a soft edge, spill
-/// suppression and an optional matte clean-up.
+/// A green-screen (chroma) key that measures how far a colour is from the screen in the chroma plane,
+/// as broadcast keyers do (OBS's similarity/smoothness, GStreamer `alpha`'s angle and noise level),
+/// not only its hue: a green sweater is as green in hue as the screen but far from it in chroma.
 ///
-/// Per pixel (r, g, b in 0...1): `v = max`, `s = (max - min) / max`, hue `h` in degrees, and
-/// `d = |h - keyHue|` on the circle. The pixel is background when `s >= saturationMin`,
-/// `valueMin <= v <= valueMax` and `d <= hueTolerance`; alpha then rises linearly from 0 at
-/// `d = hueTolerance` to 255 at `d = hueTolerance + feather` (and likewise over the last 0.05 of the
-/// saturation and value limits), so edges are soft. Spill suppression on kept pixels caps the key's
-/// dominant channel at the larger of the other two, scaled by `spill` (1: full suppression) — the
-/// classic green-rim removal, applied where the pixel leans towards the key colour.
+/// **Units.** Distances are in *chroma units*: Euclidean distance in the Cb/Cr plane of full-range
+/// BT.601 YCbCr, in 8-bit steps (`Cb = -0.1687 R - 0.3313 G + 0.5 B`, `Cr = 0.5 R - 0.4187 G -
+/// 0.0813 B`, r/g/b in 0...255). Pure green `#00ff00` lies 136 units from grey; the same green 15 %
+/// darker lies 20 units from it; a medium green sweater (`#3c8c3c`) lies 93 units from it.
+///
+/// **The matte.** For a pixel at chroma distance `d` from the key: background when `d <= similarity`,
+/// opaque when `d >= similarity + smoothness`, linear in between (the soft edge). A pixel outside the
+/// value range (`valueMin...valueMax`, V = max(r, g, b) / 255, the app's two-handle slider) is kept,
+/// with a 0.05 soft edge. So a colour at least `similarity + smoothness` units from the key, or
+/// darker than `valueMin - 0.05`, is fully opaque.
+///
+/// **Edges.** A camera (or a soft mask) mixes subject and screen at the subject's outline: such a
+/// pixel may lie further than `similarity + smoothness` from the key and would stay opaque with a
+/// green fringe. `apply` therefore unmixes the pixels next to the keyed area: with B the chroma of the
+/// keyed pixel nearest the key and F the chroma furthest from B among the kept pixels of the 5x5 window, a pixel
+/// p lying on the segment B-F (residual at most 20 % of |p - B|, squared) gets
+/// `alpha = (p - B)·(F - B) / |F - B|^2` when that is at most 0.75 and lower than the table's answer.
+/// A pixel off that segment (a subject colour of its own), or one that unmixes as mostly subject (a
+/// desaturated green garment next to the screen also lies on the line from the screen to grey), keeps
+/// its alpha, and so does a pixel most of whose kept neighbours share its colour (within 20 % of its
+/// distance from B, at least 8 units: a surface, not a transition). Hard edges stay hard.
+///
+/// **Spill.** On kept pixels the key's dominant channel is capped at the larger of the other two,
+/// scaled by `spill` (1: full suppression): the classic green-rim removal.
 public struct ChromaKey: Sendable, Equatable {
     /// Byte order of the 4-byte pixels.
     public enum Order: Sendable {
@@ -26,59 +43,64 @@ public struct ChromaKey: Sendable, Equatable {
     /// What to write: the matte into alpha (colour kept, spill removed), or the matte itself as grey.
     public enum Mode: String, Sendable { case alpha, matte }
 
-    /// Key hue in degrees (0...360).
-    public var keyHue: Double
     /// The key colour (r, g, b in 0...1), for spill suppression and messages.
     public var key: (r: Double, g: Double, b: Double)
-    /// Hue distance (degrees) still counted as key.
-    public var hueTolerance: Double = 30
-    /// Width (degrees) of the soft edge beyond the tolerance.
-    public var feather: Double = 12
-    /// Minimum saturation (0...1) for a pixel to be key.
-    public var saturationMin: Double = 0.25
-    /// Value range (0...1) for a pixel to be key.
+    /// The key's chroma (Cb, Cr), chroma units.
+    public var keyChroma: (cb: Double, cr: Double)
+    /// Chroma distance from the key still keyed fully.
+    public var similarity: Double = ChromaKey.defaultSimilarity
+    /// Width of the soft edge beyond `similarity`, chroma units.
+    public var smoothness: Double = ChromaKey.defaultSmoothness
+    /// Darkest value (0...1) keyed.
     public var valueMin: Double = 0.15
-    /// Upper end of the value range.
+    /// Brightest value keyed.
     public var valueMax: Double = 1
     /// Spill suppression strength (0: off, 1: full).
     public var spill: Double = 1
     /// Remove isolated matte specks with a 3x3 majority filter.
     public var clean: Bool = false
+    /// Unmix the pixels next to the keyed area (see the type's comment).
+    public var refineEdges: Bool = true
+
+    /// `similarity` when nothing was measured (chroma units).
+    public static let defaultSimilarity = 40.0
+    /// `smoothness` by default (chroma units).
+    public static let defaultSmoothness = 16.0
+    /// Kept colours within this many units beyond `similarity + smoothness` count as near the key.
+    public static let nearReach = 32.0
 
     /// A key for the colour (r, g, b in 0...1).
     public init(r: Double, g: Double, b: Double) {
         key = (r, g, b)
-        keyHue = ChromaKey.hsv(r, g, b).h
+        keyChroma = ChromaKey.chroma(r * 255, g * 255, b * 255)
     }
 
     /// Equal when every parameter is.
     public static func == (a: ChromaKey, b: ChromaKey) -> Bool {
-        a.keyHue == b.keyHue && a.key == b.key && a.hueTolerance == b.hueTolerance && a.feather == b.feather
-            && a.saturationMin == b.saturationMin && a.valueMin == b.valueMin && a.valueMax == b.valueMax && a.spill == b.spill
-            && a.clean == b.clean
+        a.key == b.key && a.keyChroma == b.keyChroma && a.similarity == b.similarity && a.smoothness == b.smoothness && a.valueMin == b.valueMin
+            && a.valueMax == b.valueMax && a.spill == b.spill && a.clean == b.clean && a.refineEdges == b.refineEdges
     }
 
-    /// Hue (degrees), saturation and value of an RGB colour (0...1).
-    public static func hsv(_ r: Double, _ g: Double, _ b: Double) -> (h: Double, s: Double, v: Double) {
-        let mx = max(r, g, b), mn = min(r, g, b), c = mx - mn
-        guard c > 0 else { return (0, 0, mx) }
-        var h: Double
-        if mx == r { h = (g - b) / c } else if mx == g { h = (b - r) / c + 2 } else { h = (r - g) / c + 4 }
-        h *= 60
-        if h < 0 { h += 360 }
-        return (h, c / mx, mx)
+    /// Cb and Cr (full-range BT.601, centred on 0) of r, g, b in 0...255.
+    @inlinable public static func chroma(_ r: Double, _ g: Double, _ b: Double) -> (cb: Double, cr: Double) {
+        (-0.168736 * r - 0.331264 * g + 0.5 * b, 0.5 * r - 0.418688 * g - 0.081312 * b)
     }
 
-    /// The matte (0: key/background ... 255: keep) for one pixel (bytes).
+    /// Chroma distance of a colour (bytes) from the key.
+    @inlinable public func distance(r: UInt8, g: UInt8, b: UInt8) -> Double {
+        let c = ChromaKey.chroma(Double(r), Double(g), Double(b))
+        let dcb = c.cb - keyChroma.cb, dcr = c.cr - keyChroma.cr
+        return (dcb * dcb + dcr * dcr).squareRoot()
+    }
+
+    /// The matte (0: key/background ... 255: keep) for one pixel (bytes), before edge unmixing.
     @inlinable public func alpha(r: UInt8, g: UInt8, b: UInt8) -> UInt8 {
-        let (h, s, v) = ChromaKey.hsv(Double(r) / 255, Double(g) / 255, Double(b) / 255)
-        var d = abs(h - keyHue)
-        if d > 180 { d = 360 - d }
+        let d = distance(r: r, g: g, b: b)
+        let v = Double(max(r, g, b)) / 255
         // Each condition contributes a "how far outside the key" in 0...1; the pixel keeps the largest.
-        let hueOut = feather > 0 ? (d - hueTolerance) / feather : (d > hueTolerance ? 1 : 0)
-        let satOut = (saturationMin - s) / 0.05
+        let chromaOut = smoothness > 0 ? (d - similarity) / smoothness : (d > similarity ? 1 : 0)
         let lowOut = (valueMin - v) / 0.05, highOut = (v - valueMax) / 0.05
-        let out = max(0, min(1, max(hueOut, satOut, lowOut, highOut)))
+        let out = max(0, min(1, max(chromaOut, lowOut, highOut)))
         return UInt8((out * 255).rounded())
     }
 
@@ -86,21 +108,21 @@ public struct ChromaKey: Sendable, Equatable {
     public struct Result: Sendable, Equatable {
         /// Share of pixels keyed out (alpha < 128).
         public var keyed: Double
-        /// Share of kept pixels whose hue lies within `hueTolerance + feather + 15` degrees of the key
-        /// with enough saturation: colours the key is too close to.
+        /// Share of kept pixels whose colour lies within `similarity + smoothness + nearReach` units of
+        /// the key: colours the key comes close to.
         public var nearKey: Double
-        /// Smallest hue distance (degrees) among those near-key pixels (nil when there are none).
-        public var closestHue: Double?
+        /// How close those colours come (chroma units): the 5th percentile of their distances, so a few
+        /// edge pixels do not speak for a whole garment (nil when there are none).
+        public var closestDistance: Double?
     }
 
     /// Per-colour answers for 6-bit-per-channel colours (64^3 entries): the matte, and for kept colours
-    /// their hue distance to the key in degrees when they are saturated and bright enough to be
-    /// confused with it (255 otherwise). Built once per parameter set; `apply` then costs one lookup per
-    /// pixel instead of an HSV conversion.
+    /// their distance to the key in chroma units when within reach (255 otherwise). Built once per
+    /// parameter set; `apply` then costs one lookup per pixel.
     public struct Table: Sendable {
         /// The matte per colour.
         public let alpha: [UInt8]
-        /// Hue distance of confusable kept colours (255: not confusable).
+        /// Distance of kept colours near the key (255: not near).
         public let near: [UInt8]
         /// Index of an 8-bit colour.
         @inlinable public static func index(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> Int {
@@ -111,7 +133,7 @@ public struct ChromaKey: Sendable, Equatable {
     /// Builds the lookup table for these parameters (colours sampled at the centre of each 6-bit cell).
     public func table() -> Table {
         var alpha = [UInt8](repeating: 0, count: 1 << 18), near = [UInt8](repeating: 255, count: 1 << 18)
-        let reach = hueTolerance + feather + 15
+        let reach = similarity + smoothness + ChromaKey.nearReach
         for ri in 0..<64 {
             for gi in 0..<64 {
                 for bi in 0..<64 {
@@ -120,10 +142,8 @@ public struct ChromaKey: Sendable, Equatable {
                     let a = self.alpha(r: r, g: g, b: b)
                     alpha[i] = a
                     if a >= 128 {
-                        let (h, s, v) = ChromaKey.hsv(Double(r) / 255, Double(g) / 255, Double(b) / 255)
-                        var d = abs(h - keyHue)
-                        if d > 180 { d = 360 - d }
-                        if s >= saturationMin && v >= valueMin && d <= reach { near[i] = UInt8(min(254, d.rounded())) }
+                        let d = distance(r: r, g: g, b: b)
+                        if d <= reach { near[i] = UInt8(min(254, d.rounded())) }
                     }
                 }
             }
@@ -137,55 +157,144 @@ public struct ChromaKey: Sendable, Equatable {
     {
         let t = table ?? self.table()
         let o = order.offsets
-        let dominant = key.g >= key.r && key.g >= key.b ? 1 : (key.b >= key.r ? 2 : 0)
-        // Spill in fixed point: channel -= (channel - cap) * spill.
-        let spillQ = Int((spill * 256).rounded())
-        var keyed = 0, near = 0
-        var closest = 255
-        var matte = clean ? [UInt8](repeating: 0, count: width * height) : []
+        let n = width * height
+        var matte = [UInt8](repeating: 0, count: n)
+        var keyed = 0
+        var nearHistogram = [Int](repeating: 0, count: 256)
+        // 1. The table's matte, and what it says about near-key colours.
         t.alpha.withUnsafeBufferPointer { alphaT in
             t.near.withUnsafeBufferPointer { nearT in
                 for y in 0..<height {
                     var i = y * stride
+                    let row = y * width
                     for x in 0..<width {
-                        var r = px[i + o.r], g = px[i + o.g], b = px[i + o.b]
-                        let idx = Table.index(r, g, b)
+                        let idx = Table.index(px[i + o.r], px[i + o.g], px[i + o.b])
                         let a = alphaT[idx]
-                        if a < 128 {
-                            keyed += 1
-                        } else {
-                            let d = Int(nearT[idx])
-                            if d != 255 { near += 1; closest = min(closest, d) }
-                        }
-                        if spillQ > 0 && a > 0 {
-                            // Cap the key's channel at the larger of the other two (where it exceeds them).
-                            switch dominant {
-                            case 1: let cap = max(r, b); if g > cap { g = UInt8(Int(g) - (Int(g - cap) * spillQ) >> 8) }
-                            case 2: let cap = max(r, g); if b > cap { b = UInt8(Int(b) - (Int(b - cap) * spillQ) >> 8) }
-                            default: let cap = max(g, b); if r > cap { r = UInt8(Int(r) - (Int(r - cap) * spillQ) >> 8) }
-                            }
-                        }
-                        if clean { matte[y * width + x] = a }
-                        switch mode {
-                        case .alpha:
-                            px[i + o.r] = r; px[i + o.g] = g; px[i + o.b] = b; px[i + o.a] = a
-                        case .matte:
-                            px[i + o.r] = a; px[i + o.g] = a; px[i + o.b] = a; px[i + o.a] = 255
-                        }
+                        matte[row + x] = a
+                        if a < 128 { keyed += 1 } else { nearHistogram[Int(nearT[idx])] += 1 }
                         i += 4
                     }
                 }
             }
         }
-        if clean { cleanMatte(&px, matte: matte, width: width, height: height, stride: stride, order: order, mode: mode) }
-        let total = Double(max(1, width * height))
-        return Result(keyed: Double(keyed) / total, nearKey: Double(near) / total, closestHue: near > 0 ? Double(closest) : nil)
+        // 2. Edge pixels unmixed against their neighbours.
+        if refineEdges { unmixEdges(&px, matte: &matte, width: width, height: height, stride: stride, order: order) }
+        // 3. Optional speck removal on the hard matte.
+        if clean { cleanMatte(&matte, width: width, height: height) }
+        // 4. Write: spill suppression and the matte.
+        let dominant = key.g >= key.r && key.g >= key.b ? 1 : (key.b >= key.r ? 2 : 0)
+        let spillQ = Int((spill * 256).rounded())  // channel -= (channel - cap) * spill, fixed point
+        for y in 0..<height {
+            var i = y * stride
+            let row = y * width
+            for x in 0..<width {
+                let a = matte[row + x]
+                switch mode {
+                case .alpha:
+                    if spillQ > 0 && a > 0 {
+                        var r = px[i + o.r], g = px[i + o.g], b = px[i + o.b]
+                        switch dominant {
+                        case 1: let cap = max(r, b); if g > cap { g = UInt8(Int(g) - (Int(g - cap) * spillQ) >> 8) }
+                        case 2: let cap = max(r, g); if b > cap { b = UInt8(Int(b) - (Int(b - cap) * spillQ) >> 8) }
+                        default: let cap = max(g, b); if r > cap { r = UInt8(Int(r) - (Int(r - cap) * spillQ) >> 8) }
+                        }
+                        px[i + o.r] = r; px[i + o.g] = g; px[i + o.b] = b
+                    }
+                    px[i + o.a] = a
+                case .matte:
+                    px[i + o.r] = a; px[i + o.g] = a; px[i + o.b] = a; px[i + o.a] = 255
+                }
+                i += 4
+            }
+        }
+        let total = Double(max(1, n))
+        let near = nearHistogram[0..<255].reduce(0, +)
+        var closest: Double?
+        if near > 0 {
+            // The 5th percentile of the near colours' distances.
+            var seen = 0
+            for d in 0..<255 {
+                seen += nearHistogram[d]
+                if seen * 20 >= near { closest = Double(d); break }
+            }
+        }
+        return Result(keyed: Double(keyed) / total, nearKey: Double(near) / total, closestDistance: closest)
+    }
+
+    /// Unmixes the kept pixels with a keyed pixel within 2 px (see the type's comment). Which pixels
+    /// qualify is found with a separable running count (5 px wide, then 5 rows high) over the keyed map.
+    func unmixEdges(_ px: inout MutableSpan<UInt8>, matte: inout [UInt8], width: Int, height: Int, stride: Int, order: Order) {
+        let r = 2
+        guard width > 2 * r, height > 2 * r else { return }
+        let o = order.offsets
+        // rowNear[y * width + x]: a keyed pixel in row y within x ± r.
+        var rowNear = [UInt8](repeating: 0, count: width * height)
+        for y in 0..<height {
+            let row = y * width
+            var count = 0
+            for x in 0..<min(r, width) where matte[row + x] == 0 { count += 1 }
+            for x in 0..<width {
+                if x + r < width, matte[row + x + r] == 0 { count += 1 }
+                if x - r - 1 >= 0, matte[row + x - r - 1] == 0 { count -= 1 }
+                rowNear[row + x] = count > 0 ? 1 : 0
+            }
+        }
+        var columns = [Int](repeating: 0, count: width)
+        for y in 0..<min(r, height) { for x in 0..<width { columns[x] += Int(rowNear[y * width + x]) } }
+        var refined: [(Int, UInt8)] = []
+        for y in 0..<height {
+            if y + r < height { for x in 0..<width { columns[x] += Int(rowNear[(y + r) * width + x]) } }
+            if y - r - 1 >= 0 { for x in 0..<width { columns[x] -= Int(rowNear[(y - r - 1) * width + x]) } }
+            let row = y * width
+            for x in 0..<width where columns[x] > 0 && matte[row + x] > 0 {
+                // B: the keyed pixel of the window nearest the key (the purest screen; a keyed pixel may still hold a
+                // little of the subject); F: the kept chroma furthest from B.
+                let y0 = max(0, y - r), y1 = min(height - 1, y + r), x0 = max(0, x - r), x1 = min(width - 1, x + r)
+                var b = (0.0, 0.0), nearest = Double.infinity
+                for yy in y0...y1 {
+                    for xx in x0...x1 where matte[yy * width + xx] == 0 {
+                        let i = yy * stride + xx * 4
+                        let c = ChromaKey.chroma(Double(px[i + o.r]), Double(px[i + o.g]), Double(px[i + o.b]))
+                        let d = (c.cb - keyChroma.cb) * (c.cb - keyChroma.cb) + (c.cr - keyChroma.cr) * (c.cr - keyChroma.cr)
+                        if d < nearest { nearest = d; b = (c.cb, c.cr) }
+                    }
+                }
+                guard nearest.isFinite else { continue }
+                let pi = y * stride + x * 4
+                let p = ChromaKey.chroma(Double(px[pi + o.r]), Double(px[pi + o.g]), Double(px[pi + o.b]))
+                let pbDistance = ((p.cb - b.0) * (p.cb - b.0) + (p.cr - b.1) * (p.cr - b.1)).squareRoot()
+                let alike = max(8, 0.2 * pbDistance)
+                var f = (0.0, 0.0), far = -1.0, kept = 0, similar = 0
+                for yy in y0...y1 {
+                    for xx in x0...x1 where (xx != x || yy != y) && matte[yy * width + xx] > 0 {
+                        let i = yy * stride + xx * 4
+                        let c = ChromaKey.chroma(Double(px[i + o.r]), Double(px[i + o.g]), Double(px[i + o.b]))
+                        let d = (c.cb - b.0) * (c.cb - b.0) + (c.cr - b.1) * (c.cr - b.1)
+                        if d > far { far = d; f = (c.cb, c.cr) }
+                        kept += 1
+                        if ((c.cb - p.cb) * (c.cb - p.cb) + (c.cr - p.cr) * (c.cr - p.cr)).squareRoot() < alike { similar += 1 }
+                    }
+                }
+                // Most kept neighbours alike: p is a surface of its own colour (a garment's edge), not a mix.
+                guard far >= 1, similar * 2 <= kept else { continue }
+                let pb = (p.cb - b.0, p.cr - b.1), fb = (f.0 - b.0, f.1 - b.1)
+                let a = max(0, min(1, (pb.0 * fb.0 + pb.1 * fb.1) / far))
+                let res = (pb.0 - a * fb.0) * (pb.0 - a * fb.0) + (pb.1 - a * fb.1) * (pb.1 - a * fb.1)
+                // A pixel that unmixes as mostly subject (a desaturated green garment next to the screen lies on the
+                // line from the screen to grey, too) keeps the table's answer.
+                guard res <= 0.2 * (pb.0 * pb.0 + pb.1 * pb.1), a <= 0.75 else { continue }
+                let a8 = UInt8((a * 255).rounded())
+                if a8 < matte[row + x] { refined.append((row + x, a8)) }
+            }
+        }
+        // Applied after the scan, so every pixel was judged against the table's matte.
+        for (i, a) in refined { matte[i] = a }
     }
 
     /// 3x3 majority on the hard matte: a pixel whose 8 neighbours mostly disagree takes their side.
-    func cleanMatte(_ px: inout MutableSpan<UInt8>, matte: [UInt8], width: Int, height: Int, stride: Int, order: Order, mode: Mode) {
-        let o = order.offsets
+    func cleanMatte(_ matte: inout [UInt8], width: Int, height: Int) {
         guard width > 2, height > 2 else { return }
+        var flips: [(Int, UInt8)] = []
         for y in 1..<(height - 1) {
             for x in 1..<(width - 1) {
                 let me = matte[y * width + x] >= 128
@@ -195,44 +304,9 @@ public struct ChromaKey: Sendable, Equatable {
                         if (matte[(y + dy) * width + x + dx] >= 128) == me { same += 1 }
                     }
                 }
-                guard same <= 2 else { continue }
-                let flipped: UInt8 = me ? 0 : 255
-                let i = y * stride + x * 4
-                if mode == .alpha { px[i + o.a] = flipped } else { px[i + o.r] = flipped; px[i + o.g] = flipped; px[i + o.b] = flipped }
+                if same <= 2 { flips.append((y * width + x, me ? 0 : 255)) }
             }
         }
-    }
-
-    /// The average colour (0...1) of a (2*radius+1)^2 patch around a normalised point of an RGB image.
-    public static func pick(_ image: RGBImage, x: Double, y: Double, radius: Int = 2) -> (r: Double, g: Double, b: Double) {
-        let cx = min(image.width - 1, max(0, Int(x * Double(image.width)))),
-            cy = min(image.height - 1, max(0, Int(y * Double(image.height))))
-        var sum = (0.0, 0.0, 0.0), n = 0.0
-        for yy in max(0, cy - radius)...min(image.height - 1, cy + radius) {
-            for xx in max(0, cx - radius)...min(image.width - 1, cx + radius) {
-                let p = image.rgb(x: xx, y: yy)
-                sum.0 += Double(p.r); sum.1 += Double(p.g); sum.2 += Double(p.b); n += 1
-            }
-        }
-        return (sum.0 / n / 255, sum.1 / n / 255, sum.2 / n / 255)
-    }
-
-    /// The dominant saturated colour of the image border (the backdrop showing around the subject):
-    /// the mean colour of the most populated 10-degree hue bin among border pixels with s >= 0.25.
-    public static func dominantBorderColor(_ image: RGBImage, band: Int = 4) -> (r: Double, g: Double, b: Double)? {
-        var bins = [(n: Int, r: Double, g: Double, b: Double)](repeating: (0, 0, 0, 0), count: 36)
-        func visit(_ x: Int, _ y: Int) {
-            let p = image.rgb(x: x, y: y)
-            let (r, g, b) = (Double(p.r) / 255, Double(p.g) / 255, Double(p.b) / 255)
-            let (h, s, v) = hsv(r, g, b)
-            guard s >= 0.25, v >= 0.15 else { return }
-            let i = min(35, Int(h / 10))
-            bins[i].n += 1; bins[i].r += r; bins[i].g += g; bins[i].b += b
-        }
-        for y in 0..<image.height {
-            for x in 0..<image.width where y < band || y >= image.height - band || x < band || x >= image.width - band { visit(x, y) }
-        }
-        guard let best = bins.max(by: { $0.n < $1.n }), best.n > 0 else { return nil }
-        return (best.r / Double(best.n), best.g / Double(best.n), best.b / Double(best.n))
+        for (i, a) in flips { matte[i] = a }
     }
 }
