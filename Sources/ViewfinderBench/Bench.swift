@@ -247,6 +247,78 @@ public enum Bench {
         return ChromaKeyResult(frames: frames, alphaFPS: alpha, oursFPS: ours)
     }
 
+    /// One real composite keyed by each keyer: matte IoU against the true mask.
+    public struct KeyingMattes: Sendable {
+        /// `PHOTO screen edges`, e.g. `2011_000006 #00ff00 hard`.
+        public var name: String
+        /// Keyer (its description fragment) and IoU, in the order run.
+        public var ious: [(keyer: String, iou: Double)]
+        /// The line `bench chromakey` prints.
+        public var line: String {
+            "  \(name): " + ious.map { String(format: "%@ %.4f", $0.keyer, $0.iou) }.joined(separator: ", ")
+        }
+    }
+
+    /// `#rrggbb` of a screen.
+    static func hex(_ s: KeyComposite.Screen) -> String { String(format: "#%02x%02x%02x", s.r, s.g, s.b) }
+
+    /// The keyers compared on each composite: ours with the screen's colour (its defaults otherwise) and with pick=auto, GStreamer's `alpha`
+    /// with `method=green` (its angle key on AYUV) and `method=custom` at the screen's colour.
+    static func keyers(screen: KeyComposite.Screen) -> [(String, String)] {
+        [
+            ("chromakey color=", "chromakey color=\(hex(screen))"), ("chromakey pick=auto", "chromakey pick=auto"),
+            ("alpha method=green", "videoconvert ! alpha method=green ! videoconvert"),
+            (
+                "alpha method=custom", "videoconvert ! alpha method=custom target-r=\(screen.r) target-g=\(screen.g) target-b=\(screen.b) ! videoconvert"
+            ),
+        ]
+    }
+
+    /// Real composites (launch/testdata's labelme photos, people pasted by their polygons) keyed through real
+    /// pipelines (`filesrc ! rawvideoparse ! KEYER ! filesink`): on pure #00ff00 with hard and soft (sigma 1 px)
+    /// edges, and on a ±15 % screen of #14be28.
+    public static func chromakeyMattes(testdata: URL) throws(HostError) -> [KeyingMattes] {
+        let dir = testdata.appendingPathComponent("keying")
+        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("vf-keying-\(getpid())")
+        do { try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true) } catch {
+            throw HostError(.runtime, "cannot create \(tmp.path): \(error)")
+        }
+        defer { try? FileManager.default.removeItem(at: tmp) }
+        var out: [KeyingMattes] = []
+        for photo in ["2011_000003", "2011_000006"] {
+            guard let ppm = FileManager.default.contents(atPath: dir.appendingPathComponent("\(photo).ppm").path),
+                let json = FileManager.default.contents(atPath: dir.appendingPathComponent("\(photo).json").path)
+            else { throw HostError(.usage, "\(dir.path)/\(photo).ppm or .json is missing: run launch/testdata") }
+            let image: RGBImage, mask: [Bool]
+            do {
+                image = try RGBImage(ppm: [UInt8](ppm))
+                mask = try LabelmePolygons(json: json).mask(label: "person")
+            } catch { throw HostError(.usage, "\(photo): \(error)") }
+            let varied = KeyComposite.Screen(r: 20, g: 190, b: 40, variation: 0.15, noise: 2)
+            for (label, screen, soft) in [("#00ff00 hard", KeyComposite.Screen.pureGreen, 0.0), ("#00ff00 soft", .pureGreen, 1), ("#14be28 ±15% hard", varied, 0)] {
+                let comp = KeyComposite(photo: image, mask: mask, screen: screen, softEdge: soft)
+                let input = tmp.appendingPathComponent("in.rgba"), output = tmp.appendingPathComponent("out.rgba")
+                guard FileManager.default.createFile(atPath: input.path, contents: Data(comp.rgba)) else {
+                    throw HostError(.runtime, "cannot write \(input.path)")
+                }
+                var ious: [(String, Double)] = []
+                for (name, keyer) in keyers(screen: screen) {
+                    let s = try Session(
+                        description:
+                            "filesrc location=\(input.path) ! rawvideoparse width=\(comp.width) height=\(comp.height) format=rgba framerate=1/1 ! \(keyer) ! video/x-raw,format=RGBA ! filesink location=\(output.path)"
+                    )
+                    guard s.run() == 0 else { throw HostError(.runtime, "\(name) failed: \(s.errors.joined(separator: "; "))") }
+                    guard let keyed = FileManager.default.contents(atPath: output.path), keyed.count == comp.rgba.count else {
+                        throw HostError(.runtime, "\(name) wrote no full frame to \(output.path)")
+                    }
+                    ious.append((name, comp.iou(alpha: KeyComposite.alphaPlane([UInt8](keyed)))))
+                }
+                out.append(KeyingMattes(name: "\(photo) \(label)", ious: ious))
+            }
+        }
+        return out
+    }
+
     /// Result of `bench capture`.
     public struct CaptureResult: Sendable {
         /// Frames per run.

@@ -161,50 +161,72 @@ public struct ChromaKey: Sendable, Equatable {
         var matte = [UInt8](repeating: 0, count: n)
         var keyed = 0
         var nearHistogram = [Int](repeating: 0, count: 256)
-        // 1. The table's matte, and what it says about near-key colours.
-        t.alpha.withUnsafeBufferPointer { alphaT in
-            t.near.withUnsafeBufferPointer { nearT in
-                for y in 0..<height {
-                    var i = y * stride
-                    let row = y * width
-                    for x in 0..<width {
-                        let idx = Table.index(px[i + o.r], px[i + o.g], px[i + o.b])
-                        let a = alphaT[idx]
-                        matte[row + x] = a
-                        if a < 128 { keyed += 1 } else { nearHistogram[Int(nearT[idx])] += 1 }
-                        i += 4
+        // Pixels on either side of a keyed / kept step between 4-neighbours: where the edges to unmix are.
+        var steps: [Int32] = []
+        // 1. The table's matte, what it says about near-key colours, and the steps. (Unsafe pointers: the
+        // per-pixel hot loop; every index stays within the frame.)
+        px.withUnsafeMutableBufferPointer { p in
+            matte.withUnsafeMutableBufferPointer { m in
+                nearHistogram.withUnsafeMutableBufferPointer { hist in
+                    t.alpha.withUnsafeBufferPointer { alphaT in
+                        t.near.withUnsafeBufferPointer { nearT in
+                            for y in 0..<height {
+                                var i = y * stride
+                                let row = y * width
+                                for x in 0..<width {
+                                    let idx = Table.index(p[i + o.r], p[i + o.g], p[i + o.b])
+                                    let a = alphaT[idx]
+                                    m[row + x] = a
+                                    if a < 128 { keyed += 1 } else { hist[Int(nearT[idx])] += 1 }
+                                    if refineEdges {
+                                        let isKeyed = a == 0
+                                        if x > 0 && (m[row + x - 1] == 0) != isKeyed { steps.append(Int32(row + x)); steps.append(Int32(row + x - 1)) }
+                                        if y > 0 && (m[row - width + x] == 0) != isKeyed {
+                                            steps.append(Int32(row + x)); steps.append(Int32(row - width + x))
+                                        }
+                                    }
+                                    i += 4
+                                }
+                            }
+                        }
                     }
                 }
             }
         }
         // 2. Edge pixels unmixed against their neighbours.
-        if refineEdges { unmixEdges(&px, matte: &matte, width: width, height: height, stride: stride, order: order) }
+        if refineEdges && !steps.isEmpty {
+            unmixEdges(&px, matte: &matte, steps: steps, width: width, height: height, stride: stride, order: order)
+        }
         // 3. Optional speck removal on the hard matte.
         if clean { cleanMatte(&matte, width: width, height: height) }
         // 4. Write: spill suppression and the matte.
         let dominant = key.g >= key.r && key.g >= key.b ? 1 : (key.b >= key.r ? 2 : 0)
         let spillQ = Int((spill * 256).rounded())  // channel -= (channel - cap) * spill, fixed point
-        for y in 0..<height {
-            var i = y * stride
-            let row = y * width
-            for x in 0..<width {
-                let a = matte[row + x]
-                switch mode {
-                case .alpha:
-                    if spillQ > 0 && a > 0 {
-                        var r = px[i + o.r], g = px[i + o.g], b = px[i + o.b]
-                        switch dominant {
-                        case 1: let cap = max(r, b); if g > cap { g = UInt8(Int(g) - (Int(g - cap) * spillQ) >> 8) }
-                        case 2: let cap = max(r, g); if b > cap { b = UInt8(Int(b) - (Int(b - cap) * spillQ) >> 8) }
-                        default: let cap = max(g, b); if r > cap { r = UInt8(Int(r) - (Int(r - cap) * spillQ) >> 8) }
+        px.withUnsafeMutableBufferPointer { p in
+            matte.withUnsafeBufferPointer { m in
+                for y in 0..<height {
+                    var i = y * stride
+                    let row = y * width
+                    for x in 0..<width {
+                        let a = m[row + x]
+                        switch mode {
+                        case .alpha:
+                            if spillQ > 0 && a > 0 {
+                                var r = p[i + o.r], g = p[i + o.g], b = p[i + o.b]
+                                switch dominant {
+                                case 1: let cap = max(r, b); if g > cap { g = UInt8(Int(g) - (Int(g - cap) * spillQ) >> 8) }
+                                case 2: let cap = max(r, g); if b > cap { b = UInt8(Int(b) - (Int(b - cap) * spillQ) >> 8) }
+                                default: let cap = max(g, b); if r > cap { r = UInt8(Int(r) - (Int(r - cap) * spillQ) >> 8) }
+                                }
+                                p[i + o.r] = r; p[i + o.g] = g; p[i + o.b] = b
+                            }
+                            p[i + o.a] = a
+                        case .matte:
+                            p[i + o.r] = a; p[i + o.g] = a; p[i + o.b] = a; p[i + o.a] = 255
                         }
-                        px[i + o.r] = r; px[i + o.g] = g; px[i + o.b] = b
+                        i += 4
                     }
-                    px[i + o.a] = a
-                case .matte:
-                    px[i + o.r] = a; px[i + o.g] = a; px[i + o.b] = a; px[i + o.a] = 255
                 }
-                i += 4
             }
         }
         let total = Double(max(1, n))
@@ -221,71 +243,66 @@ public struct ChromaKey: Sendable, Equatable {
         return Result(keyed: Double(keyed) / total, nearKey: Double(near) / total, closestDistance: closest)
     }
 
-    /// Unmixes the kept pixels with a keyed pixel within 2 px (see the type's comment). Which pixels
-    /// qualify is found with a separable running count (5 px wide, then 5 rows high) over the keyed map.
-    func unmixEdges(_ px: inout MutableSpan<UInt8>, matte: inout [UInt8], width: Int, height: Int, stride: Int, order: Order) {
+    /// Unmixes the kept pixels with a keyed pixel within 2 px (see the type's comment): those are exactly the kept
+    /// pixels within 2 px of a step between a keyed and a kept 4-neighbour (`steps`: both pixels of each).
+    func unmixEdges(_ px: inout MutableSpan<UInt8>, matte: inout [UInt8], steps: [Int32], width: Int, height: Int, stride: Int, order: Order) {
         let r = 2
-        guard width > 2 * r, height > 2 * r else { return }
         let o = order.offsets
-        // rowNear[y * width + x]: a keyed pixel in row y within x ± r.
-        var rowNear = [UInt8](repeating: 0, count: width * height)
-        for y in 0..<height {
-            let row = y * width
-            var count = 0
-            for x in 0..<min(r, width) where matte[row + x] == 0 { count += 1 }
-            for x in 0..<width {
-                if x + r < width, matte[row + x + r] == 0 { count += 1 }
-                if x - r - 1 >= 0, matte[row + x - r - 1] == 0 { count -= 1 }
-                rowNear[row + x] = count > 0 ? 1 : 0
+        // Candidates, each once: a bit per pixel set on the first visit.
+        var seen = [UInt8](repeating: 0, count: (width * height + 7) / 8)
+        var candidates: [Int] = []
+        for s in steps {
+            let sy = Int(s) / width, sx = Int(s) % width
+            for yy in max(0, sy - r)...min(height - 1, sy + r) {
+                for xx in max(0, sx - r)...min(width - 1, sx + r) {
+                    let k = yy * width + xx
+                    guard matte[k] > 0, seen[k >> 3] & (1 << (k & 7)) == 0 else { continue }
+                    seen[k >> 3] |= 1 << (k & 7)
+                    candidates.append(k)
+                }
             }
         }
-        var columns = [Int](repeating: 0, count: width)
-        for y in 0..<min(r, height) { for x in 0..<width { columns[x] += Int(rowNear[y * width + x]) } }
         var refined: [(Int, UInt8)] = []
-        for y in 0..<height {
-            if y + r < height { for x in 0..<width { columns[x] += Int(rowNear[(y + r) * width + x]) } }
-            if y - r - 1 >= 0 { for x in 0..<width { columns[x] -= Int(rowNear[(y - r - 1) * width + x]) } }
-            let row = y * width
-            for x in 0..<width where columns[x] > 0 && matte[row + x] > 0 {
-                // B: the keyed pixel of the window nearest the key (the purest screen; a keyed pixel may still hold a
-                // little of the subject); F: the kept chroma furthest from B.
-                let y0 = max(0, y - r), y1 = min(height - 1, y + r), x0 = max(0, x - r), x1 = min(width - 1, x + r)
-                var b = (0.0, 0.0), nearest = Double.infinity
-                for yy in y0...y1 {
-                    for xx in x0...x1 where matte[yy * width + xx] == 0 {
-                        let i = yy * stride + xx * 4
-                        let c = ChromaKey.chroma(Double(px[i + o.r]), Double(px[i + o.g]), Double(px[i + o.b]))
-                        let d = (c.cb - keyChroma.cb) * (c.cb - keyChroma.cb) + (c.cr - keyChroma.cr) * (c.cr - keyChroma.cr)
-                        if d < nearest { nearest = d; b = (c.cb, c.cr) }
-                    }
+        for k in candidates {
+            let y = k / width, x = k % width
+            // B: the keyed pixel of the window nearest the key (the purest screen; a keyed pixel may still hold a
+            // little of the subject); F: the kept chroma furthest from B.
+            let y0 = max(0, y - r), y1 = min(height - 1, y + r), x0 = max(0, x - r), x1 = min(width - 1, x + r)
+            var b = (0.0, 0.0), nearest = Double.infinity
+            for yy in y0...y1 {
+                for xx in x0...x1 where matte[yy * width + xx] == 0 {
+                    let i = yy * stride + xx * 4
+                    let c = ChromaKey.chroma(Double(px[i + o.r]), Double(px[i + o.g]), Double(px[i + o.b]))
+                    let d = (c.cb - keyChroma.cb) * (c.cb - keyChroma.cb) + (c.cr - keyChroma.cr) * (c.cr - keyChroma.cr)
+                    if d < nearest { nearest = d; b = (c.cb, c.cr) }
                 }
-                guard nearest.isFinite else { continue }
-                let pi = y * stride + x * 4
-                let p = ChromaKey.chroma(Double(px[pi + o.r]), Double(px[pi + o.g]), Double(px[pi + o.b]))
-                let pbDistance = ((p.cb - b.0) * (p.cb - b.0) + (p.cr - b.1) * (p.cr - b.1)).squareRoot()
-                let alike = max(8, 0.2 * pbDistance)
-                var f = (0.0, 0.0), far = -1.0, kept = 0, similar = 0
-                for yy in y0...y1 {
-                    for xx in x0...x1 where (xx != x || yy != y) && matte[yy * width + xx] > 0 {
-                        let i = yy * stride + xx * 4
-                        let c = ChromaKey.chroma(Double(px[i + o.r]), Double(px[i + o.g]), Double(px[i + o.b]))
-                        let d = (c.cb - b.0) * (c.cb - b.0) + (c.cr - b.1) * (c.cr - b.1)
-                        if d > far { far = d; f = (c.cb, c.cr) }
-                        kept += 1
-                        if ((c.cb - p.cb) * (c.cb - p.cb) + (c.cr - p.cr) * (c.cr - p.cr)).squareRoot() < alike { similar += 1 }
-                    }
-                }
-                // Most kept neighbours alike: p is a surface of its own colour (a garment's edge), not a mix.
-                guard far >= 1, similar * 2 <= kept else { continue }
-                let pb = (p.cb - b.0, p.cr - b.1), fb = (f.0 - b.0, f.1 - b.1)
-                let a = max(0, min(1, (pb.0 * fb.0 + pb.1 * fb.1) / far))
-                let res = (pb.0 - a * fb.0) * (pb.0 - a * fb.0) + (pb.1 - a * fb.1) * (pb.1 - a * fb.1)
-                // A pixel that unmixes as mostly subject (a desaturated green garment next to the screen lies on the
-                // line from the screen to grey, too) keeps the table's answer.
-                guard res <= 0.2 * (pb.0 * pb.0 + pb.1 * pb.1), a <= 0.75 else { continue }
-                let a8 = UInt8((a * 255).rounded())
-                if a8 < matte[row + x] { refined.append((row + x, a8)) }
             }
+            guard nearest.isFinite else { continue }
+            let pi = y * stride + x * 4
+            let p = ChromaKey.chroma(Double(px[pi + o.r]), Double(px[pi + o.g]), Double(px[pi + o.b]))
+            let pbDistance = ((p.cb - b.0) * (p.cb - b.0) + (p.cr - b.1) * (p.cr - b.1)).squareRoot()
+            let alike = max(8, 0.2 * pbDistance)
+            var f = (0.0, 0.0), far = -1.0, kept = 0, similar = 0
+            for yy in y0...y1 {
+                for xx in x0...x1 where (xx != x || yy != y) && matte[yy * width + xx] > 0 {
+                    let i = yy * stride + xx * 4
+                    let c = ChromaKey.chroma(Double(px[i + o.r]), Double(px[i + o.g]), Double(px[i + o.b]))
+                    let d = (c.cb - b.0) * (c.cb - b.0) + (c.cr - b.1) * (c.cr - b.1)
+                    if d > far { far = d; f = (c.cb, c.cr) }
+                    kept += 1
+                    if ((c.cb - p.cb) * (c.cb - p.cb) + (c.cr - p.cr) * (c.cr - p.cr)).squareRoot() < alike { similar += 1 }
+                }
+            }
+            // Most kept neighbours alike: p is a surface of its own colour (a garment's edge), not a mix.
+            guard far >= 1, similar * 2 <= kept else { continue }
+            let pb = (p.cb - b.0, p.cr - b.1), fb = (f.0 - b.0, f.1 - b.1)
+            let a = max(0, min(1, (pb.0 * fb.0 + pb.1 * fb.1) / far))
+            let res = (pb.0 - a * fb.0) * (pb.0 - a * fb.0) + (pb.1 - a * fb.1) * (pb.1 - a * fb.1)
+            // A pixel that unmixes as mostly subject (a desaturated green garment next to the screen lies on the
+            // line from the screen to grey, too) keeps the table's answer.
+            guard res <= 0.2 * (pb.0 * pb.0 + pb.1 * pb.1), a <= 0.75 else { continue }
+            let a8 = UInt8((a * 255).rounded())
+            if a8 < matte[k] { refined.append((k, a8)) }
         }
         // Applied after the scan, so every pixel was judged against the table's matte.
         for (i, a) in refined { matte[i] = a }
