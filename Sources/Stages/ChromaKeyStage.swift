@@ -100,6 +100,8 @@ public final class ChromaKeyStage: Stage {
     private struct State {
         var picked: ScreenSpread?; var pickedVersion = -1; var lastWarning: UInt64?; var last: ChromaKey.Result?
         var table: (key: ChromaKey, table: ChromaKey.Table)?
+        /// The keyer's buffers, taken out while a frame is keyed.
+        var workspace: ChromaKey.Workspace?
     }
     private let settings: Mutex<Settings>
     private let state = Mutex(State())
@@ -171,6 +173,11 @@ public final class ChromaKeyStage: Stage {
         }
         let key = Self.key(settings: s, spread: spread)
         // The lookup table is rebuilt only when the key or a range changes.
+        let workspace = state.withLock { st -> ChromaKey.Workspace in
+            defer { st.workspace = nil }
+            return st.workspace ?? ChromaKey.Workspace()
+        }
+        defer { state.withLock { $0.workspace = workspace } }
         let table = state.withLock { st -> ChromaKey.Table in
             if let t = st.table, t.key == key { return t.table }
             let t = key.table()
@@ -180,7 +187,7 @@ public final class ChromaKeyStage: Stage {
         var result: ChromaKey.Result?
         let w = frame.info.width, h = frame.info.height
         let mapped = frame.withMutablePlane(0) { (px: inout MutableSpan<UInt8>, stride: Int) in
-            result = key.apply(&px, width: w, height: h, stride: stride, order: order, mode: s.mode, table: table)
+            result = key.apply(&px, width: w, height: h, stride: stride, order: order, mode: s.mode, table: table, workspace: workspace)
         }
         guard mapped, let result else { throw StageError(.stream, "\(name): could not map the frame for writing") }
         let warn = state.withLock { st -> Bool in

@@ -151,80 +151,128 @@ public struct ChromaKey: Sendable, Equatable {
         return Table(alpha: alpha, near: near)
     }
 
-    /// Keys a 4-byte-per-pixel image in place (building the table first; pass one to reuse it).
-    public func apply(_ px: inout MutableSpan<UInt8>, width: Int, height: Int, stride: Int, order: Order, mode: Mode, table: Table? = nil)
-        -> Result
-    {
+    /// Buffers `apply` reuses from frame to frame (a fresh 2 MB matte per 1080p frame cost more in page faults
+    /// than the keying itself). Used by one `apply` at a time: a stage takes it out of its state under its lock
+    /// and puts it back after (hence `@unchecked Sendable`: no two threads hold it at once).
+    public final class Workspace: @unchecked Sendable {
+        var matte: [UInt8] = []
+        var rows: [UInt8] = []
+        /// An empty workspace.
+        public init() {}
+    }
+
+    /// Keys a 4-byte-per-pixel image in place (building the table first; pass one to reuse it, and a workspace).
+    public func apply(
+        _ px: inout MutableSpan<UInt8>, width: Int, height: Int, stride: Int, order: Order, mode: Mode, table: Table? = nil,
+        workspace: Workspace? = nil
+    ) -> Result {
         let t = table ?? self.table()
         let o = order.offsets
         let n = width * height
-        var matte = [UInt8](repeating: 0, count: n)
+        let ws = workspace ?? Workspace()
+        if ws.matte.count != n { ws.matte = [UInt8](repeating: 0, count: n) }
+        if ws.rows.count != height { ws.rows = [UInt8](repeating: 0, count: height) }
+        var matte = ws.matte, rows = ws.rows
+        ws.matte = []; ws.rows = []  // uniquely referenced here while in use
+        defer { ws.matte = matte; ws.rows = rows }
         var keyed = 0
         var nearHistogram = [Int](repeating: 0, count: 256)
-        // Pixels on either side of a keyed / kept step between 4-neighbours: where the edges to unmix are.
-        var steps: [Int32] = []
-        // 1. The table's matte, what it says about near-key colours, and the steps. (Unsafe pointers: the
-        // per-pixel hot loop; every index stays within the frame.)
+        // In alpha mode the table pass writes alpha at once (the pixel's line is in cache then); the few pixels
+        // unmixed or cleaned afterwards are written again, and the last pass touches only kept pixels (spill).
+        let writeAlpha = mode == .alpha
+        // 1. The table's matte, what it says about near-key colours, and per row whether it holds keyed (bit 0)
+        // and kept (bit 1) pixels. (Unsafe pointers: the per-pixel hot loop; every index stays within the frame.)
         px.withUnsafeMutableBufferPointer { p in
             matte.withUnsafeMutableBufferPointer { m in
                 nearHistogram.withUnsafeMutableBufferPointer { hist in
                     t.alpha.withUnsafeBufferPointer { alphaT in
                         t.near.withUnsafeBufferPointer { nearT in
+                            // A screen is mostly one colour cell: the last cell's answer is kept for the next pixel.
+                            var lastIdx = -1, lastA: UInt8 = 0
                             for y in 0..<height {
-                                var i = y * stride
-                                let row = y * width
+                                var i = y &* stride
+                                let row = y &* width
+                                var keyedHere = 0, fullyKeyed = 0
                                 for x in 0..<width {
-                                    let idx = Table.index(p[i + o.r], p[i + o.g], p[i + o.b])
-                                    let a = alphaT[idx]
-                                    m[row + x] = a
-                                    if a < 128 { keyed += 1 } else { hist[Int(nearT[idx])] += 1 }
-                                    if refineEdges {
-                                        let isKeyed = a == 0
-                                        if x > 0 && (m[row + x - 1] == 0) != isKeyed { steps.append(Int32(row + x)); steps.append(Int32(row + x - 1)) }
-                                        if y > 0 && (m[row - width + x] == 0) != isKeyed {
-                                            steps.append(Int32(row + x)); steps.append(Int32(row - width + x))
-                                        }
+                                    let idx = Table.index(p[i &+ o.r], p[i &+ o.g], p[i &+ o.b])
+                                    if idx != lastIdx { lastIdx = idx; lastA = alphaT[idx] }
+                                    let a = lastA
+                                    m[row &+ x] = a
+                                    if writeAlpha { p[i &+ o.a] = a }
+                                    if a < 128 {
+                                        keyedHere &+= 1
+                                        if a == 0 { fullyKeyed &+= 1 }
+                                    } else {
+                                        hist[Int(nearT[idx])] &+= 1
                                     }
-                                    i += 4
+                                    i &+= 4
                                 }
+                                keyed += keyedHere
+                                rows[y] = (fullyKeyed > 0 ? 1 : 0) | (fullyKeyed < width ? 2 : 0)
                             }
                         }
                     }
                 }
             }
         }
+        // Pixels on either side of a step between a fully keyed and a kept 4-neighbour: where the edges to unmix
+        // are. Only rows holding both, or differing from the row above, can have steps.
+        var steps: [Int32] = []
+        if refineEdges {
+            matte.withUnsafeBufferPointer { m in
+                for y in 0..<height {
+                    let row = y * width
+                    if rows[y] == 3 {
+                        for x in 1..<max(1, width) where (m[row + x] == 0) != (m[row + x - 1] == 0) {
+                            steps.append(Int32(row + x)); steps.append(Int32(row + x - 1))
+                        }
+                    }
+                    if y > 0 && (rows[y] == 3 || rows[y - 1] == 3 || rows[y] != rows[y - 1]) {
+                        for x in 0..<width where (m[row + x] == 0) != (m[row - width + x] == 0) {
+                            steps.append(Int32(row + x)); steps.append(Int32(row - width + x))
+                        }
+                    }
+                }
+            }
+        }
         // 2. Edge pixels unmixed against their neighbours.
+        var changed: [(Int, UInt8)] = []
         if refineEdges && !steps.isEmpty {
-            unmixEdges(&px, matte: &matte, steps: steps, width: width, height: height, stride: stride, order: order)
+            changed += unmixEdges(&px, matte: &matte, steps: steps, width: width, height: height, stride: stride, order: order)
         }
         // 3. Optional speck removal on the hard matte.
-        if clean { cleanMatte(&matte, width: width, height: height) }
-        // 4. Write: spill suppression and the matte.
+        if clean { changed += cleanMatte(&matte, width: width, height: height) }
+        // 4. Write: the alpha of pixels changed after the table pass, spill suppression on kept pixels (alpha mode);
+        // the matte as grey (matte mode).
         let dominant = key.g >= key.r && key.g >= key.b ? 1 : (key.b >= key.r ? 2 : 0)
         let spillQ = Int((spill * 256).rounded())  // channel -= (channel - cap) * spill, fixed point
         px.withUnsafeMutableBufferPointer { p in
             matte.withUnsafeBufferPointer { m in
-                for y in 0..<height {
-                    var i = y * stride
-                    let row = y * width
-                    for x in 0..<width {
-                        let a = m[row + x]
-                        switch mode {
-                        case .alpha:
-                            if spillQ > 0 && a > 0 {
-                                var r = p[i + o.r], g = p[i + o.g], b = p[i + o.b]
-                                switch dominant {
-                                case 1: let cap = max(r, b); if g > cap { g = UInt8(Int(g) - (Int(g - cap) * spillQ) >> 8) }
-                                case 2: let cap = max(r, g); if b > cap { b = UInt8(Int(b) - (Int(b - cap) * spillQ) >> 8) }
-                                default: let cap = max(g, b); if r > cap { r = UInt8(Int(r) - (Int(r - cap) * spillQ) >> 8) }
-                                }
-                                p[i + o.r] = r; p[i + o.g] = g; p[i + o.b] = b
-                            }
-                            p[i + o.a] = a
-                        case .matte:
-                            p[i + o.r] = a; p[i + o.g] = a; p[i + o.b] = a; p[i + o.a] = 255
+                if mode == .matte {
+                    for y in 0..<height {
+                        var i = y &* stride
+                        let row = y &* width
+                        for x in 0..<width {
+                            let a = m[row &+ x]
+                            p[i &+ o.r] = a; p[i &+ o.g] = a; p[i &+ o.b] = a; p[i &+ o.a] = 255
+                            i &+= 4
                         }
-                        i += 4
+                    }
+                    return
+                }
+                for (k, a) in changed { p[(k / width) * stride + (k % width) * 4 + o.a] = a }
+                guard spillQ > 0 else { return }
+                for y in 0..<height {
+                    let row = y &* width
+                    for x in 0..<width where m[row &+ x] > 0 {
+                        let i = y &* stride &+ x &* 4
+                        var r = p[i &+ o.r], g = p[i &+ o.g], b = p[i &+ o.b]
+                        switch dominant {
+                        case 1: let cap = max(r, b); if g > cap { g = UInt8(Int(g) - (Int(g - cap) * spillQ) >> 8) }
+                        case 2: let cap = max(r, g); if b > cap { b = UInt8(Int(b) - (Int(b - cap) * spillQ) >> 8) }
+                        default: let cap = max(g, b); if r > cap { r = UInt8(Int(r) - (Int(r - cap) * spillQ) >> 8) }
+                        }
+                        p[i &+ o.r] = r; p[i &+ o.g] = g; p[i &+ o.b] = b
                     }
                 }
             }
@@ -245,7 +293,10 @@ public struct ChromaKey: Sendable, Equatable {
 
     /// Unmixes the kept pixels with a keyed pixel within 2 px (see the type's comment): those are exactly the kept
     /// pixels within 2 px of a step between a keyed and a kept 4-neighbour (`steps`: both pixels of each).
-    func unmixEdges(_ px: inout MutableSpan<UInt8>, matte: inout [UInt8], steps: [Int32], width: Int, height: Int, stride: Int, order: Order) {
+    @discardableResult
+    func unmixEdges(
+        _ px: inout MutableSpan<UInt8>, matte: inout [UInt8], steps: [Int32], width: Int, height: Int, stride: Int, order: Order
+    ) -> [(Int, UInt8)] {
         let r = 2
         let o = order.offsets
         // Candidates, each once: a bit per pixel set on the first visit.
@@ -306,11 +357,13 @@ public struct ChromaKey: Sendable, Equatable {
         }
         // Applied after the scan, so every pixel was judged against the table's matte.
         for (i, a) in refined { matte[i] = a }
+        return refined
     }
 
     /// 3x3 majority on the hard matte: a pixel whose 8 neighbours mostly disagree takes their side.
-    func cleanMatte(_ matte: inout [UInt8], width: Int, height: Int) {
-        guard width > 2, height > 2 else { return }
+    @discardableResult
+    func cleanMatte(_ matte: inout [UInt8], width: Int, height: Int) -> [(Int, UInt8)] {
+        guard width > 2, height > 2 else { return [] }
         var flips: [(Int, UInt8)] = []
         for y in 1..<(height - 1) {
             for x in 1..<(width - 1) {
@@ -325,5 +378,6 @@ public struct ChromaKey: Sendable, Equatable {
             }
         }
         for (i, a) in flips { matte[i] = a }
+        return flips
     }
 }
