@@ -24,8 +24,10 @@
 /// its alpha, and so does a pixel most of whose kept neighbours share its colour (within 20 % of its
 /// distance from B, at least 8 units: a surface, not a transition). Hard edges stay hard.
 ///
-/// **Spill.** On kept pixels the key's dominant channel is capped at the larger of the other two,
-/// scaled by `spill` (1: full suppression): the classic green-rim removal.
+/// **Spill.** Along the outline (translucent pixels, and kept pixels touching a keyed one) the key's
+/// dominant channel is capped at the larger of the other two, scaled by `spill` (1: full suppression):
+/// the classic green-rim removal. Away from the outline the subject keeps its colour, so a green
+/// garment stays green.
 public struct ChromaKey: Sendable, Equatable {
     /// Byte order of the 4-byte pixels.
     public enum Order: Sendable {
@@ -218,7 +220,7 @@ public struct ChromaKey: Sendable, Equatable {
         // Pixels on either side of a step between a fully keyed and a kept 4-neighbour: where the edges to unmix
         // are. Only rows holding both, or differing from the row above, can have steps.
         var steps: [Int32] = []
-        if refineEdges {
+        if refineEdges || spill > 0 {
             matte.withUnsafeBufferPointer { m in
                 for y in 0..<height {
                     let row = y * width
@@ -262,19 +264,24 @@ public struct ChromaKey: Sendable, Equatable {
                 }
                 for (k, a) in changed { p[(k / width) * stride + (k % width) * 4 + o.a] = a }
                 guard spillQ > 0 else { return }
-                for y in 0..<height {
-                    let row = y &* width
-                    for x in 0..<width where m[row &+ x] > 0 {
-                        let i = y &* stride &+ x &* 4
-                        var r = p[i &+ o.r], g = p[i &+ o.g], b = p[i &+ o.b]
-                        switch dominant {
-                        case 1: let cap = max(r, b); if g > cap { g = UInt8(Int(g) - (Int(g - cap) * spillQ) >> 8) }
-                        case 2: let cap = max(r, g); if b > cap { b = UInt8(Int(b) - (Int(b - cap) * spillQ) >> 8) }
-                        default: let cap = max(g, b); if r > cap { r = UInt8(Int(r) - (Int(r - cap) * spillQ) >> 8) }
-                        }
-                        p[i &+ o.r] = r; p[i &+ o.g] = g; p[i &+ o.b] = b
+                // Spill is removed along the outline only: translucent pixels, and kept pixels touching a keyed one
+                // (the kept side of a step). Away from it the subject keeps its colour: capping green at
+                // max(red, blue) everywhere turned a green sweater grey.
+                func suppress(_ k: Int) {
+                    let i = (k / width) &* stride &+ (k % width) &* 4
+                    var r = p[i &+ o.r], g = p[i &+ o.g], b = p[i &+ o.b]
+                    switch dominant {
+                    case 1: let cap = max(r, b); if g > cap { g = UInt8(Int(g) - (Int(g - cap) * spillQ) >> 8) }
+                    case 2: let cap = max(r, g); if b > cap { b = UInt8(Int(b) - (Int(b - cap) * spillQ) >> 8) }
+                    default: let cap = max(g, b); if r > cap { r = UInt8(Int(r) - (Int(r - cap) * spillQ) >> 8) }
                     }
+                    p[i &+ o.r] = r; p[i &+ o.g] = g; p[i &+ o.b] = b
                 }
+                for k in 0..<n where m[k] > 0 && m[k] < 255 { suppress(k) }
+                var touching = steps.map { Int($0) }.filter { m[$0] == 255 }
+                touching.sort()
+                var last = -1
+                for k in touching where k != last { suppress(k); last = k }
             }
         }
         let total = Double(max(1, n))
