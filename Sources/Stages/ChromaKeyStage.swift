@@ -112,12 +112,18 @@ public final class ChromaKeyStage: Stage {
         self.name = name
         settings = Mutex(
             Settings(
-                color: p[Self.color], pick: p[Self.pick], pickX: p[Self.pickX], pickY: p[Self.pickY],
+                color: p[Self.color], pick: Self.initialPick(p), pickX: p[Self.pickX], pickY: p[Self.pickY],
                 similarity: p[Self.similarity], smoothness: p[Self.smoothness], vMin: p[Self.valueMin], vMax: p[Self.valueMax],
                 spill: p[Self.spill], edges: p[Self.edges], clean: p[Self.clean], mode: p[Self.mode].keyMode))
         if p[Self.valueMin] > p[Self.valueMax] {
             throw StageError(.usage, "\(name): value-min \(p[Self.valueMin]) is above value-max \(p[Self.valueMax])")
         }
+    }
+
+    /// `pick`, or `point` when only `pick-x`/`pick-y` were given (as setting them while playing does).
+    static func initialPick(_ p: PropertyValues) -> Pick {
+        if !p.assigned.contains(pick.name) && (p.assigned.contains(pickX.name) || p.assigned.contains(pickY.name)) { return .point }
+        return p[pick]
     }
 
     /// The measurements of the last keyed frame.

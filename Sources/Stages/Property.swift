@@ -184,6 +184,8 @@ public struct PropertyValues: Sendable {
     private var values: [String: PropertyValue]
     /// The stage kind's specs, for lookups.
     public let specs: [PropertySpec]
+    /// The names given in the assignments (the rest hold their defaults).
+    public let assigned: Set<String>
 
     /// Validates `assignments` (name -> text) against `specs`; unknown names and bad values are errors.
     public init(specs: [PropertySpec], assignments: [(String, String)], stage: String) throws(StageError) {
@@ -198,6 +200,7 @@ public struct PropertyValues: Sendable {
             v[k] = try s.parse(text, stage: stage)
         }
         values = v
+        assigned = Set(assignments.map(\.0))
     }
 
     /// The value of a declared property.

@@ -89,6 +89,41 @@ import Testing
         try h.stages[0].stage.update("value-min", value: .double(0.9))
         try h.stages[0].stage.update("color", value: .color(.init(red: 0, green: 0.75, blue: 0, alpha: 1)))
         #expect(try alphaOf(h.push(green)) == 255)  // too dark for value-min 0.9
+        // #00c000 against the default #00ff00 key: 34 chroma units, keyed by the automatic similarity (40), kept at 10.
+        try h.stages[0].stage.update("value-min", value: .double(0.15))
+        try h.stages[0].stage.update("color", value: .color(.init(red: 0, green: 1, blue: 0, alpha: 1)))
+        #expect(try alphaOf(h.push(green)) == 0)
+        try h.stages[0].stage.update("similarity", value: .double(10))
+        #expect(try alphaOf(h.push(green)) == 255)
+    }
+
+    /// The four 4-byte orders key alike: the same frame in RGBA, BGRA, ARGB and ABGR gives the same matte and the
+    /// same kept colours (spill included), each in its own byte order.
+    @Test func everyByteOrderKeysTheSameMatte() throws {
+        // A subject on green with a soft, green-tinged edge: grey-blue square, 2 px of mixed pixels around it.
+        let w = 24, h = 16
+        var rgba: [UInt8] = []
+        for y in 0..<h {
+            for x in 0..<w {
+                let inside = x >= 8 && x < 16 && y >= 4 && y < 12
+                let rim = !inside && x >= 7 && x < 17 && y >= 3 && y < 13
+                rgba += inside ? [90, 100, 140, 255] : rim ? [45, 150, 70, 255] : [0, 200, 0, 255]
+            }
+        }
+        var results: [[UInt8]] = []
+        for (format, order) in [("RGBA", [0, 1, 2, 3]), ("BGRA", [2, 1, 0, 3]), ("ARGB", [3, 0, 1, 2]), ("ABGR", [3, 2, 1, 0])] {
+            let info = try VideoInfo(format: format, width: w, height: h)
+            let harness = try StageHarness(kind: "chromakey", properties: [("pick", "auto")], info: info)
+            // Bytes in this format's order: byte j of a pixel holds RGBA channel order[j].
+            let bytes = (0..<(w * h)).flatMap { i in order.map { rgba[i * 4 + $0] } }
+            let out = try harness.push(bytes).planeBytes(plane: 0).bytes
+            // Back to RGBA for comparing.
+            results.append((0..<(w * h)).flatMap { i in (0..<4).map { c in out[i * 4 + order.firstIndex(of: c)!] } })
+        }
+        #expect(results.allSatisfy { $0 == results[0] })
+        let alpha = stride(from: 3, to: results[0].count, by: 4).map { results[0][$0] }
+        #expect(alpha[0] == 0 && alpha[8 * w + 12] == 255)  // screen keyed, subject kept
+        #expect(alpha[8 * w + 7] > 0 && alpha[8 * w + 7] < 255)  // the rim: a mix
     }
 
     @Test func pickAutoTakesTheBorderColour() throws {
@@ -96,5 +131,17 @@ import Testing
         // Border pixels (green) are keyed: black in the matte.
         #expect(matte[0] == 0 && matte[(239 * 320 + 319) * 4] == 0)
         #expect((0..<(320 * 240)).filter { matte[$0 * 4] == 255 }.count > 500)
+    }
+
+    /// pick-x/pick-y in the description mean pick=point, as setting them while playing does; an explicit pick wins.
+    @Test func pickXAloneMeasuresThePoint() throws {
+        // Left half blue, right half green: a point on the left keys the blue.
+        let info = try VideoInfo(format: "RGBA", width: 32, height: 16)
+        let bytes: [UInt8] = (0..<(32 * 16)).flatMap { i -> [UInt8] in i % 32 < 16 ? [20, 40, 200, 255] : [0, 200, 0, 255] }
+        let alphaAt = { (f: VideoFrame, x: Int) throws -> UInt8 in try f.planeBytes(plane: 0).bytes[(8 * 32 + x) * 4 + 3] }
+        let point = try StageHarness(kind: "chromakey", properties: [("pick-x", "0.2")], info: info).push(bytes)
+        #expect(try alphaAt(point, 3) == 0 && alphaAt(point, 28) == 255)
+        let explicit = try StageHarness(kind: "chromakey", properties: [("pick", "none"), ("pick-x", "0.2")], info: info).push(bytes)
+        #expect(try alphaAt(explicit, 3) == 255 && alphaAt(explicit, 28) == 0)  // the colour, #00ff00
     }
 }
