@@ -35,7 +35,7 @@ public struct KeyComposite: Sendable {
     /// Pastes `photo`'s pixels under `mask` (true: subject) onto `screen`.
     public init(photo: RGBImage, mask: [Bool], screen: Screen, softEdge: Double = 0) {
         width = photo.width; height = photo.height
-        let alpha = softEdge > 0 ? KeyComposite.blur(mask.map { $0 ? 1.0 : 0.0 }, width: width, height: height, sigma: softEdge)
+        let alpha = softEdge > 0 ? SaliencyEngine.gaussianBlur(mask.map { $0 ? 1.0 : 0.0 }, width: width, height: height, sigma: softEdge)
             : mask.map { $0 ? 1.0 : 0.0 }
         var rgba = [UInt8](repeating: 255, count: width * height * 4)
         var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
@@ -80,30 +80,6 @@ public struct KeyComposite: Sendable {
 
     /// The alpha bytes of an RGBA buffer.
     public static func alphaPlane(_ rgba: [UInt8]) -> [UInt8] { stride(from: 3, to: rgba.count, by: 4).map { rgba[$0] } }
-
-    /// A separable Gaussian blur (radius 3 sigma) of a float plane, edges clamped.
-    static func blur(_ plane: [Double], width: Int, height: Int, sigma: Double) -> [Double] {
-        let r = max(1, Int((3 * sigma).rounded(.up)))
-        var k = (-r...r).map { exp(-0.5 * Double($0 * $0) / (sigma * sigma)) }
-        let sum = k.reduce(0, +)
-        k = k.map { $0 / sum }
-        var tmp = plane, out = plane
-        for y in 0..<height {
-            for x in 0..<width {
-                var s = 0.0
-                for d in -r...r { s += k[d + r] * plane[y * width + min(width - 1, max(0, x + d))] }
-                tmp[y * width + x] = s
-            }
-        }
-        for y in 0..<height {
-            for x in 0..<width {
-                var s = 0.0
-                for d in -r...r { s += k[d + r] * tmp[min(height - 1, max(0, y + d)) * width + x] }
-                out[y * width + x] = s
-            }
-        }
-        return out
-    }
 }
 
 /// The polygons of a labelme annotation file (`shapes[].label`, `points`, `shape_type` "polygon"),
