@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+
+/// vfgrid (and vfpassthrough) in stock gst-launch-1.0: the same pixels as the stage in the host
+/// (GridStageTests' assertions on a 1280x720 black frame), written raw by filesink and read back.
+@Suite(.serialized) struct GridElementTests {
+    static let (w, h) = (1280, 720)
+    static let thirds = [426, 853]
+
+    /// One black frame through `element` in `format`, as raw bytes.
+    private func frame(_ format: String, _ element: String) throws -> [UInt8] {
+        let out = PluginTools.tempDir().appendingPathComponent("frame.raw")
+        let r = try PluginTools.launch(
+            "videotestsrc num-buffers=1 pattern=black ! video/x-raw,format=\(format),width=\(Self.w),height=\(Self.h) ! \(element) ! filesink location=\(out.path)"
+        )
+        try #require(r.code == 0, "gst-launch-1.0 failed: \(r.err)\n\(PluginTools.loadDiagnosis())")
+        return [UInt8](try Data(contentsOf: out))
+    }
+
+    @Test func thirdsBrightenTheThirdColumnsOfI420() throws {
+        let f = try frame("I420", "vfgrid")
+        #expect(f.count == Self.w * Self.h * 3 / 2)
+        let column = { (x: Int) in (0..<Self.h).map { f[$0 * Self.w + x] } }
+        // White at 75% over black luma 16: 16 + 0.75 * 219 ≈ 180.
+        for x in Self.thirds {
+            #expect(column(x).allSatisfy { (170...195).contains($0) }, "column \(x): \(Set(column(x)).sorted())")
+        }
+        let centre = column(640)
+        #expect(centre.filter { $0 == 16 }.count >= Self.h - 4)
+        #expect(centre.indices.filter { centre[$0] != 16 }.allSatisfy { abs($0 - 240) <= 1 || abs($0 - 480) <= 1 })
+        let row = (0..<Self.w).filter { f[100 * Self.w + $0] > 16 }
+        #expect(row.contains(426) && row.contains(853))
+        #expect(row.allSatisfy { x in Self.thirds.contains { abs($0 - x) <= 1 } }, "\(row)")
+        // Chroma stays neutral: the grid is grey (U plane after the luma).
+        let u = Self.w * Self.h, half = Self.w / 2
+        let chroma: [UInt8] = (0..<Self.h / 2).map { (y: Int) -> UInt8 in f[u + y * half + 213] }
+        #expect(chroma.allSatisfy { (126...130).contains($0) }, "\(Set(chroma).sorted())")
+    }
+
+    @Test func thirdsBrightenTheThirdColumnsOfRGBA() throws {
+        let f = try frame("RGBA", "vfgrid")
+        #expect(f.count == Self.w * Self.h * 4)
+        for x in Self.thirds {
+            for channel in 0..<3 {
+                let column = (0..<Self.h).map { f[($0 * Self.w + x) * 4 + channel] }
+                #expect(column.allSatisfy { (0xbe...0xc2).contains($0) }, "column \(x) channel \(channel): \(Set(column).sorted())")
+            }
+        }
+        let centre = (0..<Self.h).map { f[($0 * Self.w + 640) * 4] }
+        #expect(centre.indices.filter { centre[$0] != 0 }.allSatisfy { abs($0 - 240) <= 1 || abs($0 - 480) <= 1 })
+        #expect(centre.filter { $0 == 0 }.count >= Self.h - 4)
+    }
+
+    /// Properties set on the command line reach the stage: golden lines move the columns (GridStageTests).
+    @Test func linesPropertySetByGstLaunchMovesTheColumns() throws {
+        let f = try frame("I420", "vfgrid lines=golden")
+        let row = (0..<Self.w).filter { f[100 * Self.w + $0] > 16 }
+        #expect(row.contains(488) && row.contains(791), "\(row)")
+        #expect(row.allSatisfy { x in [488, 791].contains { abs($0 - x) <= 1 } }, "\(row)")
+    }
+
+    /// A bad value is refused naming the element, property, token and what was expected; the default stays.
+    @Test func aBadValueIsRefusedNamingTheProperty() throws {
+        let out = PluginTools.tempDir().appendingPathComponent("frame.raw")
+        let r = try PluginTools.launch(
+            "videotestsrc num-buffers=1 pattern=black ! video/x-raw,format=I420,width=320,height=240 ! vfgrid name=g color=notacolour ! filesink location=\(out.path)"
+        )
+        #expect(r.err.contains("g: vfgrid: bad value 'notacolour' for property 'color': expected color #rrggbb"), "\(r.err)")
+        #expect(r.code == 0)
+        let f = [UInt8](try Data(contentsOf: out))
+        #expect(f.count == 320 * 240 * 3 / 2 && f[100 * 320 + 106] > 170)
+    }
+
+    /// vfpassthrough hands frames on byte for byte.
+    @Test func passthroughLeavesEveryByte() throws {
+        let dir = PluginTools.tempDir()
+        let a = dir.appendingPathComponent("a.raw"), b = dir.appendingPathComponent("b.raw")
+        let r = try PluginTools.launch(
+            "videotestsrc num-buffers=3 pattern=smpte ! video/x-raw,format=I420,width=320,height=240 ! tee name=t ! queue ! filesink location=\(a.path) t. ! queue ! vfpassthrough ! filesink location=\(b.path)"
+        )
+        try #require(r.code == 0, "\(r.err)")
+        let x = try Data(contentsOf: a), y = try Data(contentsOf: b)
+        #expect(x.count == 320 * 240 * 3 / 2 * 3)
+        #expect(x == y)
+    }
+}
