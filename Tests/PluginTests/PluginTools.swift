@@ -76,7 +76,8 @@ enum PluginTools {
     /// `gst-launch-1.0 ARGS` (the description split on spaces, as a shell would for these tests).
     static func launch(_ description: String, messages: Bool = false, timeout: Double = 30) throws -> Result {
         let words = description.split(separator: " ").map(String.init)
-        return try run("/usr/bin/gst-launch-1.0", (messages ? ["-m"] : []) + ["-q"] + words, timeout: timeout)
+        // -q would silence -m too.
+        return try run("/usr/bin/gst-launch-1.0", (messages ? ["-m"] : ["-q"]) + words, timeout: timeout)
     }
 
     /// `gst-inspect-1.0 ARGS`.
