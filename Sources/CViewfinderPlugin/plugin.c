@@ -356,6 +356,37 @@ static GstFlowReturn vf_generate_output(GstBaseTransform *trans, GstBuffer **out
     return GST_FLOW_OK;
 }
 
+/// What the element accepts given what is downstream: GstBaseTransform's answer (the main output's
+/// downstream caps), narrowed to what every linked extra output's branch takes, in the main output's
+/// order, as the host negotiates across its bridge (so `c.snapshot ! jpegenc` gets a format jpegenc takes
+/// without a videoconvert). When nothing is common the main output wins and the extra pad refuses later.
+static GstCaps *vf_transform_caps(GstBaseTransform *trans, GstPadDirection direction, GstCaps *caps, GstCaps *filter) {
+    GstCaps *ret = vf_parent_class->transform_caps(trans, direction, caps, filter);
+    if (direction != GST_PAD_SRC || !ret) return ret;
+    GList *extra = NULL;
+    GST_OBJECT_LOCK(trans);
+    for (GList *l = GST_ELEMENT(trans)->srcpads; l; l = l->next)
+        if (l->data != trans->srcpad) extra = g_list_prepend(extra, gst_object_ref(l->data));
+    GST_OBJECT_UNLOCK(trans);
+    for (GList *l = extra; l; l = l->next) {
+        GstPad *pad = l->data;
+        if (!gst_pad_is_linked(pad)) continue;
+        GstCaps *peer = gst_pad_peer_query_caps(pad, NULL);
+        if (peer && !gst_caps_is_any(peer)) {
+            GstCaps *both = gst_caps_intersect_full(ret, peer, GST_CAPS_INTERSECT_FIRST);
+            if (gst_caps_is_empty(both)) {
+                gst_caps_unref(both);
+            } else {
+                gst_caps_unref(ret);
+                ret = both;
+            }
+        }
+        if (peer) gst_caps_unref(peer);
+    }
+    g_list_free_full(extra, gst_object_unref);
+    return ret;
+}
+
 static gboolean vf_sink_event(GstBaseTransform *trans, GstEvent *event) {
     VfElement *self = VF_ELEMENT(trans);
     switch (GST_EVENT_TYPE(event)) {
@@ -426,6 +457,7 @@ static void vf_class_init(gpointer g_class, gpointer class_data) {
     bc->stop = vf_stop;
     bc->transform_ip = vf_transform_ip;
     bc->generate_output = vf_generate_output;
+    bc->transform_caps = vf_transform_caps;
     bc->sink_event = vf_sink_event;
     bc->src_event = vf_src_event;
 

@@ -114,6 +114,17 @@ public final class PluginElement: Element, @unchecked Sendable {
         } ?? false
     }
 
+    /// Sends a GAP event (no data from `pts` for `duration`) on the source pad `name`: a photo branch's sink
+    /// prerolls on it (a sparse stream, like subtitles), so the pipeline reaches PLAYING before the first
+    /// photo, and downstream knows time went on. False when there is no such pad.
+    @discardableResult
+    public func pushGap(pts: ClockTime, duration: ClockTime, caps: Caps, segment: Segment, onPad name: String) -> Bool {
+        withPad(name) { pad in
+            prepare(pad, name: name, caps: caps, segment: segment)
+            return gst_pad_push_event(pad, gst_event_new_gap(GstClockTime(pts.gstValue), GstClockTime(duration.gstValue))) != 0
+        } ?? false
+    }
+
     /// Ends the stream on the source pad `name` (no-op when there is no such pad or it never started).
     public func endStream(onPad name: String) {
         withPad(name) { pad in

@@ -24,7 +24,9 @@ final class DefaultBranch: @unchecked Sendable {
     init(stage: String, output: String, fragment: String) throws(StageError) {
         self.output = output
         do {
-            pipeline = try Pipeline.parse("appsrc name=vf_src ! " + fragment)
+            // videoconvert: the element negotiated with its main output only; the branch converts what it
+            // cannot take (a handful of photos, not every frame).
+            pipeline = try Pipeline.parse("appsrc name=vf_src ! videoconvert ! " + fragment)
         } catch {
             throw StageError(.usage, "\(stage): default branch of '\(output)' (\(Echo.value(fragment, limit: 200))): \(error.message)")
         }

@@ -103,7 +103,9 @@ final class PluginInstance: @unchecked Sendable {
                 return "\(name): \(problem)"
             }
         }
-        let context = PluginContext(stageName: name, element: element, branches: branches)
+        let linked = entry.descriptor.outputs.map(\.name).filter { plans[$0] == .linked }
+        let context = PluginContext(stageName: name, element: element, branches: branches, linked: linked)
+        context.start()
         running = Running(element: element, stage: stage, chain: StageChain(stages: [(name, stage)], contexts: [context]), context: context)
         settings.withLock { $0.stage = stage }
         return nil
@@ -115,6 +117,7 @@ final class PluginInstance: @unchecked Sendable {
         settings.withLock { $0.stage = nil }
         guard let r = running else { return }
         running = nil
+        r.context.stopOutputs()
         for b in r.context.branches.values { b.stop() }
         r.close()
         events.withLock { $0.removeAll() }
@@ -146,7 +149,8 @@ final class PluginInstance: @unchecked Sendable {
             if !r.context.branches.isEmpty || !entry.descriptor.outputs.isEmpty {
                 r.context.current.withLock { $0 = (caps, segment) }
             }
-            _ = try r.chain.process(buffer, caps: caps, segment: segment)
+            let (frame, _) = try r.chain.process(buffer, caps: caps, segment: segment)
+            r.context.frameDone(frame)
         } catch {
             return error.message
         }
@@ -176,7 +180,7 @@ final class PluginInstance: @unchecked Sendable {
         guard let r = running, !r.ended else { return }
         r.ended = true
         r.chain.finish()
-        for o in entry.descriptor.outputs where r.context.branches[o.name] == nil { r.element.endStream(onPad: o.name) }
+        r.context.endOutputs()
         for b in r.context.branches.values { b.finish(timeout: 10) { report($0, branch: b, r) } }
         r.close()
     }

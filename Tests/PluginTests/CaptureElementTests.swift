@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+
+/// vfcapture in stock gst-launch-1.0: with nothing linked to its outputs the element runs capture's default
+/// branches itself (JPEG with EXIF, thumbnail, records.json, as the host's `capture` writes them); a
+/// requested `snapshot` pad feeds the application's own branch.
+@Suite(.serialized) struct CaptureElementTests {
+    static func isCompleteJPEG(_ path: String) -> Bool {
+        guard let d = FileManager.default.contents(atPath: path), d.count > 4 else { return false }
+        return d[0] == 0xFF && d[1] == 0xD8 && d[d.count - 2] == 0xFF && d[d.count - 1] == 0xD9
+    }
+
+    static func records(_ dir: URL) throws -> [[String: Any]] {
+        let data = try Data(contentsOf: dir.appendingPathComponent("records.json"))
+        let top = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        return try #require(top["photos"] as? [[String: Any]])
+    }
+
+    static func jpegs(_ dir: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).filter { $0.hasSuffix(".jpg") }.sorted()
+    }
+
+    @Test func defaultBranchWritesJPEGWithExifThumbnailAndRecords() throws {
+        let dir = PluginTools.tempDir().appendingPathComponent("photos")
+        let r = try PluginTools.launch(
+            "videotestsrc pattern=ball num-buffers=30 ! video/x-raw,width=320,height=240,framerate=30/1 ! vfcapture name=cap auto=false at=5 directory=\(dir.path) ! fakesink",
+            messages: true)
+        try #require(r.code == 0, "gst-launch-1.0 failed: \(r.err)\n\(PluginTools.loadDiagnosis())")
+        #expect(Self.jpegs(dir) == ["IMG_00001.jpg"], "\(r.out)")
+        let file = dir.appendingPathComponent("IMG_00001.jpg").path
+        #expect(Self.isCompleteJPEG(file))
+        // The element's own messages, as the host prints them: the capture and the saved photo.
+        #expect(r.out.contains("from element \"cap\" (element): viewfinder/capture, stage=(string)cap, event=(string)capture"), "\(r.out)")
+        #expect(r.out.contains("event=(string)saved, number=(int)1, file=(string)\(file)"), "\(r.out)")
+        // records.json lists exactly the file on disk, with its EXIF fields and thumbnail.
+        let recs = try Self.records(dir)
+        #expect(recs.count == 1)
+        let rec = try #require(recs.first)
+        #expect(rec["file"] as? String == "IMG_00001.jpg" && rec["trigger"] as? String == "at")
+        #expect(rec["width"] as? Int == 320 && rec["height"] as? Int == 240)
+        #expect((rec["exif"] as? [String: String])?["application-name"] == "Viewfinder")
+        #expect(rec["thumbnail"] as? String == "thumbs/IMG_00001.jpg")
+        #expect(Self.isCompleteJPEG(dir.appendingPathComponent("thumbs/IMG_00001.jpg").path))
+        // EXIF as exiftool reads it (jifmux in the default branch).
+        let exif = try PluginTools.run("/usr/bin/exiftool", ["-s", "-DateTimeOriginal", "-ImageDescription", "-Software", file])
+        #expect(exif.out.contains("DateTimeOriginal"), "\(exif.out)")
+        #expect(exif.out.contains("ImageDescription                : Viewfinder photo 1 (at)"), "\(exif.out)")
+        #expect(exif.out.contains("Software                        : Viewfinder"), "\(exif.out)")
+        // Nothing left half-written.
+        #expect(Self.jpegs(dir.appendingPathComponent(".partial")).isEmpty)
+    }
+
+    /// `c.snapshot ! jpegenc ! multifilesink async=false`: the photo goes to the application's branch (a sink
+    /// after an encoder cannot preroll before the first photo, hence async=false); capture's own snapshot
+    /// writer is not used.
+    @Test func requestedSnapshotPadFeedsTheApplicationsBranch() throws {
+        let tmp = PluginTools.tempDir()
+        let dir = tmp.appendingPathComponent("photos"), out = tmp.appendingPathComponent("snap")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        let r = try PluginTools.launch(
+            "videotestsrc pattern=ball num-buffers=30 ! video/x-raw,width=320,height=240,framerate=30/1 ! vfcapture name=c auto=false at=5 thumbnails=false directory=\(dir.path) ! fakesink c.snapshot ! jpegenc ! multifilesink async=false location=\(out.path)/s_%02d.jpg",
+            timeout: 20)
+        try #require(r.code == 0, "gst-launch-1.0 failed: \(r.err)\n\(PluginTools.loadDiagnosis())")
+        #expect(Self.jpegs(out) == ["s_00.jpg"])
+        let disc = try PluginTools.run("/usr/bin/gst-discoverer-1.0", [out.appendingPathComponent("s_00.jpg").path])
+        #expect(disc.out.contains("Width: 320") && disc.out.contains("Height: 240"), "\(disc.out)")
+        #expect(Self.jpegs(dir).isEmpty)
+    }
+}
