@@ -83,4 +83,46 @@ import Testing
         #expect(x.count == 320 * 240 * 3 / 2 * 3)
         #expect(x == y)
     }
+
+    /// A Python application changes `lines` while playing (GST_PARAM_MUTABLE_PLAYING, gst_util_set_object_arg as
+    /// gst-launch would): the stage's `update` moves the columns on the next frames, and the property reads back.
+    @Test func linesChangedWhilePlayingMoveTheColumns() throws {
+        let script = PluginTools.tempDir().appendingPathComponent("live.py")
+        try Self.liveScript.write(to: script, atomically: true, encoding: .utf8)
+        let r = try PluginTools.run("/usr/bin/python3", [script.path], timeout: 20)
+        try #require(r.code == 0, "python3 failed (python3-gi installed?): \(r.err)\n\(PluginTools.loadDiagnosis())")
+        let o = try #require(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any], "\(r.out)")
+        // 320 px: thirds at 106 and 213, golden lines at 122 and 197.
+        #expect(o["first"] as? [Int] == [106, 213], "\(r.out)")
+        #expect(o["last"] as? [Int] == [122, 197], "\(r.out)")
+        #expect(o["state"] as? String == "playing" && o["lines"] as? String == "golden", "\(r.out)")
+    }
+
+    static let liveScript = """
+import json
+import gi
+gi.require_version("Gst", "1.0")
+from gi.repository import Gst
+Gst.init(None)
+p = Gst.parse_launch("videotestsrc pattern=black num-buffers=20 ! video/x-raw,format=I420,width=320,height=240,framerate=30/1 ! vfgrid name=g ! appsink name=s sync=false max-buffers=30")
+g, s = p.get_by_name("g"), p.get_by_name("s")
+p.set_state(Gst.State.PLAYING)
+def bright(sample):
+    buf = sample.get_buffer()
+    ok, m = buf.map(Gst.MapFlags.READ)
+    row = [x for x in range(320) if m.data[100 * 320 + x] > 16]
+    buf.unmap(m)
+    return row
+first = bright(s.emit("pull-sample"))
+Gst.util_set_object_arg(g, "lines", "golden")
+state = p.get_state(0)[1].value_nick
+rows = []
+while True:
+    sample = s.emit("pull-sample")
+    if sample is None:
+        break
+    rows.append(bright(sample))
+p.set_state(Gst.State.NULL)
+print(json.dumps({"first": first, "last": rows[-1], "state": state, "lines": g.get_property("lines").first_value_nick}))
+"""
 }

@@ -101,4 +101,26 @@ import Testing
         let right = try PluginTools.run("/usr/bin/gst-inspect-1.0", [PluginTools.library.path], environment: env)
         #expect(right.code == 0 && right.out.contains("vfgrid"), "\(right.err)")
     }
+
+    /// Every element runs frames in stock gst-launch-1.0 on I420 and on RGBA (chromakey takes RGBA only), with
+    /// its defaults (files, where a stage writes any, in a temporary directory).
+    @Test func everyElementProcessesFramesInStockGstLaunch() throws {
+        let dir = PluginTools.tempDir()
+        for kind in StageRegistry.all.map({ $0.descriptor.kind }) {
+            let extra: String
+            switch kind {
+            case "capture": extra = " directory=\(dir.path)/photos"
+            case "snapshot": extra = " location=\(dir.path)/snap-%03d.jpg interval=0.1"
+            case "compose": extra = " sync=true warmup=0"
+            default: extra = ""
+            }
+            let format = kind == "chromakey" ? "RGBA" : "I420"
+            let r = try PluginTools.launch(
+                "videotestsrc num-buffers=10 ! video/x-raw,format=\(format),width=320,height=240,framerate=30/1 ! vf\(kind)\(extra) ! fakesink")
+            #expect(r.code == 0, "vf\(kind): \(r.err)\n\(PluginTools.loadDiagnosis())")
+        }
+        // snapshot's default branch wrote its files (interval 0.1 s over 1/3 s of stream).
+        let shots = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("snap-") }
+        #expect(shots.count >= 2, "\(shots)")
+    }
 }
