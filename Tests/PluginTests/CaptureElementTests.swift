@@ -66,4 +66,24 @@ import Testing
         #expect(disc.out.contains("Width: 320") && disc.out.contains("Height: 240"), "\(disc.out)")
         #expect(Self.jpegs(dir).isEmpty)
     }
+
+    /// `vfcompose ! vfcapture`: two elements, two chains; compose's meta travels on the buffers from one element to
+    /// the next, so capture auto-captures the composed moving ball as the host's `compose ! capture` does
+    /// (CaptureCommandTests), with the score and subject box in its record.
+    @Test func composeThenCaptureAutoCapturesFromComposesMeta() throws {
+        let dir = PluginTools.tempDir().appendingPathComponent("photos")
+        let r = try PluginTools.launch(
+            "videotestsrc pattern=ball num-buffers=110 ! video/x-raw,width=320,height=240,framerate=30/1 ! vfcompose sync=true analysis-width=160 analysis-fps=10 ! vfcapture delay=0.2 directory=\(dir.path) ! fakesink",
+            messages: true, timeout: 30)
+        try #require(r.code == 0, "gst-launch-1.0 failed: \(r.err)\n\(PluginTools.loadDiagnosis())")
+        #expect(r.out.contains("event=(string)capture, number=(int)1, trigger=(string)auto"), "\(r.out.suffix(2000))")
+        let recs = try Self.records(dir)
+        #expect(recs.count >= 1)
+        #expect(recs.compactMap { $0["file"] as? String }.sorted() == Self.jpegs(dir))
+        for rec in recs {
+            #expect(rec["trigger"] as? String == "auto")
+            #expect((rec["score"] as? Double ?? 0) > 0.5, "\(rec)")
+            #expect(rec["subject"] as? [String: Any] != nil, "\(rec)")
+        }
+    }
 }
