@@ -193,11 +193,14 @@ static void vf_set_property(GObject *object, guint prop_id, const GValue *value,
         return;
     }
     gchar *text = vf_value_text(value);
-    char *err = vfsw_set_property(self->swift, pspec->name, text);
+    gchar *element = gst_object_get_name(GST_OBJECT(self));
+    char *err = vfsw_set_property(self->swift, element, pspec->name, text);
+    g_free(element);
     g_free(text);
     if (err) {
-        // The value is refused and the old one kept; say why, naming the element and the value.
-        g_warning("%s: %s", GST_OBJECT_NAME(self), err);
+        // The value is refused and the old one kept; the text names the element, property, value and what
+        // was expected.
+        g_warning("%s", err);
         GST_ELEMENT_WARNING(self, LIBRARY, SETTINGS, ("%s", err), (NULL));
         free(err);
         return;

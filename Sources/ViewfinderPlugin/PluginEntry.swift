@@ -92,10 +92,11 @@ private func errorText(_ message: String?) -> UnsafeMutablePointer<CChar>? { mes
 
 @_cdecl("vfsw_set_property")
 public func vfswSetProperty(
-    _ raw: UnsafeMutableRawPointer?, _ name: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?
+    _ raw: UnsafeMutableRawPointer?, _ element: UnsafePointer<CChar>?, _ name: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?
 ) -> UnsafeMutablePointer<CChar>? {
     guard let raw, let name else { return errorText("no element or property name") }
-    return errorText(instance(raw).set(String(cString: name), value.map { String(cString: $0) } ?? ""))
+    let label = element.map { String(cString: $0) }
+    return errorText(instance(raw).set(String(cString: name), value.map { String(cString: $0) } ?? "", element: label))
 }
 
 @_cdecl("vfsw_start")

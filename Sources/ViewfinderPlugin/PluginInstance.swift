@@ -48,17 +48,20 @@ final class PluginInstance: @unchecked Sendable {
     init(entry: PluginCatalog.Entry) { self.entry = entry }
 
     /// Validates and keeps a property value (the GObject value as text). While running, a property marked
-    /// `.playing` changes the stage (effective on the next frame); others are refused. Returns the error text.
-    func set(_ name: String, _ text: String) -> String? {
+    /// `.playing` changes the stage (effective on the next frame); others are refused. Returns the error text,
+    /// which starts with `element` (the element's name) as the host's start with the stage's.
+    func set(_ name: String, _ text: String, element: String?) -> String? {
+        let label = element ?? "vf\(kind)"
         guard let spec = entry.descriptor.properties.first(where: { $0.name == name }) else {
-            return "vf\(kind): no property '\(name)'"
+            return "\(label): no property '\(name)'"
         }
         do throws(StageError) {
-            let value = try spec.parse(text, stage: "vf\(kind)")
+            let value = try spec.parse(text, stage: label)
             try settings.withLock { s throws(StageError) in
                 if let stage = s.stage {
                     guard spec.mutability == .playing else {
-                        throw StageError(.usage, "vf\(kind): property '\(name)' can only be set before the element starts")
+                        throw StageError(
+                            .usage, "\(label): property '\(name)' can only be set before the element starts (it is not changeable while playing)")
                     }
                     try stage.update(name, value: value)
                 }

@@ -38,8 +38,8 @@ int vfsw_property_playing(int stage, int index);
 void *vfsw_instance_new(int stage);
 void vfsw_instance_free(void *instance);
 /// Validates a value (text as above) and keeps it; while running, a `playing` property changes the stage
-/// (Stage.update). NULL on success, else the error text.
-char *vfsw_set_property(void *instance, const char *name, const char *text);
+/// (Stage.update). `element` is the element's name, for the error text. NULL on success, else the error text.
+char *vfsw_set_property(void *instance, const char *element, const char *name, const char *text);
 /// READY -> PAUSED: makes the stage from its properties, plans its outputs (requested pads: linked; else the
 /// default branch or dropped) and opens it. NULL on success, else the error text.
 char *vfsw_start(void *instance, void *element);
