@@ -86,4 +86,43 @@ import Testing
             #expect(rec["subject"] as? [String: Any] != nil, "\(rec)")
         }
     }
+
+    /// An application sends capture's `viewfinder-capture` custom event to the element (what SIGUSR1 and the
+    /// control API do in the host): the stage takes a photo with trigger `event` and its default branch saves it.
+    @Test func customEventFromAnApplicationTakesAPhoto() throws {
+        let tmp = PluginTools.tempDir()
+        let dir = tmp.appendingPathComponent("photos"), script = tmp.appendingPathComponent("event.py")
+        try Self.eventScript.write(to: script, atomically: true, encoding: .utf8)
+        let r = try PluginTools.run("/usr/bin/python3", [script.path, dir.path], timeout: 20)
+        try #require(r.code == 0, "python3 failed: \(r.err)\n\(PluginTools.loadDiagnosis())")
+        let file = dir.appendingPathComponent("IMG_00001.jpg").path
+        #expect(r.out == "capture event\nsaved \(file)\n", "\(r.out)")
+        #expect(Self.isCompleteJPEG(file))
+        #expect(try Self.records(dir).first?["trigger"] as? String == "event")
+    }
+
+    static let eventScript = """
+import sys
+import gi
+gi.require_version("Gst", "1.0")
+from gi.repository import Gst
+Gst.init(None)
+p = Gst.parse_launch("videotestsrc pattern=ball num-buffers=40 ! video/x-raw,width=320,height=240,framerate=30/1 ! vfcapture name=c auto=false directory=" + sys.argv[1] + " ! appsink name=s sync=false max-buffers=50")
+c, s = p.get_by_name("c"), p.get_by_name("s")
+p.set_state(Gst.State.PLAYING)
+for i in range(10):
+    s.emit("pull-sample")
+c.send_event(Gst.Event.new_custom(Gst.EventType.CUSTOM_DOWNSTREAM, Gst.Structure.new_empty("viewfinder-capture")))
+while s.emit("pull-sample") is not None:
+    pass
+bus = p.get_bus()
+while True:
+    m = bus.pop()
+    if m is None:
+        break
+    st = m.get_structure()
+    if m.type == Gst.MessageType.ELEMENT and st.get_name() == "viewfinder/capture" and st.get_string("event") in ("capture", "saved"):
+        print(st.get_string("event"), st.get_string("trigger") or st.get_string("file"))
+p.set_state(Gst.State.NULL)
+"""
 }
