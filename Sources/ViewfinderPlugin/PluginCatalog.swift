@@ -36,11 +36,7 @@ enum PluginCatalog {
 
     /// Raw video in `formats` (overlay formats first, as the host negotiates), any raw video for `ANY`.
     static func caps(_ formats: [String]) -> String {
-        guard let accepted = StageChain.acceptedFormats([StageDescriptor(kind: "", blurb: "", properties: [], formats: formats)]) else {
-            return "video/x-raw"
-        }
-        let list = overlayFormats.filter { accepted.contains($0) } + accepted.subtracting(overlayFormats).sorted()
-        return "video/x-raw,format=(string){\(list.joined(separator: ","))}"
+        StageChain.capsText(StageChain.acceptedFormats([StageDescriptor(kind: "", blurb: "", properties: [], formats: formats)]))
     }
 
     /// The GObject view of one spec: booleans, integer and double ranges as such, choices as a GEnum, sets
