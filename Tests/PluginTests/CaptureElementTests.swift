@@ -87,6 +87,19 @@ import Testing
         }
     }
 
+    /// A directory under a file cannot be used: the element fails to start with an error naming itself, the
+    /// directory and why (the host's usage error), and gst-launch-1.0 stops before any frame.
+    @Test func anUnusableDirectoryStopsThePipelineNamingIt() throws {
+        let tmp = PluginTools.tempDir()
+        let file = tmp.appendingPathComponent("afile")
+        try Data("x".utf8).write(to: file)
+        let r = try PluginTools.launch("videotestsrc num-buffers=10 ! vfcapture name=cap directory=\(file.path)/photos ! fakesink")
+        #expect(r.code != 0)
+        #expect(
+            r.err.contains("GstVfcapture:cap: cap: cannot use directory '\(file.path)/photos': '\(file.path)' is a file, not a directory"),
+            "\(r.err)")
+    }
+
     /// An application sends capture's `viewfinder-capture` custom event to the element (what SIGUSR1 and the
     /// control API do in the host): the stage takes a photo with trigger `event` and its default branch saves it.
     @Test func customEventFromAnApplicationTakesAPhoto() throws {
