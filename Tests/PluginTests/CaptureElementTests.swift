@@ -138,4 +138,46 @@ while True:
         print(st.get_string("event"), st.get_string("trigger") or st.get_string("file"))
 p.set_state(Gst.State.NULL)
 """
+
+    /// The default branch fails mid-stream (its `.partial` work directory replaced by a file before a photo):
+    /// the element posts `viewfinder/output-error` for the output, as the host does, and every frame still
+    /// reaches the application.
+    @Test func aFailingDefaultBranchIsReportedAndTheStreamGoesOn() throws {
+        let tmp = PluginTools.tempDir()
+        let dir = tmp.appendingPathComponent("photos"), script = tmp.appendingPathComponent("fail.py")
+        try Self.failScript.write(to: script, atomically: true, encoding: .utf8)
+        let r = try PluginTools.run("/usr/bin/python3", [script.path, dir.path], timeout: 20)
+        try #require(r.code == 0, "python3 failed: \(r.err)\n\(PluginTools.loadDiagnosis())")
+        #expect(r.out == "output-error c snapshot\nframes 40\n", "\(r.out)\n\(r.err)")
+    }
+
+    static let failScript = """
+import os, shutil, sys
+import gi
+gi.require_version("Gst", "1.0")
+from gi.repository import Gst
+Gst.init(None)
+d = sys.argv[1]
+p = Gst.parse_launch("videotestsrc pattern=ball num-buffers=40 ! video/x-raw,width=320,height=240,framerate=30/1 ! vfcapture name=c auto=false thumbnails=false directory=" + d + " ! appsink name=s sync=false max-buffers=50")
+c, s = p.get_by_name("c"), p.get_by_name("s")
+p.set_state(Gst.State.PLAYING)
+for i in range(5):
+    s.emit("pull-sample")
+shutil.rmtree(os.path.join(d, ".partial"))
+open(os.path.join(d, ".partial"), "w").close()
+c.send_event(Gst.Event.new_custom(Gst.EventType.CUSTOM_DOWNSTREAM, Gst.Structure.new_empty("viewfinder-capture")))
+frames = 5
+while s.emit("pull-sample") is not None:
+    frames += 1
+bus = p.get_bus()
+while True:
+    m = bus.pop()
+    if m is None:
+        break
+    st = m.get_structure()
+    if m.type == Gst.MessageType.ELEMENT and st.get_name() == "viewfinder/output-error":
+        print("output-error", st.get_string("stage"), st.get_string("output"))
+p.set_state(Gst.State.NULL)
+print("frames", frames)
+"""
 }
