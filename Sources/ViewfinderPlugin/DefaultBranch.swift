@@ -7,10 +7,12 @@ import Stages
 /// segments are. Its bus is read by the element on its streaming thread (after each frame, and until
 /// end-of-stream when the stream ends), so multifilesink's reports reach the stage (`busMessage`).
 ///
-/// Differences from the host: a branch that fails is not restarted (its frames are dropped from then on,
-/// the stage is told `outputFailed` and a `viewfinder/output-error` message is posted).
+/// A branch that fails is handled as the host's `BranchSupervisor` does: set to NULL (its frames are dropped),
+/// the stage told `outputFailed`, `viewfinder/output-error` posted; started again after 5 s, doubling up to
+/// 60 s (`restartIfDue`, then `outputRestarted` and `viewfinder/output-restarted`), unless the stream ended.
 /// Threads: made, started and stopped on the state-change thread; pushed to and polled on the element's
-/// streaming thread (a stage's own threads may push tags); `failed` is behind a mutex.
+/// streaming thread (a stage's own threads may push tags); `failed` is behind a mutex, the restart schedule
+/// is the streaming thread's.
 final class DefaultBranch: @unchecked Sendable {
     /// The output it serves.
     let output: String
@@ -38,6 +40,32 @@ final class DefaultBranch: @unchecked Sendable {
         // Not live, bounded and blocking like the host's extra outputs; each photo's TAG event replaces the last.
         source.configure(live: false, maxBuffers: 8, minLatency: 0)
         for e in pipeline.describedElements { e.replaceTagsOnEachEvent() }
+    }
+
+    /// When a failed branch is started again, and the wait after the next failure (5 s, doubling up to 60 s).
+    private var restartAt: Date?
+    private var restartDelay: Double = 5
+
+    /// After a failure: stops the branch (NULL) and schedules its restart.
+    func failedNow() {
+        pipeline.setState(.null)
+        restartAt = Date().addingTimeInterval(restartDelay)
+        restartDelay = min(restartDelay * 2, 60)
+    }
+
+    /// Starts a failed branch again once its wait is over (PLAYING, caps set, pushes accepted again).
+    /// True when it was restarted.
+    func restartIfDue(caps: Caps?) -> Bool {
+        guard let at = restartAt, Date() >= at else { return false }
+        restartAt = nil
+        guard pipeline.setState(.playing) != .failure else {
+            restartAt = Date().addingTimeInterval(restartDelay)
+            restartDelay = min(restartDelay * 2, 60)
+            return false
+        }
+        if let caps { source.setCaps(caps) }
+        failure.withLock { failedText = nil }
+        return true
     }
 
     /// The error that stopped the branch, if any.

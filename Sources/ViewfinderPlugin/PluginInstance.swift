@@ -161,9 +161,16 @@ final class PluginInstance: @unchecked Sendable {
         return nil
     }
 
-    /// Hands the default branches' messages to the stage; a failed branch is reported once.
+    /// Hands the default branches' messages to the stage (a failed branch is reported once and stopped), and
+    /// starts failed ones again when their wait is over.
     private func pollBranches(_ r: Running) {
-        for b in r.context.branches.values { b.poll { report($0, branch: b, r) } }
+        for b in r.context.branches.values {
+            b.poll { report($0, branch: b, r) }
+            if !r.ended, b.restartIfDue(caps: r.chain.caps) {
+                r.stage.outputRestarted(b.output)
+                r.context.post(OutputRestartedMessage(stage: r.context.stageName, output: b.output).structure)
+            }
+        }
     }
 
     private func report(_ event: BranchEvent, branch: DefaultBranch, _ r: Running) {
@@ -171,6 +178,7 @@ final class PluginInstance: @unchecked Sendable {
         case .message(let m):
             r.stage.busMessage(m)
         case .failed(let element, let text):
+            branch.failedNow()
             r.stage.outputFailed(branch.output, reason: text)
             r.context.post(OutputErrorMessage(stage: r.context.stageName, output: branch.output, element: element, text: text).structure)
             r.element.postWarning("\(r.context.stageName): default branch of '\(branch.output)' failed: \(text)")
