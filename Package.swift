@@ -1,6 +1,14 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// Static Foundation inside the plugin: -static-stdlib links the Swift runtime, but a shared library also needs
+/// Foundation's own static parts (FrameAnalysis reads cascade XML: FoundationXML, libxml2), in one group since
+/// they refer to each other.
+let staticFoundation: [String] = (["--start-group"] + [
+    "FoundationXML", "_CFXMLInterface", "Foundation", "FoundationInternationalization", "FoundationEssentials",
+    "CoreFoundation", "_FoundationCShims", "_FoundationCollections", "_FoundationICU", "swiftSynchronization",
+].map { "-l" + $0 } + ["--end-group", "-lxml2"]).flatMap { ["-Xlinker", $0] }
+
 let package = Package(
     name: "Viewfinder",
     platforms: [.macOS(.v13)],
@@ -12,6 +20,9 @@ let package = Package(
         .library(name: "Overlay", targets: ["Overlay"]),
         .library(name: "FrameAnalysis", targets: ["FrameAnalysis"]),
         .library(name: "GStreamerKit", targets: ["GStreamerKit"]),
+        // The GStreamer plugin: libgstviewfinder.so (vfgrid, vfcompose, vfcapture, ...) for gst-launch-1.0,
+        // gst-inspect-1.0 and any GStreamer application (launch/install-plugin puts it where GStreamer looks).
+        .library(name: "gstviewfinder", type: .dynamic, targets: ["ViewfinderPlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -65,6 +76,15 @@ let package = Package(
             name: "Control", dependencies: ["Host", "Stages", "GStreamerKit", "Mosquitto", .product(name: "FlyingFox", package: "FlyingFox")]),
         // Side-by-side measurements (`viewfinder bench ...`): linked by the executable, not in any product library.
         .target(name: "ViewfinderBench", dependencies: ["Host", "Stages", "GStreamerKit", "GStreamerTrace", "FrameAnalysis", "Control"]),
+        // The plugin's GObject side (types, properties, pads, GST_PLUGIN_DEFINE) in C; it calls the Swift side
+        // through @_cdecl entry points (viewfinder_plugin.h). Only plain C types cross.
+        .target(name: "CViewfinderPlugin", dependencies: ["CGStreamer"]),
+        // The plugin's Swift side: each element runs its stage through StageChain, as the host does.
+        // -static-stdlib: the Swift runtime and Foundation inside the .so, so stock GStreamer tools load it
+        // without the toolchain (--static-swift-stdlib is ignored for dynamic library products).
+        .target(
+            name: "ViewfinderPlugin", dependencies: ["CViewfinderPlugin", "Stages", "GStreamerKit"],
+            linkerSettings: [.unsafeFlags(["-static-stdlib"] + staticFoundation)]),
         .executableTarget(name: "viewfinder", dependencies: [
             "Host", "Stages", "GStreamerKit", "ViewfinderBench", "Control",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -79,5 +99,7 @@ let package = Package(
         .testTarget(name: "ViewfinderTests", dependencies: ["viewfinder", "ViewfinderBench"]),
         .testTarget(name: "ControlTests", dependencies: ["viewfinder", "Control"]),
         .testTarget(name: "MosquittoTests", dependencies: ["Mosquitto"]),
+        // Stock gst-launch-1.0 / gst-inspect-1.0 / python3 with the built libgstviewfinder.so (no link to it).
+        .testTarget(name: "PluginTests", dependencies: ["Stages"]),
     ]
 )

@@ -111,11 +111,7 @@ final class StageGroup: @unchecked Sendable {
     var stageCaps: String { Self.stageCaps(accepted) }
 
     /// Raw video in the `accepted` formats (any raw video when nil), overlay formats first.
-    static func stageCaps(_ accepted: Set<String>?) -> String {
-        guard let accepted else { return "video/x-raw" }
-        let list = overlayFormats.filter { accepted.contains($0) } + accepted.subtracting(overlayFormats).sorted()
-        return "video/x-raw,format=(string){\(list.joined(separator: ","))}"
-    }
+    static func stageCaps(_ accepted: Set<String>?) -> String { StageChain.capsText(accepted) }
 
     /// The linked outputs, named for messages: the main output first, then the extra ones by name.
     private static func outputs(

@@ -38,6 +38,14 @@ public final class StageChain {
         return formats.dropFirst().reduce(Set(first)) { $0.intersection($1) }
     }
 
+    /// Caps text for raw video in the `accepted` formats (any raw video when nil), overlay formats first: what
+    /// the host's appsink asks for and the plugin's pad templates offer.
+    public static func capsText(_ accepted: Set<String>?) -> String {
+        guard let accepted else { return "video/x-raw" }
+        let list = overlayFormats.filter { accepted.contains($0) } + accepted.subtracting(overlayFormats).sorted()
+        return "video/x-raw,format=(string){\(list.joined(separator: ","))}"
+    }
+
     /// Configures the stages for `caps` when they differ from the current ones.
     /// Returns true when they changed (the first frame included).
     @discardableResult

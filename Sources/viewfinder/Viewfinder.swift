@@ -351,7 +351,7 @@ struct Card: ParsableCommand {
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Measure a stage against its GStreamer peer in one run.")
-    @Argument(help: "What to measure: bridge, compose, faces, chromakey, capture, control, latency, streams.")
+    @Argument(help: "What to measure: bridge, compose, plugin, faces, chromakey, capture, control, latency, streams.")
     var what: String
     @Argument(help: "bench streams: the number of streams (with --max: the largest number tried, default 16).")
     var count: Int?
@@ -395,6 +395,15 @@ struct BenchCommand: ParsableCommand {
                 "zero-copy: \(r.copies) buffer copies; \(r.identical)/\(r.reachedSink) buffers reached fakesink with the very memory the appsink received"
             )
             print(String(format: "identity %.1f fps, passthrough stage %.1f fps, ratio %.3f", r.identityFPS, r.stageFPS, r.ratio))
+        case "plugin":
+            print("bench plugin: 1920x1080 I420, \(frames) frames per run, best of \(rounds); stock gst-launch-1.0 vs the host, peer: identity")
+            let r = try PluginBench.run(frames: frames, rounds: rounds) { print($0) }
+            print("plugin: \(r.plugin)")
+            print(
+                String(
+                    format: "identity %.1f fps; vfpassthrough %.1f fps (%.3f of identity); vfgrid %.1f fps (%.3f); host passthrough %.1f fps (%.3f); host grid %.1f fps (%.3f); vfgrid / host grid %.3f",
+                    r.identity, r.vfpassthrough, r.ofIdentity(r.vfpassthrough), r.vfgrid, r.ofIdentity(r.vfgrid), r.hostPassthrough,
+                    r.ofIdentity(r.hostPassthrough), r.hostGrid, r.ofIdentity(r.hostGrid), r.hostGrid > 0 ? r.vfgrid / r.hostGrid : 0))
         case "compose":
             print("bench compose: 1920x1080 I420, \(frames) frames, analysis at 320 px (engine auto)")
             let r = try Bench.compose(frames: frames)
@@ -514,7 +523,7 @@ struct BenchCommand: ParsableCommand {
             }
         default:
             throw HostError(
-                .usage, "unknown benchmark '\(what)': expected bridge, compose, faces, chromakey, capture, control, latency or streams")
+                .usage, "unknown benchmark '\(what)': expected bridge, compose, plugin, faces, chromakey, capture, control, latency or streams")
         }
     }
 

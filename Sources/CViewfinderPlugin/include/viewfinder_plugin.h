@@ -1,0 +1,58 @@
+// The C half of the `viewfinder` GStreamer plugin (libgstviewfinder.so): GObject types, properties, pads and
+// GST_PLUGIN_DEFINE live in plugin.c; the per-frame work is Swift, reached through the `vfsw_*` entry points
+// that Sources/ViewfinderPlugin/PluginEntry.swift defines with @_cdecl.
+//
+// Only plain C types cross: GStreamer objects travel as `void *` (a GstElement, GstBuffer, GstCaps or
+// GstSegment, as each function says), so this header pulls in no GStreamer header and Swift sees no
+// second copy of GStreamer's types next to CGStreamer's.
+#ifndef VIEWFINDER_PLUGIN_H
+#define VIEWFINDER_PLUGIN_H
+
+// ---- Descriptors (plugin_init, class_init): strings owned by Swift, valid for the life of the process.
+int vfsw_stage_count(void);
+const char *vfsw_stage_kind(int stage);
+const char *vfsw_stage_blurb(int stage);
+/// Template caps: "video/x-raw,format=(string){...}" or "video/x-raw".
+const char *vfsw_stage_caps(int stage);
+int vfsw_output_count(int stage);
+const char *vfsw_output_name(int stage, int output);
+const char *vfsw_output_blurb(int stage, int output);
+
+/// Property types as the plugin maps them to GParamSpecs.
+enum { VF_PROP_BOOL = 0, VF_PROP_INT = 1, VF_PROP_DOUBLE = 2, VF_PROP_STRING = 3, VF_PROP_ENUM = 4, VF_PROP_FLAGS = 5 };
+int vfsw_property_count(int stage);
+const char *vfsw_property_name(int stage, int index);
+const char *vfsw_property_blurb(int stage, int index);
+int vfsw_property_type(int stage, int index);
+double vfsw_property_min(int stage, int index);
+double vfsw_property_max(int stage, int index);
+/// Default as canonical text (a number, "true"/"false", a word, words joined by '+', "#rrggbb").
+const char *vfsw_property_default(int stage, int index);
+/// Enum/flags words joined by ','.
+const char *vfsw_property_choices(int stage, int index);
+/// 1 when the property may change while playing.
+int vfsw_property_playing(int stage, int index);
+
+// ---- One element instance. `element` is the GstElement (borrowed: Swift holds a reference only between
+// start and stop). Error texts returned as `char *` are malloc'd by Swift and freed by the caller (free()).
+void *vfsw_instance_new(int stage);
+void vfsw_instance_free(void *instance);
+/// Validates a value (text as above) and keeps it; while running, a `playing` property changes the stage
+/// (Stage.update). `element` is the element's name, for the error text. NULL on success, else the error text.
+char *vfsw_set_property(void *instance, const char *element, const char *name, const char *text);
+/// READY -> PAUSED: makes the stage from its properties, plans its outputs (requested pads: linked; else the
+/// default branch or dropped) and opens it. NULL on success, else the error text.
+char *vfsw_start(void *instance, void *element);
+/// PAUSED -> READY (and after errors): closes the stage and its default branches, drops the element reference.
+void vfsw_stop(void *instance);
+/// One frame: `*buffer` (GstBuffer, transfer full) goes through the stage chain; on return `*buffer` is the
+/// frame to pass on (transfer full; the same buffer unless a write had to copy it). `caps` (GstCaps) and
+/// `segment` (GstSegment) are borrowed. NULL on success, else the error text.
+char *vfsw_process(void *instance, void **buffer, void *caps, void *segment);
+/// A custom event's structure (serialised) reached the element: downstream on its sink pad or upstream on
+/// any source pad.
+void vfsw_custom_event(void *instance, const char *structure);
+/// End of stream reached the sink pad: stages finish, extra outputs end, default branches drain.
+void vfsw_end_of_stream(void *instance);
+
+#endif
