@@ -103,11 +103,7 @@ import Testing
     /// An application sends capture's `viewfinder-capture` custom event to the element (what SIGUSR1 and the
     /// control API do in the host): the stage takes a photo with trigger `event` and its default branch saves it.
     @Test func customEventFromAnApplicationTakesAPhoto() throws {
-        let tmp = PluginTools.tempDir()
-        let dir = tmp.appendingPathComponent("photos"), script = tmp.appendingPathComponent("event.py")
-        try Self.eventScript.write(to: script, atomically: true, encoding: .utf8)
-        let r = try PluginTools.run("/usr/bin/python3", [script.path, dir.path], timeout: 20)
-        try #require(r.code == 0, "python3 failed: \(r.err)\n\(PluginTools.loadDiagnosis())")
+        let (r, dir) = try Self.runPython(Self.eventScript, timeout: 20)
         let file = dir.appendingPathComponent("IMG_00001.jpg").path
         #expect(r.out == "capture event\nsaved \(file)\n", "\(r.out)")
         #expect(Self.isCompleteJPEG(file))
@@ -144,11 +140,7 @@ p.set_state(Gst.State.NULL)
     /// application; with the directory back, the branch is started again after 5 s (`viewfinder/output-restarted`)
     /// and the next photo is saved. Live source: the 5 s are wall-clock time (8 s of stream in all).
     @Test func aFailingDefaultBranchIsReportedRestartedAndTheStreamGoesOn() throws {
-        let tmp = PluginTools.tempDir()
-        let dir = tmp.appendingPathComponent("photos"), script = tmp.appendingPathComponent("fail.py")
-        try Self.failScript.write(to: script, atomically: true, encoding: .utf8)
-        let r = try PluginTools.run("/usr/bin/python3", [script.path, dir.path], timeout: 30)
-        try #require(r.code == 0, "python3 failed: \(r.err)\n\(PluginTools.loadDiagnosis())")
+        let (r, dir) = try Self.runPython(Self.failScript, timeout: 30)
         let lines = r.out.split(separator: "\n").map(String.init)
         #expect(lines.count == 4, "\(r.out)\n\(r.err)")
         #expect(Array(lines.prefix(2)) == ["output-error snapshot", "output-restarted snapshot"], "\(r.out)")
@@ -204,4 +196,15 @@ p.set_state(Gst.State.NULL)
 print("\\n".join(seen))
 print("frames", frames)
 """
+
+    /// Runs a PyGObject script with a fresh photo directory as its argument; fails naming python's error and the
+    /// plugin's load diagnosis.
+    static func runPython(_ source: String, timeout: Double) throws -> (r: PluginTools.Result, dir: URL) {
+        let tmp = PluginTools.tempDir()
+        let dir = tmp.appendingPathComponent("photos"), script = tmp.appendingPathComponent("app.py")
+        try source.write(to: script, atomically: true, encoding: .utf8)
+        let r = try PluginTools.run("/usr/bin/python3", [script.path, dir.path], timeout: timeout)
+        try #require(r.code == 0, "python3 failed: \(r.err)\n\(PluginTools.loadDiagnosis())")
+        return (r, dir)
+    }
 }
