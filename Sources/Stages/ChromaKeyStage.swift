@@ -98,7 +98,8 @@ public final class ChromaKeyStage: Stage {
         var spill: Double; var edges: Bool; var clean: Bool; var mode: ChromaKey.Mode; var version = 0
     }
     private struct State {
-        var picked: ScreenSpread?; var pickedVersion = -1; var lastWarning: UInt64?; var last: ChromaKey.Result?
+        var picked: ScreenSpread?; var pickedVersion = -1; var pickedAt: UInt64?; var lastWarning: UInt64?
+        var last: ChromaKey.Result?
         var table: (key: ChromaKey, table: ChromaKey.Table)?
         /// The keyer's buffers, taken out while a frame is keyed.
         var workspace: ChromaKey.Workspace?
@@ -169,10 +170,15 @@ public final class ChromaKeyStage: Stage {
         var spread: ScreenSpread?
         if s.pick != .none {
             spread = try state.withLock { (st: inout State) throws(StageError) in
-                if st.pickedVersion != s.version {
+                // Until a screen is found (a camera still dark, the subject filling the border) it is measured
+                // again once a second of stream time, not every frame (a full-frame RGB conversion each).
+                let retry =
+                    st.picked == nil && frame.pts.map { pts in st.pickedAt.map { pts >= $0 &+ 1_000_000_000 } ?? true } == true
+                if st.pickedVersion != s.version || retry {
                     let img = try Self.rgbImage(frame)
                     st.picked = s.pick == .auto ? ScreenSpread.fromBorder(img) : ScreenSpread.fromPoint(img, x: s.pickX, y: s.pickY)
                     st.pickedVersion = s.version
+                    st.pickedAt = frame.pts
                 }
                 return st.picked
             }

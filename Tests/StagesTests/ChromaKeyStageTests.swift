@@ -144,4 +144,16 @@ import Testing
         let explicit = try StageHarness(kind: "chromakey", properties: [("pick", "none"), ("pick-x", "0.2")], info: info).push(bytes)
         #expect(try alphaAt(explicit, 3) == 255 && alphaAt(explicit, 28) == 0)  // the colour, #00ff00
     }
+
+    /// pick=auto on a frame with no screen keeps `color` and measures again a second later, not every frame.
+    @Test func pickAutoMeasuresAgainOnceASecondUntilAScreenIsFound() throws {
+        let info = try VideoInfo(format: "RGBA", width: 32, height: 16)
+        let h = try StageHarness(kind: "chromakey", properties: [("pick", "auto"), ("color", "#ff0000")], info: info)
+        let grey = [UInt8](Array([[UInt8]](repeating: [128, 128, 128, 255], count: 32 * 16).joined()))
+        let blue = [UInt8](Array([[UInt8]](repeating: [20, 40, 200, 255], count: 32 * 16).joined()))
+        let alpha = { (f: VideoFrame) throws -> UInt8 in try f.planeBytes(plane: 0).bytes[3] }
+        #expect(try alpha(h.push(grey, pts: 0)) == 255)  // no screen on the border: the colour (red) is the key
+        #expect(try alpha(h.push(blue, pts: 500_000_000)) == 255)  // half a second later: not measured again
+        #expect(try alpha(h.push(blue, pts: 1_000_000_000)) == 0)  // a second later: the blue screen is found
+    }
 }
