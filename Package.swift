@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "Overlay", targets: ["Overlay"]),
         .library(name: "FrameAnalysis", targets: ["FrameAnalysis"]),
         .library(name: "GStreamerKit", targets: ["GStreamerKit"]),
+        .library(name: "Timing", targets: ["Timing"]),
         // The GStreamer plugin: libgstviewfinder.so (vfgrid, vfcompose, vfcapture, ...) for gst-launch-1.0,
         // gst-inspect-1.0 and any GStreamer application (launch/install-plugin puts it where GStreamer looks).
         .library(name: "gstviewfinder", type: .dynamic, targets: ["ViewfinderPlugin"]),
@@ -42,6 +43,8 @@ let package = Package(
         .systemLibrary(name: "CCairo", pkgConfig: "pangocairo",
                        providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        // The clock (system and manual) and the one back-off type: no dependencies, used by every module that waits.
+        .target(name: "Timing"),
         // The only module that touches GStreamer's unsafe pointers (gst-rtsp-server's too: RTSPServer; webrtcbin's:
         // WebRTCServer).
         .target(name: "GStreamerKit", dependencies: ["CGStreamer", "CGstRtspServer", "CGstWebRTC"]),
@@ -50,7 +53,7 @@ let package = Package(
         // stays in the binding: Buffer.makeWritable counts there and every run's report prints it.)
         .target(name: "GStreamerTrace", dependencies: ["GStreamerKit"]),
         // The MQTT client (libmosquitto, its own network thread): the only module that touches its pointers.
-        .target(name: "Mosquitto", dependencies: ["CMosquitto"]),
+        .target(name: "Mosquitto", dependencies: ["CMosquitto", "Timing"]),
         // libfacedetection (YuNet) loaded at run time with dlopen: a header-only shim, no link-time dependency
         // (launch/fetch-yuface installs the library; engine=cnn).
         .systemLibrary(name: "CFaceCNN"),
@@ -65,15 +68,15 @@ let package = Package(
         // cairo/pango drawing of guidance value types into BGRA images.
         .target(name: "Overlay", dependencies: ["CCairo"]),
         // The Stage protocol, property specs and the built-in stages.
-        .target(name: "Stages", dependencies: ["GStreamerKit", "Overlay", "FrameAnalysis"]),
+        .target(name: "Stages", dependencies: ["GStreamerKit", "Overlay", "FrameAnalysis", "Timing"]),
         // Drives stages frame by frame without a pipeline (like gst_check's GstHarness), for tests.
         .target(name: "StageTesting", dependencies: ["Stages", "GStreamerKit"]),
         // Description parsing/expansion, segments, bridging, runtime, stats.
-        .target(name: "Host", dependencies: ["GStreamerKit", "Stages"]),
+        .target(name: "Host", dependencies: ["GStreamerKit", "Stages", "Timing"]),
         // The HTTP control API of a running session (`--http`): its own async tasks, off the video threads;
         // and the MQTT bridge (`--mqtt`): events out, commands in, on libmosquitto's thread.
         .target(
-            name: "Control", dependencies: ["Host", "Stages", "GStreamerKit", "Mosquitto", .product(name: "FlyingFox", package: "FlyingFox")]),
+            name: "Control", dependencies: ["Host", "Stages", "GStreamerKit", "Mosquitto", "Timing", .product(name: "FlyingFox", package: "FlyingFox")]),
         // Side-by-side measurements (`viewfinder bench ...`): linked by the executable, not in any product library.
         .target(name: "ViewfinderBench", dependencies: ["Host", "Stages", "GStreamerKit", "GStreamerTrace", "FrameAnalysis", "Control"]),
         // The plugin's GObject side (types, properties, pads, GST_PLUGIN_DEFINE) in C; it calls the Swift side
@@ -83,7 +86,7 @@ let package = Package(
         // -static-stdlib: the Swift runtime and Foundation inside the .so, so stock GStreamer tools load it
         // without the toolchain (--static-swift-stdlib is ignored for dynamic library products).
         .target(
-            name: "ViewfinderPlugin", dependencies: ["CViewfinderPlugin", "Stages", "GStreamerKit"],
+            name: "ViewfinderPlugin", dependencies: ["CViewfinderPlugin", "Stages", "GStreamerKit", "Timing"],
             linkerSettings: [.unsafeFlags(["-static-stdlib"] + staticFoundation)]),
         .executableTarget(name: "viewfinder", dependencies: [
             "Host", "Stages", "GStreamerKit", "ViewfinderBench", "Control",
@@ -99,6 +102,7 @@ let package = Package(
         .testTarget(name: "ViewfinderTests", dependencies: ["viewfinder", "ViewfinderBench"]),
         .testTarget(name: "ControlTests", dependencies: ["viewfinder", "Control"]),
         .testTarget(name: "MosquittoTests", dependencies: ["Mosquitto"]),
+        .testTarget(name: "TimingTests", dependencies: ["Timing"]),
         // Stock gst-launch-1.0 / gst-inspect-1.0 / python3 with the built libgstviewfinder.so (no link to it).
         .testTarget(name: "PluginTests", dependencies: ["Stages"]),
     ]

@@ -1,0 +1,108 @@
+import Foundation
+
+/// A clock that moves only when a test says so (`advance(by:)`), for time-dependent behaviour (reconnect
+/// schedules, restart back-offs, timers, coalescing) without waiting in real time.
+///
+/// A thread that sleeps on it blocks until the clock has been advanced past its deadline; an async sleeper is
+/// resumed likewise. `waitForSleepers(_:)` lets a test wait (in real time, bounded) until the code under test
+/// has reached its sleep, so "advance, then look" is deterministic.
+///
+/// Threads and locks: one `NSCondition` guards the time, the wall time and the sleepers; any thread.
+public final class ManualClock: HostClock, @unchecked Sendable {
+    private let lock = NSCondition()
+    private var time: Double
+    private var wall: Date
+    /// Threads blocked in `sleep(until:)`, by deadline (for `waitForSleepers`).
+    private var blocked: [Double] = []
+    private var waiters: [(id: Int, deadline: Double, resume: CheckedContinuation<Void, Never>)] = []
+    private var nextID = 0
+
+    /// A clock at `now` (monotonic seconds) and `wall` (wall time).
+    public init(now: Double = 0, wall: Date = Date(timeIntervalSince1970: 1_767_225_600)) {
+        time = now
+        self.wall = wall
+    }
+
+    public var now: Double { locked { time } }
+
+    public var wallNow: Date { locked { wall } }
+
+    /// Moves both clocks on by `seconds` (>= 0) and wakes every sleeper whose deadline is reached.
+    public func advance(by seconds: Double) {
+        precondition(seconds >= 0, "a manual clock does not go back")
+        let due: [CheckedContinuation<Void, Never>] = locked {
+            time += seconds
+            wall = wall.addingTimeInterval(seconds)
+            lock.broadcast()
+            let ready = waiters.filter { $0.deadline <= time }
+            waiters.removeAll { $0.deadline <= time }
+            return ready.map(\.resume)
+        }
+        for c in due { c.resume() }
+    }
+
+    /// Sets the wall clock (the monotonic clock is left alone).
+    public func setWall(_ date: Date) { locked { wall = date } }
+
+    /// How many threads and tasks are asleep on the clock now.
+    public var sleepers: Int { locked { blocked.count + waiters.count } }
+
+    /// Waits in real time (at most `timeout` seconds) until at least `count` sleepers are asleep on the clock;
+    /// true when they are.
+    @discardableResult
+    public func waitForSleepers(_ count: Int = 1, timeout: Double = 10) -> Bool {
+        let limit = Date().addingTimeInterval(timeout)
+        lock.lock()
+        defer { lock.unlock() }
+        while blocked.count + waiters.count < count {
+            if !lock.wait(until: limit) { return blocked.count + waiters.count >= count }
+        }
+        return true
+    }
+
+    /// Advances in steps of `step` until `condition` holds or `limit` seconds of clock time passed, letting
+    /// real threads run between steps (a short real pause each); true when the condition held.
+    @discardableResult
+    public func advance(until condition: () -> Bool, step: Double, limit: Double, realPause: Double = 0.002) -> Bool {
+        var moved = 0.0
+        while !condition() {
+            guard moved < limit else { return false }
+            advance(by: step)
+            moved += step
+            usleep(UInt32(realPause * 1_000_000))
+        }
+        return true
+    }
+
+    public func sleep(until deadline: Double) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard time < deadline else { return }
+        blocked.append(deadline)
+        lock.broadcast()
+        while time < deadline { lock.wait() }
+        if let i = blocked.firstIndex(of: deadline) { blocked.remove(at: i) }
+        lock.broadcast()
+    }
+
+    public func sleep(untilAsync deadline: Double) async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let now: Bool = locked {
+                guard time < deadline else { return true }
+                nextID += 1
+                waiters.append((nextID, deadline, c))
+                lock.broadcast()
+                return false
+            }
+            if now { c.resume() }
+        }
+    }
+}
+
+extension ManualClock {
+    fileprivate func locked<T>(_ body: () -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
+    }
+}
