@@ -51,11 +51,28 @@ public final class ManualClock: HostClock, @unchecked Sendable {
     /// true when they are.
     @discardableResult
     public func waitForSleepers(_ count: Int = 1, timeout: Double = 10) -> Bool {
-        let limit = Date().addingTimeInterval(timeout)
+        // Real time: the code under test runs on real threads.
+        let real = SystemClock.shared
+        let limit = real.now + timeout
         lock.lock()
         defer { lock.unlock() }
         while blocked.count + waiters.count < count {
-            if !lock.wait(until: limit) { return blocked.count + waiters.count >= count }
+            let left = limit - real.now
+            guard left > 0 else { return false }
+            real.wait(on: lock, seconds: left)
+        }
+        return true
+    }
+
+    /// `waitForSleepers` for async code: polls (1 ms real steps) instead of blocking the thread. A blocking wait
+    /// on Swift concurrency's cooperative pool (2 threads on a 2-core machine) can starve the very task it waits
+    /// for.
+    public func sleepersArrive(_ count: Int = 1, timeout: Double = 10) async -> Bool {
+        let real = SystemClock.shared
+        let limit = real.now + timeout
+        while sleepers < count {
+            guard real.now < limit else { return false }
+            try? await Task.sleep(nanoseconds: 1_000_000)
         }
         return true
     }
@@ -85,16 +102,49 @@ public final class ManualClock: HostClock, @unchecked Sendable {
         lock.broadcast()
     }
 
+    public func sleep(until deadline: Double, unlessSignalled wakeup: Wakeup) -> Bool {
+        let waker = wakeup.addWaker { [weak self] in
+            guard let self else { return }
+            self.lock.lock()
+            self.lock.broadcast()
+            self.lock.unlock()
+        }
+        defer { wakeup.removeWaker(waker) }
+        lock.lock()
+        defer { lock.unlock() }
+        // The order clock lock, then the wakeup's: `signal` calls the waker with the wakeup's lock released.
+        if wakeup.isSignalled { return true }
+        guard time < deadline else { return false }
+        blocked.append(deadline)
+        lock.broadcast()
+        while time < deadline && !wakeup.isSignalled { lock.wait() }
+        if let i = blocked.firstIndex(of: deadline) { blocked.remove(at: i) }
+        lock.broadcast()
+        return time < deadline
+    }
+
+    /// A cancelled task stops waiting at once (as `Task.sleep` does on the system clock).
     public func sleep(untilAsync deadline: Double) async {
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            let now: Bool = locked {
-                guard time < deadline else { return true }
-                nextID += 1
-                waiters.append((nextID, deadline, c))
-                lock.broadcast()
-                return false
+        let id: Int = locked {
+            nextID += 1
+            return nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                let now: Bool = locked {
+                    guard time < deadline, !Task.isCancelled else { return true }
+                    waiters.append((id, deadline, c))
+                    lock.broadcast()
+                    return false
+                }
+                if now { c.resume() }
             }
-            if now { c.resume() }
+        } onCancel: {
+            let c: CheckedContinuation<Void, Never>? = locked {
+                guard let i = waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return waiters.remove(at: i).resume
+            }
+            c?.resume()
         }
     }
 }

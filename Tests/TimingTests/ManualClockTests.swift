@@ -27,9 +27,29 @@ import Timing
             await clock.sleep(forAsync: 2)
             return clock.now
         }
-        #expect(clock.waitForSleepers(1))
+        #expect(await clock.sleepersArrive(1))
         clock.advance(by: 2)
         #expect(await task.value == 2)
+    }
+
+    @Test func aCancelledAsyncSleeperStopsWaiting() async {
+        let clock = ManualClock()
+        let task = Task { () -> Double in
+            await clock.sleep(forAsync: 60)
+            return clock.now
+        }
+        #expect(await clock.sleepersArrive(1))
+        task.cancel()
+        #expect(await task.value == 0)
+        #expect(clock.sleepers == 0)
+    }
+
+    @Test func waitingForSleepersGivesUpInRealTime() {
+        let clock = ManualClock()
+        let real = SystemClock.shared
+        let start = real.now
+        #expect(!clock.waitForSleepers(1, timeout: 0.05))
+        #expect(real.elapsed(since: start) >= 0.05)
     }
 
     @Test func wallTimeMovesWithTheClock() {
