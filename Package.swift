@@ -47,7 +47,7 @@ let package = Package(
         .target(name: "Timing"),
         // The only module that touches GStreamer's unsafe pointers (gst-rtsp-server's too: RTSPServer; webrtcbin's:
         // WebRTCServer).
-        .target(name: "GStreamerKit", dependencies: ["CGStreamer", "CGstRtspServer", "CGstWebRTC"]),
+        .target(name: "GStreamerKit", dependencies: ["CGStreamer", "CGstRtspServer", "CGstWebRTC", "Timing"]),
         // Buffer traces (which memories pass a pad: zero-copy proofs) for benches and tests, built on the
         // binding's `watchBuffers` hook; no unsafe pointers here and in no product library. (BufferCopies
         // stays in the binding: Buffer.makeWritable counts there and every run's report prints it.)

@@ -3,6 +3,7 @@ import FrameAnalysis
 import GStreamerKit
 import Overlay
 import Synchronization
+import Timing
 
 /// A photographer's eye on a live stream: finds the subject, judges the composition against a rule,
 /// and draws what to do next. Analysis runs on its own thread on a small copy of the latest frame
@@ -428,15 +429,17 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         }
     }
 
-    /// The upstream faces for a frame, in analysed pixels; waits (bounded) for the bus to deliver them.
+    /// The upstream faces for a frame, in analysed pixels; waits (bounded in real time: the bus loop delivers
+    /// them in real time) for the bus to deliver them.
     private func upstreamFaces(_ job: Job, analysedWidth: Int, analysedHeight: Int) -> [Detection] {
         guard let pts = job.pts else { return [] }
-        let deadline = Date().addingTimeInterval(0.25)
+        let real = SystemClock.shared
+        let deadline = real.now + 0.25
         var faces: [Box]?
         repeat {
             faces = upstream.withLock { $0[pts] }
             if faces == nil { Thread.sleep(forTimeInterval: 0.005) }
-        } while faces == nil && Date() < deadline
+        } while faces == nil && real.now < deadline
         let sx = Double(analysedWidth) / Double(job.inputWidth), sy = Double(analysedHeight) / Double(job.inputHeight)
         return (faces ?? []).map { Detection(box: $0.scaled(sx, sy), confidence: 1, kind: .face) }
     }
