@@ -94,7 +94,7 @@ let package = Package(
         ]),
         // Fixtures are read by path (#filePath), with the script that produced them.
         .testTarget(name: "FrameAnalysisTests", dependencies: ["FrameAnalysis"], exclude: ["Fixtures"]),
-        .testTarget(name: "HostTests", dependencies: ["Host", "Stages"]),
+        .testTarget(name: "HostTests", dependencies: ["Host", "Stages", "Timing"]),
         .testTarget(name: "OverlayTests", dependencies: ["Overlay"]),
         .testTarget(name: "StagesTests", dependencies: ["Stages", "Host", "StageTesting"]),
         .testTarget(name: "StageTestingTests", dependencies: ["StageTesting", "Stages", "GStreamerKit"]),
