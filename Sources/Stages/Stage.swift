@@ -1,4 +1,5 @@
 import GStreamerKit
+import Timing
 
 /// An extra output of a stage, such as `snapshot`, reached in descriptions as `NAME.OUTPUT`.
 public struct OutputSpec: Sendable {
@@ -98,7 +99,7 @@ public protocol Stage: AnyObject, Sendable {
     /// The branch fed by `output` stopped with an error (full disk): the stream goes on without it
     /// until `outputRestarted`. On the host's thread.
     func outputFailed(_ output: String, reason: String)
-    /// The branch fed by `output` was started again after an error. On the host's thread.
+    /// The branch fed by `output` was started again after an error (`Backoff.outputRestart`). On the host's thread.
     func outputRestarted(_ output: String)
     /// End of stream: finish pending work (analysis, files) before end-of-stream goes downstream.
     func finish(context: StageContext)
@@ -142,4 +143,10 @@ extension Stage {
     public func update(_ property: String, value: PropertyValue) throws(StageError) {
         throw StageError(.usage, "\(Self.descriptor.kind): property '\(property)' cannot change while playing")
     }
+}
+
+extension Backoff {
+    /// When a failed output branch is started again, in the host (`BranchSupervisor`) and in the plugin
+    /// (`DefaultBranch`): 5 s after the failure, doubling up to a minute.
+    public static let outputRestart = Backoff(first: 5, maximum: 60)
 }
