@@ -50,6 +50,9 @@ public final class SettingsWriter: Sendable {
     /// Write attempts made so far (each writes the newest state).
     public var writes: Int { state.withLock { $0.writes } }
 
+    /// True while a round is queued or writing.
+    public var isWriting: Bool { state.withLock { $0.running } }
+
     /// Records live changes of stage `name` and schedules a write. Any thread; never waits on a write.
     public func record(stage name: String, _ changes: [(String, PropertyValue)]) {
         guard !changes.isEmpty else { return }
