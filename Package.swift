@@ -70,7 +70,7 @@ let package = Package(
         // The Stage protocol, property specs and the built-in stages.
         .target(name: "Stages", dependencies: ["GStreamerKit", "Overlay", "FrameAnalysis", "Timing"]),
         // Drives stages frame by frame without a pipeline (like gst_check's GstHarness), for tests.
-        .target(name: "StageTesting", dependencies: ["Stages", "GStreamerKit"]),
+        .target(name: "StageTesting", dependencies: ["Stages", "GStreamerKit", "Timing"]),
         // Description parsing/expansion, segments, bridging, runtime, stats.
         .target(name: "Host", dependencies: ["GStreamerKit", "Stages", "Timing"]),
         // The HTTP control API of a running session (`--http`): its own async tasks, off the video threads;
@@ -96,7 +96,7 @@ let package = Package(
         .testTarget(name: "FrameAnalysisTests", dependencies: ["FrameAnalysis"], exclude: ["Fixtures"]),
         .testTarget(name: "HostTests", dependencies: ["Host", "Stages", "Timing"]),
         .testTarget(name: "OverlayTests", dependencies: ["Overlay"]),
-        .testTarget(name: "StagesTests", dependencies: ["Stages", "Host", "StageTesting"]),
+        .testTarget(name: "StagesTests", dependencies: ["Stages", "Host", "StageTesting", "Timing"]),
         .testTarget(name: "StageTestingTests", dependencies: ["StageTesting", "Stages", "GStreamerKit"]),
         .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit", "GStreamerTrace"]),
         .testTarget(name: "ViewfinderTests", dependencies: ["viewfinder", "ViewfinderBench"]),

@@ -60,11 +60,16 @@ public protocol StageContext: AnyObject, Sendable {
     func post(_ message: MessageStructure)
     /// Frames pushed on an extra output that its branch has not taken yet (the appsrc's queue).
     func backlog(on output: String) -> Int
+    /// The host's clock: `wallNow` dates what a stage writes (a photo's EXIF date, its record). Per-frame timing
+    /// (timers, cooldowns, intervals, smoothing) uses stream time (the frame's pts/running time), never this.
+    var clock: any HostClock { get }
 }
 
 extension StageContext {
     /// No backlog by default (contexts without queues).
     public func backlog(on output: String) -> Int { 0 }
+    /// The system clock by default (a host or test that injects one overrides it).
+    public var clock: any HostClock { SystemClock.shared }
 }
 
 /// A Swift stage spliced into a pipeline: it sees every frame and may change it.
