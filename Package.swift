@@ -100,7 +100,7 @@ let package = Package(
         .testTarget(name: "StageTestingTests", dependencies: ["StageTesting", "Stages", "GStreamerKit"]),
         .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit", "GStreamerTrace"]),
         .testTarget(name: "ViewfinderTests", dependencies: ["viewfinder", "ViewfinderBench"]),
-        .testTarget(name: "ControlTests", dependencies: ["viewfinder", "Control"]),
+        .testTarget(name: "ControlTests", dependencies: ["viewfinder", "Control", "Timing"]),
         .testTarget(name: "MosquittoTests", dependencies: ["Mosquitto", "Timing"]),
         .testTarget(name: "TimingTests", dependencies: ["Timing"]),
         // Stock gst-launch-1.0 / gst-inspect-1.0 / python3 with the built libgstviewfinder.so (no link to it).

@@ -4,6 +4,7 @@ import Foundation
 import Host
 import Stages
 import Synchronization
+import Timing
 
 /// The HTTP control API of one running session (`viewfinder launch --http HOST:PORT`).
 ///
@@ -23,11 +24,19 @@ public final class ControlServer: Sendable {
     private let fire: @Sendable () -> Void
     private let server = Mutex<HTTPServer?>(nil)
     private let tasks = Mutex<[Task<Void, Never>]>([])
+    /// Times the event streams' heartbeat and the preview's freshness.
+    private let clock: any HostClock
+    /// Seconds between two heartbeats (`: ping`) on the event streams.
+    static let heartbeat = 2.0
 
-    /// A server for `session`; `fire` is the manual shutter (the CLI passes `Triggers.shared.fire`).
-    public init(session: Session, address: ControlAddress, fire: @escaping @Sendable () -> Void) {
+    /// A server for `session`; `fire` is the manual shutter (the CLI passes `Triggers.shared.fire`); `clock`
+    /// times the heartbeat and the preview's freshness.
+    public init(
+        session: Session, address: ControlAddress, fire: @escaping @Sendable () -> Void, clock: any HostClock = SystemClock.shared
+    ) {
         self.session = session
-        preview = PreviewHub(tap: session.preview)
+        self.clock = clock
+        preview = PreviewHub(tap: session.preview, clock: clock)
         self.address = address
         self.fire = fire
     }
@@ -71,9 +80,11 @@ public final class ControlServer: Sendable {
         }
         Self.setNoDelay(onListenerOf: port)
         let hub = self.hub
+        let clock = self.clock
         let heartbeat = Task {
             while !Task.isCancelled {
-                try? await Task.sleep(nanoseconds: 2_000_000_000)
+                await clock.sleep(forAsync: Self.heartbeat)
+                if Task.isCancelled { break }
                 hub.ping()
             }
         }
