@@ -78,7 +78,7 @@ let package = Package(
         .target(
             name: "Control", dependencies: ["Host", "Stages", "GStreamerKit", "Mosquitto", "Timing", .product(name: "FlyingFox", package: "FlyingFox")]),
         // Side-by-side measurements (`viewfinder bench ...`): linked by the executable, not in any product library.
-        .target(name: "ViewfinderBench", dependencies: ["Host", "Stages", "GStreamerKit", "GStreamerTrace", "FrameAnalysis", "Control"]),
+        .target(name: "ViewfinderBench", dependencies: ["Host", "Stages", "GStreamerKit", "GStreamerTrace", "FrameAnalysis", "Control", "Timing"]),
         // The plugin's GObject side (types, properties, pads, GST_PLUGIN_DEFINE) in C; it calls the Swift side
         // through @_cdecl entry points (viewfinder_plugin.h). Only plain C types cross.
         .target(name: "CViewfinderPlugin", dependencies: ["CGStreamer"]),
