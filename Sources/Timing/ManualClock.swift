@@ -12,8 +12,9 @@ public final class ManualClock: HostClock, @unchecked Sendable {
     private let lock = NSCondition()
     private var time: Double
     private var wall: Date
-    /// Threads blocked in `sleep(until:)`, by deadline (for `waitForSleepers`).
-    private var blocked: [Double] = []
+    /// Threads blocked in `sleep(until:)`: their deadlines by id (for `waitForSleepers`). `advance` takes out
+    /// those it wakes at once, so right after it returns they no longer count, even before they run again.
+    private var blocked: [Int: Double] = [:]
     private var waiters: [(id: Int, deadline: Double, resume: CheckedContinuation<Void, Never>)] = []
     private var nextID = 0
 
@@ -33,6 +34,7 @@ public final class ManualClock: HostClock, @unchecked Sendable {
         let due: [CheckedContinuation<Void, Never>] = locked {
             time += seconds
             wall = wall.addingTimeInterval(seconds)
+            blocked = blocked.filter { $0.value > time }
             lock.broadcast()
             let ready = waiters.filter { $0.deadline <= time }
             waiters.removeAll { $0.deadline <= time }
@@ -95,10 +97,12 @@ public final class ManualClock: HostClock, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard time < deadline else { return }
-        blocked.append(deadline)
+        nextID += 1
+        let id = nextID
+        blocked[id] = deadline
         lock.broadcast()
         while time < deadline { lock.wait() }
-        if let i = blocked.firstIndex(of: deadline) { blocked.remove(at: i) }
+        blocked[id] = nil
         lock.broadcast()
     }
 
@@ -115,10 +119,12 @@ public final class ManualClock: HostClock, @unchecked Sendable {
         // The order clock lock, then the wakeup's: `signal` calls the waker with the wakeup's lock released.
         if wakeup.isSignalled { return true }
         guard time < deadline else { return false }
-        blocked.append(deadline)
+        nextID += 1
+        let id = nextID
+        blocked[id] = deadline
         lock.broadcast()
         while time < deadline && !wakeup.isSignalled { lock.wait() }
-        if let i = blocked.firstIndex(of: deadline) { blocked.remove(at: i) }
+        blocked[id] = nil
         lock.broadcast()
         return time < deadline
     }
