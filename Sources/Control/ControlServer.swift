@@ -80,14 +80,7 @@ public final class ControlServer: Sendable {
         }
         Self.setNoDelay(onListenerOf: port)
         let hub = self.hub
-        let clock = self.clock
-        let heartbeat = Task {
-            while !Task.isCancelled {
-                await clock.sleep(forAsync: Self.heartbeat)
-                if Task.isCancelled { break }
-                hub.ping()
-            }
-        }
+        let heartbeat = hub.heartbeat(every: Self.heartbeat, clock: clock)
         tasks.withLock { $0 = [run, wait, heartbeat] }
         let preview = self.preview
         session.preview.onJPEG = { preview.publish($0) }

@@ -4,6 +4,7 @@ import Foundation
 import GStreamerKit
 import Stages
 import Synchronization
+import Timing
 
 /// Fans `viewfinder/*` element messages out to the `/api/events` clients as server-sent events.
 ///
@@ -39,6 +40,17 @@ public final class EventHub: Sendable {
     public func ping() {
         let targets = clients.withLock { Array($0.all.values) }
         for c in targets { c.push(Data(": ping\n\n".utf8)) }
+    }
+
+    /// The heartbeat: `ping()` every `seconds` of `clock` until the task is cancelled (the server's stop).
+    public func heartbeat(every seconds: Double, clock: any HostClock) -> Task<Void, Never> {
+        Task { [weak self] in
+            while !Task.isCancelled {
+                await clock.sleep(forAsync: seconds)
+                if Task.isCancelled { break }
+                self?.ping()
+            }
+        }
     }
 
     /// Ends every client's stream (end of run).

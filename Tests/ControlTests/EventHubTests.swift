@@ -2,6 +2,7 @@ import Foundation
 import GStreamerKit
 import Stages
 import Testing
+import Timing
 
 @testable import Control
 
@@ -20,6 +21,34 @@ struct EventHubTests {
         #expect(o["source"] as? String == "compose0" && o["name"] as? String == "viewfinder/composition")
         let f = try #require(o["fields"] as? [String: Any])
         #expect(f["n"] as? Int == 7 && f["rule"] as? String == "thirds" && f["score"] as? Double == 0.5)
+    }
+
+    /// The heartbeat (`: ping`, every 2 s in the server) follows the clock it is given: nothing before the
+    /// interval, one ping at it, the next one interval later; none after the task is cancelled.
+    @Test func theHeartbeatPingsEveryIntervalOfItsClock() async throws {
+        let hub = EventHub()
+        let client = try #require(hub.subscribe())
+        let clock = ManualClock()
+        let beat = hub.heartbeat(every: 2, clock: clock)
+        #expect(await clock.sleepersArrive(1))
+        clock.advance(by: 1.9)
+        try await Task.sleep(nanoseconds: 100_000_000)
+        // An event published now comes first: no ping was queued before it.
+        hub.publish(Self.message(1))
+        #expect(await client.next() == EventHub.event(Self.message(1)))
+        clock.advance(by: 0.1)
+        #expect(await client.next() == Data(": ping\n\n".utf8))
+        #expect(await clock.sleepersArrive(1))
+        clock.advance(by: 2)
+        #expect(await client.next() == Data(": ping\n\n".utf8))
+        #expect(await clock.sleepersArrive(1))
+        beat.cancel()
+        await beat.value
+        #expect(clock.sleepers == 0)
+        clock.advance(by: 10)
+        hub.publish(Self.message(2))
+        #expect(await client.next() == EventHub.event(Self.message(2)))
+        hub.close()
     }
 
     @Test func aClientThatDoesNotReadKeepsOnlyTheNewest() async throws {
