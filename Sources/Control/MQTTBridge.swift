@@ -62,8 +62,8 @@ public final class MQTTBridge: Sendable {
 
     private var topic: String { address.topic }
 
-    /// Installs the element-message hook (keeping any set before; call before `run()`) and starts
-    /// connecting in the background. Never fails: without a client the camera runs, with a warning.
+    /// Starts connecting in the background (call before `run()`; `MQTTService` hands it every recorded message).
+    /// Never fails: without a client the camera runs, with a warning.
     public func start() {
         let handlers = MQTTClient.Handlers(
             onConnect: { [weak self] in self?.connected() },
@@ -76,11 +76,6 @@ public final class MQTTBridge: Sendable {
             return
         }
         client.withLock { $0 = c }
-        let previous = session.onElementMessage
-        session.onElementMessage = { [weak self] m in
-            previous?(m)
-            self?.publish(m)
-        }
         let will = MQTTClient.Will(topic: topic + "/state", payload: Self.json(["state": "offline"]), retain: true)
         let thread = Thread { [weak self] in
             guard let self else { return }

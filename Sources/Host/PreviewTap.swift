@@ -94,7 +94,7 @@ public final class PreviewTap: @unchecked Sendable {
 
     /// Called by the last group's worker with each frame it is about to push (blended). Never blocks;
     /// two atomic loads when nobody watches. Each call is timed into `timing`.
-    func offer(_ frame: VideoFrame) {
+    public func offer(_ frame: VideoFrame) {
         let start = DispatchTime.now().uptimeNanoseconds
         deliver(frame, now: start)
         timing.record(ns: DispatchTime.now().uptimeNanoseconds &- start)

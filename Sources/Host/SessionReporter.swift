@@ -1,5 +1,6 @@
 import Foundation
 import GStreamerKit
+import Timing
 
 /// The figures of a run, from the stage groups' counters: frames in and out, drops, caps changes,
 /// buffer copies since the session was built, time per stage, and the stages' own end-of-run notes.
@@ -11,15 +12,18 @@ struct SessionReporter: Sendable {
     let groups: [StageGroup]
     /// The binding's copy count when the session was built.
     let copiesAtStart: Int
+    /// The clock `start` was read from.
+    let clock: any HostClock
 
     /// A reporter for `groups`, counting copies from `copiesAtStart` (by default: from now).
-    init(groups: [StageGroup], copiesAtStart: Int = BufferCopies.count) {
+    init(groups: [StageGroup], copiesAtStart: Int = BufferCopies.count, clock: any HostClock = SystemClock.shared) {
         self.groups = groups
         self.copiesAtStart = copiesAtStart
+        self.clock = clock
     }
 
-    /// The figures so far, timed from `start`.
-    func report(start: Date) -> SessionReport {
+    /// The figures so far, timed from `start` (a value of `clock.now`).
+    func report(start: Double) -> SessionReport {
         var framesIn = 0, framesOut = 0, dropped = 0, reneg = 0
         var timings: [SessionReport.StageTiming] = []
         // Frames in: what reached the first workers; frames out: what the last workers passed on.
@@ -38,7 +42,7 @@ struct SessionReporter: Sendable {
             }
         }
         return SessionReport(
-            framesIn: framesIn, framesOut: framesOut, dropped: dropped, seconds: Date().timeIntervalSince(start),
+            framesIn: framesIn, framesOut: framesOut, dropped: dropped, seconds: clock.elapsed(since: start),
             renegotiations: reneg, copies: BufferCopies.count - copiesAtStart, stages: timings)
     }
 

@@ -77,6 +77,8 @@ final class SourceKeeper: @unchecked Sendable {
     private var clock: Clock?
     private var baseTime: UInt64 = 0
     private var thread: Thread?
+    /// The group's input gate, installed by `start` (its counters are what "restored" is judged by).
+    private(set) var gate: SourceGate?
     private let slate = SlateCache()
     /// The slate cache is used by the keeper's thread and the worker (`fill`).
     private let slateLock = Mutex(())
@@ -93,8 +95,9 @@ final class SourceKeeper: @unchecked Sendable {
         self.baseTime = baseTime
         state.withLock { $0.lastFrameAt = Date() }
         group.sink.holdEndOfStream(true)
-        group.supervised = true
-        group.holeFiller.withLock { $0 = { [weak self] after, before, caps, segment in self?.fill(after: after, before: before, caps: caps, segment: segment) ?? [] } }
+        let gate = SourceGate { [weak self] after, before, caps, segment in self?.fill(after: after, before: before, caps: caps, segment: segment) ?? [] }
+        self.gate = gate
+        group.inputGate.withLock { $0 = gate }
         let t = Thread { [self] in tickLoop() }
         t.name = "vf-source-\(segment)"
         thread = t
@@ -160,7 +163,7 @@ final class SourceKeeper: @unchecked Sendable {
 
     private func tick(now: Date) {
         let count = group.arrivals.value
-        let passed = group.livePassed.load(ordering: .relaxed)
+        let passed = (gate?.livePassed.load(ordering: .relaxed) ?? 0)
         let lateness = currentLateness()
         var placeholdersDue: [(UInt64, String)] = []
         var attemptDue = false
@@ -235,7 +238,7 @@ final class SourceKeeper: @unchecked Sendable {
         s.attempt = 0
         s.delay = policy.firstDelay
         s.nextAttemptAt = now.addingTimeInterval(policy.firstDelay)
-        s.passedAtLoss = group.livePassed.load(ordering: .relaxed)
+        s.passedAtLoss = (gate?.livePassed.load(ordering: .relaxed) ?? 0)
         post(&s, "lost", retryIn: policy.firstDelay, now: now)
     }
 
@@ -286,7 +289,7 @@ final class SourceKeeper: @unchecked Sendable {
         let duration = Self.frameDuration(info: info, fallback: last.duration)
         let target = Int64(bitPattern: clock.now &- baseTime) - s.lateness - Int64(duration / 2)
         guard target > 0 else { return [] }
-        return slots(&s, after: group.lastLiveRunningTime.load(ordering: .relaxed), upTo: UInt64(target), duration: duration, now: now)
+        return slots(&s, after: (gate?.lastLiveRunningTime.load(ordering: .relaxed) ?? 0), upTo: UInt64(target), duration: duration, now: now)
     }
 
     /// Frame slots after max(`after`, the last placeholder) up to `upTo` (at most `maxBackfill` s of them),

@@ -171,98 +171,36 @@ struct RunOptions: ParsableArguments {
         return try MQTTAddress(parsing: broker, topic: topic ?? settings?.server.topic ?? MQTTAddress.defaultTopic)
     }
 
-    /// The `hls: URL` lines printed next to the page's URL: the first HLS output at `/hls/index.m3u8`, every
-    /// other by its element name at `/hls/NAME/index.m3u8` (a name the routes cannot carry is said so).
-    static func hlsLines(_ outputs: [HLSOutput], server: String) -> [String] {
-        outputs.enumerated().map { i, o in
-            let plain = o.name.utf8.allSatisfy { c in
-                (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2E || c == 0x5F || c == 0x2D
-            }
-            if i == 0 { return "hls: \(server)hls/index.m3u8 (\(o.name), \(o.playlist))" }
-            guard plain else { return "hls: \(o.name) not served: its name has characters other than A-Z a-z 0-9 . _ -" }
-            return "hls: \(server)hls/\(o.name)/index.m3u8 (\(o.playlist))"
-        }
+    /// The services this process adds from the command line (and the settings file): the settings writer
+    /// (`--save-settings`), the control server (`--http`), the MQTT bridge (`--mqtt`).
+    func services(_ settings: SettingsFile?) throws -> [any ServiceFactory] {
+        var out: [any ServiceFactory] = []
+        if saveSettings, let settings { out.append(SettingsWriterFactory(settings: settings)) }
+        if let control = try controlAddress(settings) { out.append(ControlServerFactory(address: control, fire: { Triggers.shared.fire() })) }
+        if let broker = try mqttAddress(settings) { out.append(MQTTBridgeFactory(address: broker, fire: { Triggers.shared.fire() })) }
+        return out
     }
 
     func execute(_ description: String, besideFile: String? = nil) throws {
         let settings = try settingsFile(beside: besideFile)
-        let control = try controlAddress(settings)
-        let broker = try mqttAddress(settings)
         var options = try sessionOptions()
         options.settings = settings
+        options.services = try services(settings)
         let session = try Session(description: description, options: options)
-        if let web = session.webrtcServer {
-            // The browser reaches webrtcserve only through the control server's /api/webrtc.
-            guard let control else {
-                throw HostError(
-                    .usage, "webrtcserve needs --http HOST:PORT: browsers connect through the control server (GET /api/webrtc), e.g. --http 127.0.0.1:8080")
-            }
-            // On loopback ICE uses 127.0.0.1 only (libnice skips loopback interfaces unless told; nothing leaves the machine).
-            web.loopbackOnly.withLock { $0 = control.host.hasPrefix("127.") }
-            web.onError.withLock { $0 = { AppendFile.writeStandardError("\($0)\n") } }
-        }
         if printExpanded || dryRun { print(session.plan.render()) }
-        // --dry-run writes nothing: no settings writer either.
+        // --dry-run writes nothing and binds nothing: no service is prepared.
         if dryRun { return }
         // Without a display autovideosink would crash in DirectFB's sink: say so before anything runs.
         try DisplayCheck.check(session, description: description, overrides: overrides)
         let ends = StreamEndCheck(session, description: description)
-        // --save-settings: live changes (HTTP PATCH, later MQTT) go to the writer, which writes off this thread.
-        var writer: SettingsWriter?
-        if saveSettings, let settings {
-            let w = SettingsWriter(settings)
-            session.onPropertiesChanged = { stage, changes in w.record(stage: stage, changes) }
-            writer = w
-        }
-        var server: ControlServer?
-        var controlURL = ""
-        if let control {
-            let s = ControlServer(session: session, address: control, fire: { Triggers.shared.fire() })
-            let url = try s.start()
-            controlURL = url
-            AppendFile.writeStandardError("control: \(url)\n")
-            for line in Self.hlsLines(session.hlsOutputs, server: url) { AppendFile.writeStandardError("\(line)\n") }
-            if control.token != nil && control.host != "127.0.0.1" {
-                AppendFile.writeStandardError(
-                    "control: warning: plain HTTP on \(control.host): the token and everything else cross the network unencrypted; put a TLS proxy in front or use an SSH tunnel\n"
-                )
-            }
-            server = s
-        }
-        if session.webrtcServer != nil, server != nil {
-            AppendFile.writeStandardError("webrtc: the page at \(controlURL) shows the preview over WebRTC (signalling: GET /api/webrtc)\n")
-        }
-        for r in session.rtspServers {
-            AppendFile.writeStandardError("rtsp: \(r.url)\n")
-            if !(r.address.hasPrefix("127.") || r.address == "::1") {
-                AppendFile.writeStandardError(
-                    "rtsp: warning: serving on \(r.address) without authentication or encryption: anyone who reaches port \(r.port) can watch; keep bind=127.0.0.1 and use an SSH tunnel, or firewall the port\n"
-                )
-            }
-        }
-        var bridge: MQTTBridge?
-        if let broker {
-            let b = MQTTBridge(session: session, address: broker, fire: { Triggers.shared.fire() })
-            b.start()
-            bridge = b
-        }
+        try session.prepare()
+        for line in session.startLines { AppendFile.writeStandardError("\(line)\n") }
         let code = Interactive.run(session)
-        bridge?.stop()
-        server?.stop()
-        writer?.flush()
+        session.close()
         DisplayCheck.releaseProbes()
         if code == 0 && !session.stopRequested { for w in ends.warnings() { AppendFile.writeStandardError("\(w)\n") } }
         if !quiet, let r = session.report { AppendFile.writeStandardError("\(r.text)\n") }
-        if !quiet {
-            for r in session.rtspServers {
-                let c = r.counts
-                AppendFile.writeStandardError("rtsp: \(r.url): \(c.received) packets, \(c.forwarded) sent into \(c.medias) shared media\n")
-            }
-        }
-        if !quiet, let web = session.webrtcServer {
-            let c = web.counts
-            AppendFile.writeStandardError("webrtc: \(c.received) frames, \(c.forwarded) into the encoder, \(c.encoded) encoded\n")
-        }
+        if !quiet { for line in session.reportLines { AppendFile.writeStandardError("\(line)\n") } }
         for e in session.errors { AppendFile.writeStandardError("viewfinder: \(e)\n") }
         if code != 0 { throw ExitCode(session.wasAborted ? abortExitCode : code) }
     }

@@ -1,0 +1,42 @@
+import Foundation
+import GStreamerKit
+import Host
+import Stages
+import Synchronization
+
+/// Makes the MQTT bridge of a session (`--mqtt HOST:PORT`).
+public struct MQTTBridgeFactory: ServiceFactory {
+    let address: MQTTAddress
+    let fire: @Sendable () -> Void
+    /// A bridge to `address`; `fire` is the manual shutter (the CLI passes `Triggers.shared.fire`).
+    public init(address: MQTTAddress, fire: @escaping @Sendable () -> Void) {
+        self.address = address
+        self.fire = fire
+    }
+    public func make(_ build: ServiceBuild) throws(HostError) -> [any SessionService] { [MQTTService(address: address, fire: fire)] }
+}
+
+/// The MQTT bridge as a session service: it connects in `prepare` (in the background: a missing broker never
+/// stops the camera), publishes every recorded message, and says "stopped" and disconnects in `close`.
+public final class MQTTService: SessionService {
+    public let name = "mqtt"
+    let address: MQTTAddress
+    let fire: @Sendable () -> Void
+    /// Made in `prepare` (it needs the session); read by the bus loop's thread and the closing thread.
+    private let bridge = Mutex<MQTTBridge?>(nil)
+
+    init(address: MQTTAddress, fire: @escaping @Sendable () -> Void) {
+        self.address = address
+        self.fire = fire
+    }
+
+    public func prepare(_ session: Session) throws(HostError) {
+        let b = MQTTBridge(session: session, address: address, fire: fire)
+        bridge.withLock { $0 = b }
+        b.start()
+    }
+
+    public func elementMessage(_ message: BusMessage) { bridge.withLock { $0 }?.publish(message) }
+
+    public func close() { bridge.withLock { $0 }?.stop() }
+}
