@@ -269,7 +269,7 @@ public final class MQTTBridge: Sendable {
             } catch { throw Refusal(message: error.message, field: error.field) }
         default:  // stop
             session.requestStop()
-            return ["state": "stopping"]
+            return ["state": Session.Phase.stopping.rawValue]
         }
     }
 

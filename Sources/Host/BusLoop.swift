@@ -75,7 +75,7 @@ final class BusLoop {
                 // Off the bus thread: sending EOS can block (a sink waiting for a client), and the
                 // loop must keep reading the bus and the abort flag meanwhile.
                 if stops == 1 {
-                    announce(RunStateMessage(state: "stopping"))
+                    announce(RunStateMessage(state: .stopping))
                     // Supervision ends first, so the end-of-stream below goes through; a source segment that is
                     // down has nothing to send: its group's stream is ended here and its segment counts as ended.
                     for (i, k) in keepers where k.release() { eos.insert(i) }

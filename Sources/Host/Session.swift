@@ -206,8 +206,8 @@ public final class Session: @unchecked Sendable {
         let loop = BusLoop(
             pipelines: pipelines, groups: groups, appSources: Set(plan.segments.flatMap(\.appSources)), options: options,
             signals: signals, log: log, supervisor: supervisor, reporter: reporter, keepers: keepers, onElementMessage: onElementMessage)
-        loop.announce(RunStateMessage(state: "running"))
-        defer { loop.announce(RunStateMessage(state: "ended", code: Int(wasAborted ? 130 : (errors.isEmpty ? 0 : 1)))) }
+        loop.announce(RunStateMessage(state: .running))
+        defer { loop.announce(RunStateMessage(state: .ended, code: Int(wasAborted ? 130 : (errors.isEmpty ? 0 : 1)))) }
         switch loop.run(start: start) {
         case .ended: return finish(code: 0, fallback: nil, start: start)
         case .failed(let text): errors.append(text)
