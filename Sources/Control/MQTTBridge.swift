@@ -139,9 +139,6 @@ public final class MQTTBridge: Sendable {
         if n > 0 { log("mqtt: \(n) messages not sent (broker not connected or not reading)") }
     }
 
-    /// Messages that could not be queued so far.
-    public var droppedCount: Int { dropped.load(ordering: .relaxed) }
-
     // MARK: out
 
     /// Publishes one element message (bus loop thread; never waits). Not `viewfinder/*`: ignored.

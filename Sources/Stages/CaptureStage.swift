@@ -20,8 +20,6 @@ import Synchronization
 public final class CaptureStage: Stage {
     /// The custom event (upstream or downstream) that triggers a capture; optional field `timer` (int seconds).
     public static let eventName = "viewfinder-capture"
-    /// Element messages posted on every state change and capture.
-    public static let messageName = CaptureMessage.structureName
 
     /// Its extra outputs (in `inspect`'s order).
     public enum Output: String, StageOutputName {

@@ -17,8 +17,6 @@ import Synchronization
 public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is set once in init, then only read.
     /// The custom meta name other stages and applications read (`CompositionMeta`).
     public static let metaName = CompositionMeta.name
-    /// The element message name (`CompositionMessage`).
-    public static let messageName = CompositionMessage.structureName
 
     // Lock order: settings, then state, then results; `analysis` is taken alone (analysis thread,
     // configure), never together with the others. The analysis thread takes settings and results
@@ -237,7 +235,4 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
 extension ComposeStage {
     /// Opens `metadata-location` (the stage's only file), just before the pipelines start.
     public func open() throws(StageError) { try json?.open() }
-
-    /// Metadata lines that could not be written (a full disk, a closed pipe).
-    public var failedMetadataLines: Int { json?.failedLines ?? 0 }
 }
