@@ -19,8 +19,6 @@ extension ComposeStage {
         return (faces ?? []).map { Detection(box: $0.scaled(sx, sy), confidence: 1, kind: .face) }
     }
 
-
-
     func analyse(_ job: Job) {
         // The RGB analysis image, made here, off the video thread, from the small copy.
         let image: RGBImage

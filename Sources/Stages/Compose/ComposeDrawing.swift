@@ -37,7 +37,6 @@ extension ComposeStage {
         frame.addOverlay(overlay)
     }
 
-
     /// The guidance sprites as one overlay (cairo/pango drawing, cut to content).
     static func guidanceComposition(_ drawing: GuidanceDrawing, width w: Int, height h: Int, textScale: Double) -> OverlayComposition {
         let layers = GuidanceRenderer.sprites(drawing, width: w, height: h, textScale: textScale, advice: false).map {
