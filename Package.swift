@@ -92,16 +92,20 @@ let package = Package(
             "Host", "Stages", "GStreamerKit", "ViewfinderBench", "Control",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // What several test targets share, once (no symlinks): `Tools` (the built binary, ffprobe, free ports),
+        // `Broker` (a real mosquitto), `DescriptionGenerator` (seeded descriptions). A regular target in Tests/, only
+        // test targets depend on it; public API of Stages only, so it builds in release too.
+        .target(name: "TestSupport", dependencies: ["Stages"], path: "Tests/TestSupport"),
         // Fixtures are read by path (#filePath), with the script that produced them.
         .testTarget(name: "FrameAnalysisTests", dependencies: ["FrameAnalysis"], exclude: ["Fixtures"]),
-        .testTarget(name: "HostTests", dependencies: ["Host", "Stages"]),
+        .testTarget(name: "HostTests", dependencies: ["Host", "Stages", "TestSupport"]),
         .testTarget(name: "OverlayTests", dependencies: ["Overlay"]),
         .testTarget(name: "StagesTests", dependencies: ["Stages", "Host", "StageTesting"]),
         .testTarget(name: "StageTestingTests", dependencies: ["StageTesting", "Stages", "GStreamerKit"]),
         .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit", "GStreamerTrace"]),
-        .testTarget(name: "ViewfinderTests", dependencies: ["viewfinder", "ViewfinderBench"]),
-        .testTarget(name: "ControlTests", dependencies: ["viewfinder", "Control"]),
-        .testTarget(name: "MosquittoTests", dependencies: ["Mosquitto"]),
+        .testTarget(name: "ViewfinderTests", dependencies: ["viewfinder", "ViewfinderBench", "TestSupport"]),
+        .testTarget(name: "ControlTests", dependencies: ["viewfinder", "Control", "TestSupport"]),
+        .testTarget(name: "MosquittoTests", dependencies: ["Mosquitto", "TestSupport"]),
         .testTarget(name: "TimingTests", dependencies: ["Timing"]),
         // Stock gst-launch-1.0 / gst-inspect-1.0 / python3 with the built libgstviewfinder.so (no link to it).
         .testTarget(name: "PluginTests", dependencies: ["Stages"]),

@@ -165,7 +165,7 @@ struct ControlRouter: HTTPHandler {
     /// End-of-stream, as Ctrl-C.
     func stop() -> HTTPResponse {
         session.requestStop()
-        return Self.json(.accepted, ["state": "stopping"])
+        return Self.json(.accepted, ["state": Session.Phase.stopping.rawValue])
     }
 
     /// Server-sent events, one per `viewfinder/*` message.

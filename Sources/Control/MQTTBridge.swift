@@ -134,9 +134,6 @@ public final class MQTTBridge: Sendable {
         if n > 0 { log("mqtt: \(n) messages not sent (broker not connected or not reading)") }
     }
 
-    /// Messages that could not be queued so far.
-    public var droppedCount: Int { dropped.load(ordering: .relaxed) }
-
     // MARK: out
 
     /// Publishes one element message (bus loop thread; never waits). Not `viewfinder/*`: ignored.
@@ -264,7 +261,7 @@ public final class MQTTBridge: Sendable {
             } catch { throw Refusal(message: error.message, field: error.field) }
         default:  // stop
             session.requestStop()
-            return ["state": "stopping"]
+            return ["state": Session.Phase.stopping.rawValue]
         }
     }
 

@@ -71,7 +71,7 @@ final class BusLoop {
                 // Off the bus thread: sending EOS can block (a sink waiting for a client), and the
                 // loop must keep reading the bus and the abort flag meanwhile.
                 if stops == 1 {
-                    announce(RunStateMessage(state: "stopping"))
+                    announce(RunStateMessage(state: .stopping))
                     // Services first (supervision ends, so the end-of-stream below goes through; a segment that is
                     // down counts as ended).
                     for s in services { eos.formUnion(s.stopRequested()) }

@@ -111,8 +111,8 @@ public final class Session: @unchecked Sendable {
         progress.withLock { $0 = (.running, start, nil) }
         onPlaying?(self)
         let loop = BusLoop(session: self)
-        loop.announce(RunStateMessage(state: "running"))
-        defer { loop.announce(RunStateMessage(state: "ended", code: Int(wasAborted ? 130 : (errors.isEmpty ? 0 : 1)))) }
+        loop.announce(RunStateMessage(state: .running))
+        defer { loop.announce(RunStateMessage(state: .ended, code: Int(wasAborted ? 130 : (errors.isEmpty ? 0 : 1)))) }
         switch loop.run(start: start) {
         case .ended: return finish(code: 0, fallback: nil, start: start)
         case .failed(let text): errors.append(text)

@@ -96,9 +96,6 @@ final class StageGroup: @unchecked Sendable {
         _ = eventWatches
     }
 
-    /// Caps the stages take: raw video in the formats every stage of the group accepts.
-    var stageCaps: String { Self.stageCaps(accepted) }
-
     /// Raw video in the `accepted` formats (any raw video when nil), overlay formats first.
     static func stageCaps(_ accepted: Set<String>?) -> String { StageChain.capsText(accepted) }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The control page in a real browser (headless Chromium through chromedriver) against the real binary:

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The control API through the real binary (`viewfinder launch --http`) and a real client (curl).

@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Starts the real `viewfinder` binary with `--http` and talks to it with `/usr/bin/curl` (the binary and
-/// temporary directories come from the CLI tests' `Tools`, shared by symlink as in HostTests).
+/// temporary directories come from TestSupport's `Tools`).
 enum ControlTools {
     /// A port nothing listens on right now (bound to 0, read back, closed).
     static func freePort() -> UInt16 {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `--mqtt`/`--topic` through the real binary, Debian's real broker (`mosquitto` on a free loopback port)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Settings that last, through the real binary and curl: `--config FILE`, `--save-settings`, the file

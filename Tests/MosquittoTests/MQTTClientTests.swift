@@ -1,6 +1,7 @@
 import Foundation
 import Mosquitto
 import Synchronization
+import TestSupport
 import Testing
 
 /// The libmosquitto binding against Debian's real broker and its real clients (mosquitto_sub/_pub).

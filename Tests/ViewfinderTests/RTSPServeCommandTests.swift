@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `rtspserve` through the real binary and real RTSP clients (ffprobe, gst-launch-1.0 rtspsrc), loopback only.

@@ -6,23 +6,36 @@ import GStreamerKit
 public struct RunStateMessage: ViewfinderMessage {
     /// `viewfinder/state`.
     public static let structureName = "viewfinder/state"
+    /// Where the run is; the raw value is the message's `state` field.
+    public enum State: String, Sendable, CaseIterable {
+        /// The pipelines play.
+        case running
+        /// End-of-stream was requested; the pipelines drain.
+        case stopping
+        /// The run is over (with its exit code).
+        case ended
+    }
     /// `running`, `stopping` (end-of-stream requested) or `ended`.
-    public var state: String
+    public var state: State
     /// The exit code, once ended.
     public var code: Int?
 
     /// Creates one.
-    public init(state: String, code: Int? = nil) { self.state = state; self.code = code }
+    public init(state: State, code: Int? = nil) { self.state = state; self.code = code }
 
-    /// Decodes a `viewfinder/state` structure.
+    /// Decodes a `viewfinder/state` structure; a state other than the three is refused.
     public init(structure s: MessageStructure) throws(MessageDecodingError) {
         try s.expect(Self.self)
-        self.init(state: try s.required(string: "state"), code: s.integer("code").map { Int($0) })
+        let text = try s.required(string: "state")
+        guard let state = State(rawValue: text) else {
+            throw MessageDecodingError("\(s.name): state '\(text)' is none of running, stopping, ended")
+        }
+        self.init(state: state, code: s.integer("code").map { Int($0) })
     }
 
     /// The structure: state, and code once ended.
     public var structure: MessageStructure {
-        var f: [(String, MessageStructure.Value)] = [("state", .string(state))]
+        var f: [(String, MessageStructure.Value)] = [("state", .string(state.rawValue))]
         if let code { f.append(("code", .int(Int32(clamping: code)))) }
         return MessageStructure(Self.structureName, f)
     }
