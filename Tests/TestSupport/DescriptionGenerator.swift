@@ -2,7 +2,7 @@ import Foundation
 import Stages
 
 // A seeded, deterministic generator of pipeline descriptions "as users really write them": it starts
-// from valid descriptions (README examples, pipelines/*.pipeline, stages and elements mixed, tees,
+// from valid descriptions (README and docs/ examples, pipelines/*.pipeline, stages and elements mixed, tees,
 // references, bins, caps, several chains, long chains) and mutates them — tokens dropped, duplicated,
 // swapped; `!`, `.`, `(`, `)`, `,`, `=` and quotes inserted; odd values for every property type
 // (empty, negative, huge, 10k characters, NaN, unicode, `%`, paths, URLs); dangling references;
@@ -78,10 +78,13 @@ public struct DescriptionGenerator {
         "videotestsrc num-buffers=5 ! snapshot location=\"@T/a b %05d.jpg\" at=0 ! fakesink",
     ]
 
-    /// README examples and pipelines/*.pipeline, with display sinks and written paths made harmless.
+    /// README and docs/*.md examples and pipelines/*.pipeline, with display sinks and written paths made harmless.
     public static func corpus() -> [String] {
         var out = handWritten
-        let readme = (try? String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
+        let docs = root.appendingPathComponent("docs")
+        let pages = ((try? FileManager.default.contentsOfDirectory(atPath: docs.path)) ?? []).filter { $0.hasSuffix(".md") }.sorted()
+        let readme = ([root.appendingPathComponent("README.md")] + pages.map { docs.appendingPathComponent($0) })
+            .map { (try? String(contentsOf: $0, encoding: .utf8)) ?? "" }.joined(separator: "\n")
         for line in readme.split(separator: "\n") {
             guard let open = line.range(of: "launch '"), let close = line[open.upperBound...].firstIndex(of: "'") else { continue }
             out.append(String(line[open.upperBound..<close]))
