@@ -265,7 +265,7 @@ public final class MQTTBridge: Sendable {
             let (stage, fields) = try Self.setCommand(m.payload)
             do {
                 let applied = try PropertyPatch.apply(fields, to: stage, in: session)
-                return ["stage": stage, "changed": applied]
+                return ["stage": stage, "changed": PropertyJSON.object(applied)]
             } catch { throw Refusal(message: error.message, field: error.field) }
         default:  // stop
             session.requestStop()
