@@ -1,3 +1,4 @@
+import Diagnostics
 import Foundation
 import FrameAnalysis
 import GStreamerKit
@@ -569,7 +570,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
 ///
 /// `init` only checks the path; `open()` (from the stage's `open`, just before start) opens it with
 /// O_APPEND, so nothing seeks and a non-seekable file works. A failed write (a full disk, a closed pipe)
-/// drops that line and is reported once on stderr naming the stage; the stream goes on.
+/// drops that line and is reported once (`Log.stages`) naming the stage; the stream goes on.
 final class JSONLineWriter: @unchecked Sendable {
     let path: String
     let stage: String
@@ -601,7 +602,7 @@ final class JSONLineWriter: @unchecked Sendable {
         if file != nil { return }
         do {
             file = try AppendFile(path: path) {
-                AppendFile.writeStandardError("\(self.stage): waiting for a reader on metadata-location '\(self.path)'\n")
+                Log.stages.say(.notice, "\(self.stage): waiting for a reader on metadata-location '\(self.path)'")
             }
         } catch {
             throw StageError(.resource, "\(stage): cannot open metadata-location '\(path)': \(error.message)")
@@ -614,8 +615,9 @@ final class JSONLineWriter: @unchecked Sendable {
         guard let file, let problem = file.write(Array(data) + [0x0A]) else { return }
         failedLines += 1
         if failedLines == 1 {
-            AppendFile.writeStandardError(
-                "WARNING from stage \(stage): cannot write metadata-location '\(path)': \(problem); metadata lines are dropped, the stream goes on\n"
+            Log.stages.say(
+                .warning,
+                "WARNING from stage \(stage): cannot write metadata-location '\(path)': \(problem); metadata lines are dropped, the stream goes on"
             )
         }
     }
@@ -636,12 +638,12 @@ enum ComposeEngines {
     /// `minFace` is in analysed pixels; OpenCV's frontal cascade cannot go below its 24 px window.
     struct FaceOptions: Sendable { var verify = true, profiles = true, rotations = false, cnnThreads = 1 }
 
-    /// Whether `engine=auto`'s fallback (no cnn library) was reported on stderr: once per process.
+    /// Whether `engine=auto`'s fallback (no cnn library) was reported (`Log.stages`): once per process.
     private static let fallbackReported = Mutex(false)
 
     /// The engines for `engine`. `engine=cnn` without its library is a usage error (exit 2 before anything
     /// runs) naming the file and `launch/setup`; `engine=auto` then goes on with the cascades and says so
-    /// once on stderr.
+    /// once (`Log.stages`: the CLI's stderr).
     static func make(_ engine: ComposeStage.Engine, minFace: Int, faces o: FaceOptions, stage: String) throws(StageError)
         -> [any DetectionEngine]
     {
@@ -657,8 +659,7 @@ enum ComposeEngines {
                     return !r
                 }
                 if report {
-                    AppendFile.writeStandardError(
-                        "\(stage): engine=auto: no cnn engine (\(error)); using the face cascades\n")
+                    Log.stages.say(.notice, "\(stage): engine=auto: no cnn engine (\(error)); using the face cascades")
                 }
             }
         default: break
