@@ -88,7 +88,8 @@ struct ControlRouter: HTTPHandler {
 
     // MARK: routes
 
-    /// Every stage with every property: type, range, default, current value, live-changeable.
+    /// Every stage with every property: type, range, default, current value, live-changeable. `value` and
+    /// `default` are typed JSON (`PropertyJSON`): numbers for int and double, booleans for bool, else strings.
     func stages() -> HTTPResponse {
         var list: [[String: Any]] = []
         for (name, kind) in session.stageInstances {
@@ -96,8 +97,10 @@ struct ControlRouter: HTTPHandler {
             let current = session.propertyValues(ofStage: name) ?? [:]
             let props: [[String: Any]] = specs.map { s in
                 var p: [String: Any] = [
-                    "name": s.name, "blurb": s.blurb, "type": s.type.name, "range": s.type.rangeText, "default": s.defaultText,
-                    "value": current[s.name]?.description ?? s.defaultText, "mutable": s.mutability == .playing,
+                    "name": s.name, "blurb": s.blurb, "type": s.type.name, "range": s.type.rangeText,
+                    "default": PropertyJSON.defaultJSON(s, stage: name),
+                    "value": current[s.name].map(PropertyJSON.json) ?? PropertyJSON.defaultJSON(s, stage: name),
+                    "mutable": s.mutability == .playing,
                 ]
                 // Machine-readable limits, so a page can make a select or a slider without parsing `range`.
                 switch s.type {
@@ -125,7 +128,7 @@ struct ControlRouter: HTTPHandler {
         do { fields = try JSONScalar.object(body) } catch { return Self.error(.badRequest, error.message, field: error.field) }
         do {
             let applied = try PropertyPatch.apply(fields, to: name, in: session)
-            return Self.json(.ok, ["stage": name, "changed": applied])
+            return Self.json(.ok, ["stage": name, "changed": PropertyJSON.object(applied)])
         } catch { return Self.refused(error) }
     }
 

@@ -1,3 +1,4 @@
+import Diagnostics
 import Foundation
 import GStreamerKit
 import Host
@@ -29,7 +30,7 @@ public final class MQTTBridge: Sendable {
     public let address: MQTTAddress
     private let session: Session
     private let fire: @Sendable () -> Void
-    private let log: @Sendable (String) -> Void
+    private let logger: Logger
     private let client = Mutex<MQTTClient?>(nil)
 
     /// What the connection did so far, for the messages printed (taken briefly, alone).
@@ -48,16 +49,13 @@ public final class MQTTBridge: Sendable {
     /// Signalled when the state thread ended.
     private let ended = DispatchSemaphore(value: 0)
 
-    /// A bridge for `session`; `fire` is the manual shutter (the CLI passes `Triggers.shared.fire`), `log`
-    /// writes one line for the user (standard error by default).
-    public init(
-        session: Session, address: MQTTAddress, fire: @escaping @Sendable () -> Void,
-        log: @escaping @Sendable (String) -> Void = { AppendFile.writeStandardError($0 + "\n") }
-    ) {
+    /// A bridge for `session`; `fire` is the manual shutter (the CLI passes `Triggers.shared.fire`); its lines
+    /// for the user (`mqtt: connected to ...`) go to `logger` (`Log.control` unless told).
+    public init(session: Session, address: MQTTAddress, fire: @escaping @Sendable () -> Void, logger: Logger = Log.control) {
         self.session = session
         self.address = address
         self.fire = fire
-        self.log = log
+        self.logger = logger
     }
 
     private var topic: String { address.topic }
@@ -71,7 +69,7 @@ public final class MQTTBridge: Sendable {
             onMessage: { [weak self] m in self?.command(m) })
         let c: MQTTClient
         do { c = try MQTTClient(clientID: "viewfinder-\(getpid())-\(UInt16.random(in: 0...UInt16.max))", handlers: handlers) } catch {
-            log("mqtt: cannot start an MQTT client (\(error.message)); running without \(address.text)")
+            logger.say(.warning, "mqtt: cannot start an MQTT client (\(error.message)); running without \(address.text)")
             ended.signal()
             return
         }
@@ -88,7 +86,7 @@ public final class MQTTBridge: Sendable {
                     break
                 } catch {
                     guard error.isRetryable else {
-                        log("mqtt: cannot connect to \(address.text) (\(error.message)); running without it")
+                        self.logger.say(.warning, "mqtt: cannot connect to \(address.text) (\(error.message)); running without it")
                         return
                     }
                     warnUnreachable(error.message)
@@ -128,10 +126,10 @@ public final class MQTTBridge: Sendable {
         thread.name = "mqtt-stop"
         thread.start()
         if done.wait(timeout: .now() + 1) == .timedOut {
-            log("mqtt: \(address.text) did not answer in 1 s; leaving without a clean disconnect")
+            logger.say(.warning, "mqtt: \(address.text) did not answer in 1 s; leaving without a clean disconnect")
         }
         let n = dropped.load(ordering: .relaxed)
-        if n > 0 { log("mqtt: \(n) messages not sent (broker not connected or not reading)") }
+        if n > 0 { logger.say(.warning, "mqtt: \(n) messages not sent (broker not connected or not reading)") }
     }
 
     // MARK: out
@@ -170,13 +168,13 @@ public final class MQTTBridge: Sendable {
         // Retained commands are never run: not sent on subscribing, and one published retained keeps its flag
         // (so the empty message that clears a retained command is not taken for a live one).
         do { try c.subscribe(topic + "/cmd/#", qos: 0, options: [.retainAsPublished, .sendRetainedNever]) } catch {
-            log("mqtt: cannot subscribe to \(topic)/cmd/#: \(error.message)")
+            logger.say(.warning, "mqtt: cannot subscribe to \(topic)/cmd/#: \(error.message)")
         }
         status.withLock { s in
             s.connections += 1
             s.warned = false  // a later loss is said again
         }
-        log("mqtt: connected to \(address.text) topic \(topic)")
+        logger.say(.notice, "mqtt: connected to \(address.text) topic \(topic)")
         publishState(force: true)
     }
 
@@ -189,7 +187,7 @@ public final class MQTTBridge: Sendable {
                 defer { s.warned = true }
                 return !s.warned
             }
-            if say { log("mqtt: lost \(address.text) (\(why)), retrying") }
+            if say { logger.say(.warning, "mqtt: lost \(address.text) (\(why)), retrying") }
         } else {
             warnUnreachable(why)
         }
@@ -201,7 +199,7 @@ public final class MQTTBridge: Sendable {
             defer { s.warned = true }
             return !s.warned && s.connections == 0
         }
-        if say { log("mqtt: cannot reach \(address.text) (\(why)), retrying") }
+        if say { logger.say(.warning, "mqtt: cannot reach \(address.text) (\(why)), retrying") }
     }
 
     // MARK: in
@@ -257,7 +255,7 @@ public final class MQTTBridge: Sendable {
             let (stage, fields) = try Self.setCommand(m.payload)
             do {
                 let applied = try PropertyPatch.apply(fields, to: stage, in: session)
-                return ["stage": stage, "changed": applied]
+                return ["stage": stage, "changed": PropertyJSON.object(applied)]
             } catch { throw Refusal(message: error.message, field: error.field) }
         default:  // stop
             session.requestStop()

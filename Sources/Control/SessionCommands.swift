@@ -30,7 +30,7 @@ enum SessionCommands {
         if let (_, raw) = fields.first {
             guard case .int(let seconds) = raw, (0...60).contains(seconds) else {
                 throw JSONScalar.Problem(
-                    message: "bad value '\(raw.text ?? "?")' for 'timer': expected an integer 0 - 60 (seconds)", field: "timer")
+                    message: "bad value '\(Echo.value(raw.text))' for 'timer': expected an integer 0 - 60 (seconds)", field: "timer")
             }
             session.sendCustomEvent(MessageStructure(CaptureStage.eventName, [("timer", .int(Int32(seconds)))]))
             return ["trigger": "event", "timer": seconds]

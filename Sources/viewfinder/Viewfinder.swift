@@ -20,6 +20,7 @@ struct Viewfinder: ParsableCommand {
 
     /// Runs the chosen subcommand; maps errors to exit codes (2 usage, 1 runtime).
     static func main() {
+        ConsoleLogging.install()
         SignalPipe.install()
         do {
             // launch: options may follow the description; they are moved before it here.

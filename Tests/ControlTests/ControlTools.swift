@@ -98,6 +98,20 @@ enum ControlTools {
         }
     }
 
+    /// The JSON type `JSONSerialization` decoded `value` from: "boolean", "number", "string", "null", "array",
+    /// "object" or "missing" (a JSON boolean is an NSNumber of the boolean class, a number any other NSNumber).
+    static func jsonKind(_ value: Any?) -> String {
+        switch value {
+        case nil: "missing"
+        case is String: "string"
+        case let n as NSNumber: ObjectIdentifier(type(of: n)) == ObjectIdentifier(type(of: NSNumber(value: true))) ? "boolean" : "number"
+        case is NSNull: "null"
+        case is [Any]: "array"
+        case is [String: Any]: "object"
+        default: "\(type(of: value))"
+        }
+    }
+
     /// Runs `/usr/bin/curl` with `arguments`; what it wrote on stdout.
     private static func runCurl(_ arguments: [String]) throws -> Data {
         let p = Process()

@@ -1,3 +1,4 @@
+import Diagnostics
 import FrameAnalysis
 import GStreamerKit
 import Synchronization
@@ -7,7 +8,7 @@ enum ComposeEngines {
     /// `minFace` is in analysed pixels; OpenCV's frontal cascade cannot go below its 24 px window.
     struct FaceOptions: Sendable { var verify = true, profiles = true, rotations = false, cnnThreads = 1 }
 
-    /// Whether `engine=auto`'s fallback (no cnn library) was reported on stderr: once per process.
+    /// Whether `engine=auto`'s fallback (no cnn library) was reported (`Log.stages`): once per process.
     private static let fallbackReported = Mutex(false)
 
     /// The engines for `engine`. `engine=cnn` without its library is a usage error (exit 2 before anything
@@ -28,8 +29,7 @@ enum ComposeEngines {
                     return !r
                 }
                 if report {
-                    AppendFile.writeStandardError(
-                        "\(stage): engine=auto: no cnn engine (\(error)); using the face cascades\n")
+                    Log.stages.say(.notice, "\(stage): engine=auto: no cnn engine (\(error)); using the face cascades")
                 }
             }
         default: break

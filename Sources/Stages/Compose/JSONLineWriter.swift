@@ -1,3 +1,4 @@
+import Diagnostics
 import Foundation
 import GStreamerKit
 
@@ -5,7 +6,7 @@ import GStreamerKit
 ///
 /// `init` only checks the path; `open()` (from the stage's `open`, just before start) opens it with
 /// O_APPEND, so nothing seeks and a non-seekable file works. A failed write (a full disk, a closed pipe)
-/// drops that line and is reported once on stderr naming the stage; the stream goes on.
+/// drops that line and is reported once (`Log.stages`) naming the stage; the stream goes on.
 final class JSONLineWriter: @unchecked Sendable {
     let path: String
     let stage: String
@@ -37,7 +38,7 @@ final class JSONLineWriter: @unchecked Sendable {
         if file != nil { return }
         do {
             file = try AppendFile(path: path) {
-                AppendFile.writeStandardError("\(self.stage): waiting for a reader on metadata-location '\(self.path)'\n")
+                Log.stages.say(.notice, "\(self.stage): waiting for a reader on metadata-location '\(self.path)'")
             }
         } catch {
             throw StageError(.resource, "\(stage): cannot open metadata-location '\(path)': \(error.message)")
@@ -50,8 +51,9 @@ final class JSONLineWriter: @unchecked Sendable {
         guard let file, let problem = file.write(Array(data) + [0x0A]) else { return }
         failedLines += 1
         if failedLines == 1 {
-            AppendFile.writeStandardError(
-                "WARNING from stage \(stage): cannot write metadata-location '\(path)': \(problem); metadata lines are dropped, the stream goes on\n"
+            Log.stages.say(
+                .warning,
+                "WARNING from stage \(stage): cannot write metadata-location '\(path)': \(problem); metadata lines are dropped, the stream goes on"
             )
         }
     }

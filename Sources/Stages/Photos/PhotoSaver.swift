@@ -1,3 +1,4 @@
+import Diagnostics
 import Foundation
 import FrameAnalysis
 import GStreamerKit
@@ -112,7 +113,7 @@ final class PhotoSaver: Sendable {
         do { idx = try PhotoIndex(directory: directory) } catch { throw StageError(error.domain, "\(stage): \(error.message)") }
         let found = keepIndex ? idx.warnings : []
         warnings.withLock { $0 = found }
-        for w in found { AppendFile.writeStandardError("WARNING from stage \(stage): \(w)\n") }
+        for w in found { Log.stages.say(.warning, "WARNING from stage \(stage): \(w)") }
         writer.sync { openedIndex.withLock { $0 = keepIndex ? idx : nil } }
     }
 
@@ -258,9 +259,9 @@ final class PhotoSaver: Sendable {
             do { try index.add(record) } catch { problem = error.message }
         }
         if problem == nil, let f = final[.snapshot] {
-            // Say what happened: one line per photo on stderr.
+            // Say what happened: one line per photo (the CLI's stderr, the plugin's debug log).
             let how = p.composition.map { String(format: ", %@ %.2f", $0.rule, $0.score) } ?? ""
-            AppendFile.writeStandardError("saved \(f) (\(p.trigger.rawValue)\(how))\n")
+            Log.stages.say(.info, "saved \(f) (\(p.trigger.rawValue)\(how))")
             saved.withLock { $0 += 1 }
         }
         let events: [CaptureStateMachine.Event] = !p.tracked ? [] : problem.map { [.saveFailed($0, time: p.pts ?? 0)] } ?? [.saved]
