@@ -1,3 +1,4 @@
+import Diagnostics
 import Foundation
 import GStreamerKit
 import Stages
@@ -117,13 +118,13 @@ final class BusLoop {
             if options.progress, clock.elapsed(since: lastProgress) >= 1 {
                 lastProgress = clock.now
                 let r = reporter.report(start: start)
-                AppendFile.writeStandardError(
-                    String(format: "\r[%6.1f s] in %d out %d dropped %d  %.1f fps   ", r.seconds, r.framesIn, r.framesOut, r.dropped, r.fps)
-                )
+                Log.host.say(
+                    .info, String(format: "\r[%6.1f s] in %d out %d dropped %d  %.1f fps   ", r.seconds, r.framesIn, r.framesOut, r.dropped, r.fps),
+                    terminator: "")
             }
             if idle { usleep(5_000) }
         }
-        if options.progress { AppendFile.writeStandardError("\n") }
+        if options.progress { Log.host.say(.info, "") }
         return .ended
     }
 
@@ -132,7 +133,7 @@ final class BusLoop {
         switch m.kind {
         case .warning(let text, let debug):
             let warning = MessageText.warning(source: m.source, factory: m.sourceFactory, text: text, debug: debug)
-            AppendFile.writeStandardError(warning + "\n")
+            Log.host.say(.warning, warning)
             announce(RunProblemMessage(level: "warning", element: m.source, text: warning))
         case .latency:
             pipelines[i].recalculateLatency()
@@ -167,7 +168,7 @@ final class BusLoop {
     private func record(_ message: BusMessage, toStages: Bool) {
         publish(message)
         if toStages { for g in groups { for st in g.stages { st.stage.busMessage(message) } } }
-        if options.printMessages { print(MessageText.element(source: message.source, structure: message.structure.text)) }
+        if options.printMessages { Log.host.say(.info, MessageText.element(source: message.source, structure: message.structure.text), on: .standardOutput) }
     }
 
     /// Ends the stream at every source element but ours (`except`), as Ctrl-C does.

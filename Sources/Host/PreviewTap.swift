@@ -1,3 +1,4 @@
+import Diagnostics
 import Foundation
 import GStreamerKit
 import Synchronization
@@ -74,7 +75,7 @@ public final class PreviewTap: @unchecked Sendable {
             guard s.pipeline == nil, !s.failed, !s.closed else { return }
             do throws(GStreamerError) { try start(&s) } catch {
                 s.failed = true
-                AppendFile.writeStandardError("preview: off: \(error.message)\n")
+                Log.host.say(.notice, "preview: off: \(error.message)")
             }
         }
     }
@@ -114,7 +115,7 @@ public final class PreviewTap: @unchecked Sendable {
                 }
             } catch {
                 s.failed = true
-                AppendFile.writeStandardError("preview: off: \(error.message)\n")
+                Log.host.say(.notice, "preview: off: \(error.message)")
                 return nil
             }
             s.nextNs = s.nextNs + interval > now ? s.nextNs + interval : now + interval

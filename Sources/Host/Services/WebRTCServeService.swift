@@ -1,3 +1,4 @@
+import Diagnostics
 import Foundation
 import GStreamerKit
 import Stages
@@ -22,7 +23,7 @@ public final class WebRTCServeService: SessionService {
 
     init(server: WebRTCServer) {
         self.server = server
-        server.onError.withLock { $0 = { AppendFile.writeStandardError("\($0)\n") } }
+        server.onError.withLock { $0 = { Log.host.say(.warning, $0) } }
     }
 
     public func check(_ services: [any SessionService]) throws(HostError) {
