@@ -51,7 +51,7 @@ public final class Session: @unchecked Sendable {
         let copiesAtStart = BufferCopies.count
         let signals = self.signals
         let built = try SessionBuilder(options: options, onLatencyChange: { signals.latencyChanged(segment: $0) })
-            .build(description, factories: ServiceRegistry.builtIn + options.services)
+            .build(description, factories: options.services + ServiceRegistry.builtIn)
         self.options = options
         plan = built.plan
         pipelines = built.pipelines

@@ -48,8 +48,8 @@ public struct SessionOptions: Sendable {
     public var interactive = false
     /// The clock the session and its services time things by (a `ManualClock` in tests).
     public var clock: any HostClock = SystemClock.shared
-    /// Services this process adds to the built-in ones (`ServiceRegistry.builtIn`): the control server, the MQTT
-    /// bridge, the settings writer, a test's own. Made in this order, after the built-in ones.
+    /// Services this process adds to the built-in ones (`ServiceRegistry.builtIn`): the settings writer, the
+    /// control server, the MQTT bridge, a test's own. Made in this order, before the built-in ones.
     public var services: [any ServiceFactory] = []
     /// Creates default options.
     public init() {}

@@ -3,8 +3,9 @@ import GStreamerKit
 import Stages
 
 /// Makes a session's services once its description is planned and its pipelines built. Factories are listed in
-/// `ServiceRegistry.builtIn` (the host's own) and `SessionOptions.services` (the ones a process adds: the
-/// control server, the MQTT bridge, the settings writer; a test's own). A factory may claim description
+/// `SessionOptions.services` (the ones a process adds: the settings writer, the control server, the MQTT bridge;
+/// a test's own) and `ServiceRegistry.builtIn` (the host's own), in that order: the order services are made,
+/// prepared, print their lines and are told things (closed in the reverse order). A factory may claim description
 /// elements (`elements`): those are replaced by relay appsinks before planning and handed to `make`.
 public protocol ServiceFactory: Sendable {
     /// The description elements it provides (none by default).
@@ -86,7 +87,7 @@ public enum ServiceRegistry {
     /// The host's own factories.
     public static var builtIn: [any ServiceFactory] {
         [
-            RTSPServeFactory(), WebRTCServeFactory(), HLSOutputsFactory(), PreviewFactory(), SourceRecoveryFactory(),
+            RTSPServeFactory(), HLSOutputsFactory(), WebRTCServeFactory(), PreviewFactory(), SourceRecoveryFactory(),
             PhotoBranchFactory(),
         ]
     }
