@@ -232,10 +232,12 @@ public final class MQTTBridge: Sendable {
 
     /// What command `name` does with `m`'s payload; its result fields for the reply.
     private func run(_ name: String, _ m: MQTTMessage) throws(Refusal) -> [String: Any] {
-        guard Self.commands.contains(name) else {
+        let served = session.services.compactMap { $0 as? any ServesMQTTCommands }
+        let known = Self.commands + served.flatMap(\.mqttCommands)
+        guard known.contains(name) else {
             throw Refusal(
                 message: "unknown command topic '\(Echo.value(m.topic))': expected "
-                    + Self.commands.map { "\(topic)/cmd/\($0)" }.joined(separator: ", "))
+                    + known.map { "\(topic)/cmd/\($0)" }.joined(separator: ", "))
         }
         guard !m.retained else {
             throw Refusal(
@@ -257,9 +259,12 @@ public final class MQTTBridge: Sendable {
                 let applied = try PropertyPatch.apply(fields, to: stage, in: session)
                 return ["stage": stage, "changed": PropertyJSON.object(applied)]
             } catch { throw Refusal(message: error.message, field: error.field) }
-        default:  // stop
+        case "stop":
             session.requestStop()
             return ["state": Session.Phase.stopping.rawValue]
+        default:  // a service's
+            guard let service = served.first(where: { $0.mqttCommands.contains(name) }) else { return [:] }
+            do { return try service.mqttCommand(name, payload: m.payload) } catch { throw Refusal(message: error.message, field: error.field) }
         }
     }
 

@@ -40,3 +40,22 @@ public final class MQTTService: SessionService {
 
     public func close() { bridge.withLock { $0 }?.stop() }
 }
+
+/// MQTT commands a service adds to the bridge (`TOPIC/cmd/NAME`), answered on `TOPIC/reply` like the bridge's own
+/// (`capture`, `set`, `stop`), after the same checks (not retained, payload size).
+public protocol ServesMQTTCommands: SessionService {
+    /// The command names (the topic's last level) this service answers.
+    var mqttCommands: [String] { get }
+    /// Runs one on libmosquitto's thread (never block); the reply's fields, or a refusal naming the field.
+    func mqttCommand(_ name: String, payload: Data) throws(MQTTCommandRefusal) -> [String: Any]
+}
+
+/// A refused MQTT command: its message and the field to blame.
+public struct MQTTCommandRefusal: Error {
+    public var message: String
+    public var field: String?
+    public init(_ message: String, field: String? = nil) {
+        self.message = message
+        self.field = field
+    }
+}

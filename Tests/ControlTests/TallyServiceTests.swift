@@ -5,6 +5,7 @@ import GStreamerKit
 import Host
 import Stages
 import Synchronization
+import TestSupport
 import Testing
 
 /// A service written only for this test, the way a new capability plugs in beside the core: it claims a
@@ -32,7 +33,7 @@ struct TallyFactory: ServiceFactory {
     }
 }
 
-final class TallyService: SessionService, ServesControlRoutes, @unchecked Sendable {
+final class TallyService: SessionService, ServesControlRoutes, ServesMQTTCommands, @unchecked Sendable {
     let name = "tally"
     let label: String
     let limit: Int
@@ -68,6 +69,16 @@ final class TallyService: SessionService, ServesControlRoutes, @unchecked Sendab
     var reportLines: [String] { ["tally \(label): \(frames) frames"] }
 
     func controlRoutes(_ server: ControlRouteContext) -> any ControlRoutes { TallyRoutes(service: self) }
+
+    /// `TOPIC/cmd/tally` with `{"label": NAME}` (which tally) answers its count.
+    var mqttCommands: [String] { ["tally"] }
+    func mqttCommand(_ name: String, payload: Data) throws(MQTTCommandRefusal) -> [String: Any] {
+        guard let o = (try? JSONSerialization.jsonObject(with: payload)) as? [String: Any], let asked = o["label"] as? String else {
+            throw MQTTCommandRefusal("expected {\"label\": NAME}", field: "label")
+        }
+        guard asked == label else { throw MQTTCommandRefusal("no tally '\(asked)': expected '\(label)'", field: "label") }
+        return ["label": label, "frames": frames]
+    }
 }
 
 struct TallyRoutes: ControlRoutes {
@@ -110,6 +121,45 @@ struct TallyRoutes: ControlRoutes {
         let refused = try ControlTools.curl("GET", "http://127.0.0.1:\(port)/api/tally", headers: ["Host: evil.example:\(port)"])
         #expect(refused.status == 403)
         #expect(session.reportLines == ["tally demo: 30 frames"])
+    }
+
+    @Test func answersItsOwnMQTTCommandBesideTheBridges() throws {
+        let broker = try Broker()
+        defer { broker.stop() }
+        let sub = try Broker.Subscriber(port: broker.port, topics: ["cams/tally/reply", "probe/#"])
+        defer { sub.stop() }
+        #expect(sub.wait(timeout: 5) { s in
+            _ = try? broker.publish("probe/x", "1")
+            return s.lines.contains("probe/x 1")
+        })
+        var o = SessionOptions()
+        o.services = [TallyFactory(), MQTTBridgeFactory(address: try MQTTAddress(parsing: "127.0.0.1:\(broker.port)", topic: "cams/tally"), fire: {})]
+        let session = try Session(
+            description: "videotestsrc is-live=true num-buffers=60 ! video/x-raw,width=64,height=48,framerate=30/1 ! tally label=door", options: o)
+        try session.prepare()
+        let ran = DispatchSemaphore(value: 0)
+        let runner = Thread {
+            _ = session.run()
+            ran.signal()
+        }
+        runner.start()
+        // Commands once the bridge is connected (its retained state is there) and frames flow.
+        #expect(try broker.subscribeOnce("cams/tally/state", count: 1, seconds: 5).count == 1)
+        usleep(500_000)
+        #expect(try broker.publish("cams/tally/cmd/tally", "{\"label\": \"door\"}") == 0)
+        #expect(try broker.publish("cams/tally/cmd/tally", "{\"label\": \"yard\"}") == 0)
+        #expect(try broker.publish("cams/tally/cmd/nothing", "{}") == 0)
+        #expect(sub.wait(timeout: 5) { $0.json("cams/tally/reply").count >= 3 }, "\(sub.lines)")
+        #expect(ran.wait(timeout: .now() + 10) == .success)
+        session.close()
+        let replies = sub.json("cams/tally/reply")
+        let counted = try #require(replies.first)
+        #expect(counted["command"] as? String == "tally" && counted["ok"] as? Bool == true && counted["label"] as? String == "door")
+        #expect((counted["frames"] as? Int ?? 0) > 0 && (counted["frames"] as? Int ?? 0) < 60)
+        #expect(replies[1]["ok"] as? Bool == false && replies[1]["error"] as? String == "no tally 'yard': expected 'door'")
+        #expect(replies[1]["field"] as? String == "label")
+        // The bridge's own list of commands names the service's too.
+        #expect((replies[2]["error"] as? String ?? "").hasSuffix("expected cams/tally/cmd/capture, cams/tally/cmd/set, cams/tally/cmd/stop, cams/tally/cmd/tally"))
     }
 
     @Test func itsPropertiesAreParsedAsAStagesAre() throws {
