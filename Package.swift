@@ -52,7 +52,7 @@ let package = Package(
         .target(name: "Diagnostics", dependencies: [.product(name: "Logging", package: "swift-log")]),
         // The only module that touches GStreamer's unsafe pointers (gst-rtsp-server's too: RTSPServer; webrtcbin's:
         // WebRTCServer).
-        .target(name: "GStreamerKit", dependencies: ["CGStreamer", "CGstRtspServer", "CGstWebRTC"]),
+        .target(name: "GStreamerKit", dependencies: ["CGStreamer", "CGstRtspServer", "CGstWebRTC", "Timing"]),
         // Buffer traces (which memories pass a pad: zero-copy proofs) for benches and tests, built on the
         // binding's `watchBuffers` hook; no unsafe pointers here and in no product library. (BufferCopies
         // stays in the binding: Buffer.makeWritable counts there and every run's report prints it.)
@@ -75,7 +75,7 @@ let package = Package(
         // The Stage protocol, property specs and the built-in stages.
         .target(name: "Stages", dependencies: ["GStreamerKit", "Overlay", "FrameAnalysis", "Timing", "Diagnostics"]),
         // Drives stages frame by frame without a pipeline (like gst_check's GstHarness), for tests.
-        .target(name: "StageTesting", dependencies: ["Stages", "GStreamerKit"]),
+        .target(name: "StageTesting", dependencies: ["Stages", "GStreamerKit", "Timing"]),
         // Description parsing/expansion, segments, bridging, runtime, stats.
         .target(name: "Host", dependencies: ["GStreamerKit", "Stages", "Timing", "Diagnostics"]),
         // The HTTP control API of a running session (`--http`): its own async tasks, off the video threads;
@@ -86,7 +86,7 @@ let package = Package(
                 "Host", "Stages", "GStreamerKit", "Mosquitto", "Timing", "Diagnostics", .product(name: "FlyingFox", package: "FlyingFox"),
             ]),
         // Side-by-side measurements (`viewfinder bench ...`): linked by the executable, not in any product library.
-        .target(name: "ViewfinderBench", dependencies: ["Host", "Stages", "GStreamerKit", "GStreamerTrace", "FrameAnalysis", "Control"]),
+        .target(name: "ViewfinderBench", dependencies: ["Host", "Stages", "GStreamerKit", "GStreamerTrace", "FrameAnalysis", "Control", "Timing"]),
         // The plugin's GObject side (types, properties, pads, GST_PLUGIN_DEFINE) in C; it calls the Swift side
         // through @_cdecl entry points (viewfinder_plugin.h). Only plain C types cross.
         .target(name: "CViewfinderPlugin", dependencies: ["CGStreamer"]),
@@ -106,14 +106,14 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Stages"], path: "Tests/TestSupport"),
         // Fixtures are read by path (#filePath), with the script that produced them.
         .testTarget(name: "FrameAnalysisTests", dependencies: ["FrameAnalysis"], exclude: ["Fixtures"]),
-        .testTarget(name: "HostTests", dependencies: ["Host", "Stages", "TestSupport"]),
+        .testTarget(name: "HostTests", dependencies: ["Host", "Stages", "TestSupport", "Timing"]),
         .testTarget(name: "OverlayTests", dependencies: ["Overlay"]),
-        .testTarget(name: "StagesTests", dependencies: ["Stages", "Host", "StageTesting"]),
+        .testTarget(name: "StagesTests", dependencies: ["Stages", "Host", "StageTesting", "Timing"]),
         .testTarget(name: "StageTestingTests", dependencies: ["StageTesting", "Stages", "GStreamerKit"]),
         .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit", "GStreamerTrace"]),
         .testTarget(name: "ViewfinderTests", dependencies: ["viewfinder", "ViewfinderBench", "TestSupport"]),
-        .testTarget(name: "ControlTests", dependencies: ["viewfinder", "Control", "TestSupport"]),
-        .testTarget(name: "MosquittoTests", dependencies: ["Mosquitto", "TestSupport"]),
+        .testTarget(name: "ControlTests", dependencies: ["viewfinder", "Control", "TestSupport", "Timing"]),
+        .testTarget(name: "MosquittoTests", dependencies: ["Mosquitto", "TestSupport", "Timing"]),
         .testTarget(name: "TimingTests", dependencies: ["Timing"]),
         .testTarget(
             name: "DiagnosticsTests", dependencies: ["Diagnostics", .product(name: "InMemoryLogging", package: "swift-log")]),

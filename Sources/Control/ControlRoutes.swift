@@ -1,6 +1,7 @@
 import FlyingFox
 import Foundation
 import Host
+import Timing
 
 /// Routes a service adds to the control server, answered after the router's security checks (token, Host,
 /// Origin) like every route. A service offers them by conforming to `ServesControlRoutes` (in this module, beside
@@ -31,6 +32,8 @@ public struct ControlRouteContext: Sendable {
     public var address: ControlAddress
     /// When the server started (on the session's clock's wall time).
     public var started: Date
+    /// The session's clock (heartbeats, freshness, waits).
+    public var clock: any HostClock
 }
 
 /// Paths served by services a session may not have, with the answer when it has none (404 saying what would make

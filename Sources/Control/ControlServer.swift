@@ -5,6 +5,7 @@ import Glibc
 import Host
 import Stages
 import Synchronization
+import Timing
 
 /// Makes the control server of a session (`--http HOST:PORT`): `ControlServer`, a session service.
 public struct ControlServerFactory: ServiceFactory {
@@ -38,6 +39,8 @@ public final class ControlServer: SessionService {
     private let tasks = Mutex<[Task<Void, Never>]>([])
     /// The URL once listening, and the services' routes.
     private let started = Mutex<(url: String, routes: [any ControlRoutes])?>(nil)
+    /// Seconds between two heartbeats (`: ping`) on the event streams (on the session's clock).
+    static let heartbeat = 2.0
 
     /// A server on `address`; `fire` is the manual shutter (the CLI passes `Triggers.shared.fire`).
     public init(address: ControlAddress, fire: @escaping @Sendable () -> Void) {
@@ -80,7 +83,7 @@ public final class ControlServer: SessionService {
         let bound = address.port == 0 ? try Self.inet(address.host, port) : socketAddress
         var origins: Set<String> = ["http://\(address.host):\(port)"]
         if address.host == "127.0.0.1" { origins.insert("http://localhost:\(port)") }
-        let context = ControlRouteContext(address: address, started: session.clock.wallNow)
+        let context = ControlRouteContext(address: address, started: session.clock.wallNow, clock: session.clock)
         let routes = session.services.compactMap { ($0 as? any ServesControlRoutes)?.controlRoutes(context) }
         let router = ControlRouter(session: session, hub: hub, routes: routes, address: address, origins: origins, fire: fire)
         let http = HTTPServer(config: .init(address: bound, timeout: 15, logger: .disabled), handler: router)
@@ -106,9 +109,11 @@ public final class ControlServer: SessionService {
         }
         Self.setNoDelay(onListenerOf: port)
         let hub = self.hub
+        let clock = session.clock
         let heartbeat = Task {
             while !Task.isCancelled {
-                try? await Task.sleep(nanoseconds: 2_000_000_000)
+                await clock.sleep(forAsync: Self.heartbeat)
+                if Task.isCancelled { break }
                 hub.ping()
             }
         }

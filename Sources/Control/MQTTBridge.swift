@@ -5,6 +5,7 @@ import Host
 import Mosquitto
 import Stages
 import Synchronization
+import Timing
 
 /// Connects a running session to an MQTT broker (`viewfinder launch --mqtt HOST:PORT --topic TOPIC`).
 ///
@@ -19,7 +20,9 @@ import Synchronization
 /// slow). Commands arrive on libmosquitto's network thread and reach the session only through its
 /// thread-safe accessors (`update`, `requestStop`, `sendCustomEvent`, `fire`). One thread of ours
 /// connects (a host name may need a DNS lookup) and then publishes the state every second. The broker
-/// being unreachable never stops the camera: a warning, and libmosquitto keeps retrying.
+/// being unreachable never stops the camera: a warning, and the client keeps retrying. Every wait (the first
+/// attempts, `MQTTClient.reconnectBackoff`: 1 s, 2 s, then every 4 s; the state's second; the client's own
+/// reconnects) is on `clock`.
 public final class MQTTBridge: Sendable {
     /// Largest command payload accepted (bytes); larger ones are refused on `TOPIC/reply`.
     public static let payloadLimit = 64 * 1024
@@ -44,14 +47,20 @@ public final class MQTTBridge: Sendable {
     private let status = Mutex(Status())
     /// Events and replies refused by the client (not connected, or `MQTTClient.pendingLimit` waiting).
     private let dropped = Atomic<Int>(0)
+    /// Times the attempts and the state's publication.
+    private let clock: any HostClock
     /// Signalled by `stop` to end the state thread's wait.
-    private let wake = DispatchSemaphore(value: 0)
+    private let wake = Wakeup()
     /// Signalled when the state thread ended.
     private let ended = DispatchSemaphore(value: 0)
 
     /// A bridge for `session`; `fire` is the manual shutter (the CLI passes `Triggers.shared.fire`); its lines
-    /// for the user (`mqtt: connected to ...`) go to `logger` (`Log.control` unless told).
-    public init(session: Session, address: MQTTAddress, fire: @escaping @Sendable () -> Void, logger: Logger = Log.control) {
+    /// for the user (`mqtt: connected to ...`) go to `logger` (`Log.control` unless told); `clock` times every wait.
+    public init(
+        session: Session, address: MQTTAddress, fire: @escaping @Sendable () -> Void, logger: Logger = Log.control,
+        clock: any HostClock = SystemClock.shared
+    ) {
+        self.clock = clock
         self.session = session
         self.address = address
         self.fire = fire
@@ -68,7 +77,9 @@ public final class MQTTBridge: Sendable {
             onDisconnect: { [weak self] why in self?.lost(why) },
             onMessage: { [weak self] m in self?.command(m) })
         let c: MQTTClient
-        do { c = try MQTTClient(clientID: "viewfinder-\(getpid())-\(UInt16.random(in: 0...UInt16.max))", handlers: handlers) } catch {
+        do {
+            c = try MQTTClient(clientID: "viewfinder-\(getpid())-\(UInt16.random(in: 0...UInt16.max))", handlers: handlers, clock: clock)
+        } catch {
             logger.say(.warning, "mqtt: cannot start an MQTT client (\(error.message)); running without \(address.text)")
             ended.signal()
             return
@@ -78,8 +89,8 @@ public final class MQTTBridge: Sendable {
         let thread = Thread { [weak self] in
             guard let self else { return }
             defer { ended.signal() }
-            // Until an attempt starts (then libmosquitto's thread retries by itself): 1 s, 2 s, then every 4 s.
-            var delay = 1.0
+            // Until an attempt starts (then the client's thread retries by itself): 1 s, 2 s, then every 4 s.
+            var backoff = MQTTClient.reconnectBackoff
             while true {
                 do throws(MQTTError) {
                     try c.connect(host: address.host, port: address.port, will: will)
@@ -91,10 +102,9 @@ public final class MQTTBridge: Sendable {
                     }
                     warnUnreachable(error.message)
                 }
-                if wake.wait(timeout: .now() + delay) == .success { return }  // stopped meanwhile
-                delay = min(delay * 2, 4)
+                if clock.sleep(seconds: backoff.next(), unlessSignalled: wake) { return }  // stopped meanwhile
             }
-            while wake.wait(timeout: .now() + 1) == .timedOut { publishState(force: false) }
+            while !clock.sleep(seconds: 1, unlessSignalled: wake) { publishState(force: false) }
         }
         thread.name = "mqtt"
         thread.start()
@@ -125,6 +135,7 @@ public final class MQTTBridge: Sendable {
         }
         thread.name = "mqtt-stop"
         thread.start()
+        // Real time, whatever the clock: this bounds the process's exit.
         if done.wait(timeout: .now() + 1) == .timedOut {
             logger.say(.warning, "mqtt: \(address.text) did not answer in 1 s; leaving without a clean disconnect")
         }

@@ -31,7 +31,7 @@ public final class MQTTService: SessionService {
     }
 
     public func prepare(_ session: Session) throws(HostError) {
-        let b = MQTTBridge(session: session, address: address, fire: fire)
+        let b = MQTTBridge(session: session, address: address, fire: fire, clock: session.clock)
         bridge.withLock { $0 = b }
         b.start()
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Host
 import Synchronization
+import Timing
 
 /// Fans the session's preview JPEGs (`PreviewTap`) out to `/api/preview.mjpeg` viewers as
 /// multipart/x-mixed-replace parts, and keeps the newest for `/api/preview.jpg`.
@@ -18,18 +19,23 @@ final class PreviewHub: Sendable {
     static let boundary = "vfpreviewframe"
 
     let tap: PreviewTap
+    /// Times the JPEGs' age and the wait for a fresh one.
+    private let clock: any HostClock
     private let clients = Mutex<(next: Int, all: [Int: EventClient])>((0, [:]))
-    /// The newest JPEG, when it came (monotonic ns), and its number.
-    private let latest = Mutex<(jpeg: Data, at: UInt64, number: Int)?>(nil)
+    /// The newest JPEG, when it came (`clock`'s seconds), and its number.
+    private let latest = Mutex<(jpeg: Data, at: Double, number: Int)?>(nil)
 
-    init(tap: PreviewTap) { self.tap = tap }
+    init(tap: PreviewTap, clock: any HostClock = SystemClock.shared) {
+        self.tap = tap
+        self.clock = clock
+    }
 
     /// Viewers connected now.
     var count: Int { clients.withLock { $0.all.count } }
 
     /// A new JPEG from the tap: kept as the newest, sent to every viewer as one part.
     func publish(_ jpeg: Data) {
-        let now = DispatchTime.now().uptimeNanoseconds
+        let now = clock.now
         latest.withLock { l in l = (jpeg, now, (l?.number ?? 0) + 1) }
         let targets = clients.withLock { Array($0.all.values) }
         guard !targets.isEmpty else { return }
@@ -62,14 +68,16 @@ final class PreviewHub: Sendable {
     }
 
     /// A JPEG newer than `maxAge` seconds: the newest when fresh, else the next one made (the tap is kept
-    /// on for a few seconds), waiting at most `timeout` seconds. Nil when none came.
+    /// on for a few seconds), waiting at most `timeout` seconds of `clock`. Nil when none came.
     func picture(maxAge: Double = 0.5, timeout: Double = 3) async -> Data? {
         tap.want(seconds: timeout + 2)
-        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeout * 1e9)
-        let oldest = DispatchTime.now().uptimeNanoseconds &- UInt64(maxAge * 1e9)
-        while DispatchTime.now().uptimeNanoseconds < deadline {
+        let start = clock.now
+        let deadline = start + timeout, oldest = start - maxAge
+        while clock.now < deadline {
             if let l = latest.withLock({ $0 }), l.at >= oldest { return l.jpeg }
+            // A poll step, not an interval: the JPEG comes from the tap's thread in real time.
             try? await Task.sleep(nanoseconds: 20_000_000)
+            if Task.isCancelled { return nil }
         }
         return nil
     }

@@ -42,7 +42,7 @@ struct PreviewRoutes: ControlRoutes {
 
 extension PreviewService: ServesControlRoutes {
     public func controlRoutes(_ server: ControlRouteContext) -> any ControlRoutes {
-        let hub = PreviewHub(tap: tap)
+        let hub = PreviewHub(tap: tap, clock: server.clock)
         tap.onJPEG = { hub.publish($0) }
         return PreviewRoutes(hub: hub)
     }

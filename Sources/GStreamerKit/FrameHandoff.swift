@@ -1,5 +1,6 @@
 import CGStreamer
 import Foundation
+import Timing
 
 /// The host's own bounded queue between a segment's streaming thread and a stage worker, filled by a
 /// probe on an appsink's sink pad so the appsink never sees (and never caches) the frames.
@@ -81,7 +82,7 @@ final class FrameHandoff: @unchecked Sendable {
                 gst_buffer_unref(buffer)
                 return
             }
-            _ = condition.wait(until: Date().addingTimeInterval(0.02))
+            SystemClock.shared.wait(on: condition, seconds: 0.02)
         }
         items.append(Item(buffer: buffer, caps: caps, segment: segment))
         condition.broadcast()
@@ -112,9 +113,10 @@ final class FrameHandoff: @unchecked Sendable {
     /// When full it waits for room up to `wait` seconds (the caller's own thread, never a streaming one),
     /// then drops the oldest queued frame.
     func inject(_ buffer: UnsafeMutablePointer<GstBuffer>, caps: Caps, segment: Segment, wait: Double) {
-        let deadline = Date().addingTimeInterval(wait)
+        let real = SystemClock.shared
+        let deadline = real.now + wait
         condition.lock()
-        while items.count >= maxItems && Date() < deadline { _ = condition.wait(until: min(deadline, Date().addingTimeInterval(0.02))) }
+        while items.count >= maxItems && real.now < deadline { real.wait(on: condition, seconds: min(deadline - real.now, 0.02)) }
         if items.count >= maxItems { gst_buffer_unref(items.removeFirst().buffer) }
         items.append(Item(buffer: buffer, caps: caps, segment: segment))
         condition.broadcast()
@@ -147,7 +149,8 @@ final class FrameHandoff: @unchecked Sendable {
 
     /// The next frame (ownership passes to the caller), `.eos` after the last one, or `.timeout`.
     func pull(timeout: UInt64) -> PullResult {
-        let deadline = Date().addingTimeInterval(Double(timeout) / 1e9)
+        let real = SystemClock.shared
+        let deadline = real.now + Double(timeout) / 1e9
         condition.lock()
         defer { condition.unlock() }
         while true {
@@ -157,8 +160,9 @@ final class FrameHandoff: @unchecked Sendable {
                 return .sample(Buffer(owning: i.buffer), i.caps, i.segment)
             }
             if eos { return .eos }
-            if Date() >= deadline { return .timeout }
-            _ = condition.wait(until: deadline)
+            let left = deadline - real.now
+            if left <= 0 { return .timeout }
+            real.wait(on: condition, seconds: left)
         }
     }
 

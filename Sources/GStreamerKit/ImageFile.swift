@@ -1,4 +1,5 @@
 import Foundation
+import Timing
 
 /// Still images decoded and encoded by GStreamer's own elements (decodebin, videoscale, pngenc, jpegenc),
 /// for share cards and other one-off pictures.
@@ -12,8 +13,9 @@ public enum ImageFile {
         guard let sink = p.appSink(named: "vf_image") else { throw GStreamerError(.library, "no appsink in the decoder") }
         p.setState(.playing)
         let bus = p.bus
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
+        let real = SystemClock.shared
+        let deadline = real.now + 20
+        while real.now < deadline {
             if let m = bus.pop(), case .error(let text, _) = m.kind {
                 throw GStreamerError(.stream, "cannot decode '\(path)': \(text) (\(m.source))")
             }
@@ -96,8 +98,9 @@ public enum ImageFile {
         src.push(buffer, caps: caps, segment: Segment())
         src.endOfStream()
         let bus = p.bus
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
+        let real = SystemClock.shared
+        let deadline = real.now + 20
+        while real.now < deadline {
             if let out { drain(out) }
             guard let m = bus.pop(timeout: 50_000_000) else { continue }
             switch m.kind {

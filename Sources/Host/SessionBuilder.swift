@@ -146,7 +146,7 @@ struct SessionBuilder {
             gs.append(
                 try StageGroup(
                     plan: g, stages: stages, sink: sink, sinkSegment: si, main: main, extras: extras,
-                    handoff: handoff, budgetNs: budget, onLatencyChange: onLatencyChange))
+                    handoff: handoff, budgetNs: budget, clock: options.clock, onLatencyChange: onLatencyChange))
         }
         return gs.reversed()
     }

@@ -12,18 +12,21 @@ struct SessionReporter: Sendable {
     let groups: [StageGroup]
     /// The binding's copy count when the session was built.
     let copiesAtStart: Int
-    /// The clock `start` was read from.
+    /// Times the run.
     let clock: any HostClock
 
-    /// A reporter for `groups`, counting copies from `copiesAtStart` (by default: from now).
+    /// A reporter for `groups`, counting copies from `copiesAtStart` (by default: from now), timing with `clock`.
     init(groups: [StageGroup], copiesAtStart: Int = BufferCopies.count, clock: any HostClock = SystemClock.shared) {
         self.groups = groups
         self.copiesAtStart = copiesAtStart
         self.clock = clock
     }
 
-    /// The figures so far, timed from `start` (a value of `clock.now`).
-    func report(start: Double) -> SessionReport {
+    /// The figures so far, timed from `start` (a value of `clock.now` when the run started).
+    func report(start: Double) -> SessionReport { report(seconds: clock.elapsed(since: start)) }
+
+    /// The figures so far, for a run of `seconds`.
+    private func report(seconds: Double) -> SessionReport {
         var framesIn = 0, framesOut = 0, dropped = 0, reneg = 0
         var timings: [SessionReport.StageTiming] = []
         // Frames in: what reached the first workers; frames out: what the last workers passed on.
@@ -42,7 +45,7 @@ struct SessionReporter: Sendable {
             }
         }
         return SessionReport(
-            framesIn: framesIn, framesOut: framesOut, dropped: dropped, seconds: clock.elapsed(since: start),
+            framesIn: framesIn, framesOut: framesOut, dropped: dropped, seconds: seconds,
             renegotiations: reneg, copies: BufferCopies.count - copiesAtStart, stages: timings)
     }
 

@@ -1,3 +1,4 @@
+import Diagnostics
 import Foundation
 import GStreamerKit
 import Stages
@@ -37,7 +38,7 @@ public final class SettingsWriter: Sendable {
     public init(
         _ settings: SettingsFile,
         save: @escaping @Sendable (SettingsFile) throws(HostError) -> Void = { s throws(HostError) in try s.save() },
-        report: @escaping @Sendable (String) -> Void = { AppendFile.writeStandardError($0 + "\n") }
+        report: @escaping @Sendable (String) -> Void = { Log.host.say(.warning, $0) }
     ) {
         state = Mutex(State(settings: settings))
         self.save = save
@@ -49,6 +50,9 @@ public final class SettingsWriter: Sendable {
 
     /// Write attempts made so far (each writes the newest state).
     public var writes: Int { state.withLock { $0.writes } }
+
+    /// True while a round is queued or writing.
+    public var isWriting: Bool { state.withLock { $0.running } }
 
     /// Records live changes of stage `name` and schedules a write. Any thread; never waits on a write.
     public func record(stage name: String, _ changes: [(String, PropertyValue)]) {

@@ -2,6 +2,7 @@ import Foundation
 import GStreamerKit
 import Stages
 import Synchronization
+import Timing
 
 /// One fused group of adjacent stages: pulls from an appsink, runs every stage, pushes to appsrcs.
 ///
@@ -44,6 +45,8 @@ final class StageGroup: @unchecked Sendable {
     /// Frames pushed by the group go to these taps too (services' `frameTap`; the last group of the plan only).
     /// Set by the session before the worker starts.
     var taps: [any FrameTap] = []
+    /// The session's clock, which the stages see through their context (`StageContext.clock`).
+    let clock: any HostClock
     /// Called with the segment index whose latency changed, so the session recalculates it.
     let onLatencyChange: (@Sendable (Int) -> Void)?
     /// Whether the group's input is live; set by `prepare(live:)` before the worker starts.
@@ -60,8 +63,9 @@ final class StageGroup: @unchecked Sendable {
     init(
         plan: StageGroupPlan, stages: [(String, any Stage)], sink: AppSink, sinkSegment: Int,
         main: (AppSource, Int)?, extras: [String: (AppSource, Int)], handoff: Handoff, budgetNs: UInt64,
-        onLatencyChange: (@Sendable (Int) -> Void)?
+        clock: any HostClock = SystemClock.shared, onLatencyChange: (@Sendable (Int) -> Void)?
     ) throws(HostError) {
+        self.clock = clock
         self.plan = plan
         self.stages = stages.map { (name: $0.0, stage: $0.1) }
         self.sink = sink; self.sinkSegment = sinkSegment
@@ -296,6 +300,7 @@ final class GroupContext: StageContext, @unchecked Sendable {
     let stageName: String
     unowned let group: StageGroup
     init(stageName: String, group: StageGroup) { self.stageName = stageName; self.group = group }
+    var clock: any HostClock { group.clock }
     func push(_ frame: VideoFrame, on output: String) -> Bool { group.push(frame, stage: stageName, output: output) }
     func push(_ tags: TagList, on output: String) -> Bool {
         group.extras["\(stageName).\(output)"]?.src.sendTags(tags) ?? false

@@ -1,6 +1,7 @@
 import CMosquitto
 import Foundation
 import Synchronization
+import Timing
 
 /// A libmosquitto failure, with the library's own text (`mosquitto_strerror`, or `strerror(errno)` when
 /// the library says the system call failed).
@@ -61,11 +62,13 @@ public struct MQTTMessage: Sendable, Equatable {
     }
 }
 
-/// An MQTT client over libmosquitto, running on libmosquitto's own network thread (`mosquitto_loop_start`).
+/// An MQTT client over libmosquitto, running on a network thread of its own ("mosquitto loop": libmosquitto's
+/// `mosquitto_loop` in a loop, as `mosquitto_loop_start` would, with the reconnect schedule ours).
 ///
 /// Nothing here blocks the caller on the network: `connect` starts a non-blocking connect and the network
-/// thread (which then reconnects by itself, after 1 s, 4 s, then every `reconnectDelayMax` s); `publish` and
-/// `subscribe` only queue packets (libmosquitto wakes its thread). While not connected, QoS 0 publishes
+/// thread, which then reconnects by itself after `reconnect`'s delays (1 s, 2 s, then every 4 s by default,
+/// from the first delay again once the broker accepted a connection), timed by `clock`; `publish` and
+/// `subscribe` only queue packets (libmosquitto wakes the thread through its socket pair). While not connected, QoS 0 publishes
 /// are refused (`MOSQ_ERR_NO_CONN`) and so nothing piles up; while connected, at most `pendingLimit`
 /// messages may wait to be written (a stuck broker), beyond that `publish` refuses with `queueFullCode`.
 ///
@@ -74,10 +77,11 @@ public struct MQTTMessage: Sendable, Equatable {
 /// so subscriptions are made again in `onConnect`. The protocol is MQTT 5 (for the subscription options
 /// a command topic needs); the broker must speak it (mosquitto does since 1.6).
 ///
-/// Threads: libmosquitto locks its own state; this class is used from any thread (`@unchecked Sendable`:
-/// the only non-Sendable field is the opaque handle, which libmosquitto guards). The lifecycle calls
-/// (`connect`, `disconnect`, `close`) are meant for one owner thread; `close` (or `deinit`) stops the
-/// network thread before the handle is destroyed, so no callback runs after it.
+/// Threads: libmosquitto locks its own state (`mosquitto_threaded_set`: our thread is not its own); this class
+/// is used from any thread (`@unchecked Sendable`: the only non-Sendable field is the opaque handle, which
+/// libmosquitto guards). The lifecycle calls (`connect`, `disconnect`, `close`) are meant for one owner thread;
+/// `close` (or `deinit`) stops the network thread and waits for it before the handle is destroyed, so no
+/// callback runs after it.
 public final class MQTTClient: @unchecked Sendable {
     /// What the client tells its owner, on libmosquitto's thread.
     public struct Handlers: Sendable {
@@ -113,8 +117,8 @@ public final class MQTTClient: @unchecked Sendable {
 
     /// Messages that may wait to be written at once; more are refused (`MQTTError.queueFullCode`).
     public static let pendingLimit = 256
-    /// Longest wait between reconnect attempts (s).
-    public static let reconnectDelayMax: UInt32 = 4
+    /// The waits between reconnect attempts: 1 s, 2 s, then every 4 s.
+    public static let reconnectBackoff = Backoff(first: 1, maximum: 4)
 
     /// The state the C callbacks reach (through `mosquitto_new`'s user pointer): the handlers and the
     /// counters. Retained once for the handle's lifetime with `Unmanaged.passRetained` and released after
@@ -123,6 +127,8 @@ public final class MQTTClient: @unchecked Sendable {
     final class Box: Sendable {
         let handlers: Handlers
         let connected = Atomic<Bool>(false)
+        /// Connections the broker accepted so far.
+        let accepted = Atomic<Int>(0)
         /// Publishes handed to libmosquitto and not yet written (QoS 0) or acknowledged (QoS 1, 2).
         let pending = Atomic<Int>(0)
         /// The message ids last written or acknowledged, newest last (at most 64), for `publishAndWait`.
@@ -145,12 +151,18 @@ public final class MQTTClient: @unchecked Sendable {
     private let box: Box
     private let unmanagedBox: Unmanaged<Box>
     private let lifecycle = Mutex<(started: Bool, closed: Bool)>((false, false))
+    /// The network thread's side: its stop flag, wakeup, end and attempt count.
+    private let network: Network
 
     /// `mosquitto_lib_init`, once per process (a lazily initialised static is initialised exactly once).
     private static let library: Int32 = mosquitto_lib_init()
 
-    /// A client with `clientID` (clean session) whose events go to `handlers`. Nothing connects yet.
-    public init(clientID: String, handlers: Handlers) throws(MQTTError) {
+    /// A client with `clientID` (clean session) whose events go to `handlers`; reconnect attempts wait
+    /// `reconnect`'s delays on `clock`. Nothing connects yet.
+    public init(
+        clientID: String, handlers: Handlers, clock: any HostClock = SystemClock.shared, reconnect: Backoff = MQTTClient.reconnectBackoff
+    ) throws(MQTTError) {
+        network = Network(clock: clock, backoff: reconnect)
         let lib = Self.library
         guard lib == Int32(MOSQ_ERR_SUCCESS.rawValue) else { throw MQTTError(code: lib) }
         let box = Box(handlers)
@@ -170,6 +182,7 @@ public final class MQTTClient: @unchecked Sendable {
             if rc == 0 {
                 b.pending.store(0, ordering: .relaxed)  // libmosquitto dropped what was queued for the old socket
                 b.connected.store(true, ordering: .relaxed)
+                b.accepted.add(1, ordering: .relaxed)
                 b.handlers.onConnect()
             } else {
                 // MQTT 3 CONNACK codes are below 128, MQTT 5 reason codes from 128 on.
@@ -204,6 +217,9 @@ public final class MQTTClient: @unchecked Sendable {
     /// True while the broker has accepted the connection.
     public var isConnected: Bool { box.connected.load(ordering: .relaxed) }
 
+    /// Reconnect attempts the network thread made so far (after a connection was lost or refused).
+    public var reconnectAttempts: Int { network.attempts.load(ordering: .relaxed) }
+
     /// Sets the Last Will (QoS 1) and starts connecting to `host:port`; once an attempt has started, the
     /// network thread runs and reconnects by itself whenever the connection is lost or refused.
     ///
@@ -223,12 +239,17 @@ public final class MQTTClient: @unchecked Sendable {
                 }
                 guard rc == 0 else { throw MQTTError(code: rc) }
             }
-            var rc = mosquitto_reconnect_delay_set(handle, 1, Self.reconnectDelayMax, true)
+            var rc = mosquitto_connect_async(handle, host, Int32(port), keepalive)
             guard rc == 0 else { throw MQTTError(code: rc) }
-            rc = mosquitto_connect_async(handle, host, Int32(port), keepalive)
+            // Our own network thread: libmosquitto must lock as it does under mosquitto_loop_start. Set after the
+            // first attempt: in threaded mode libmosquitto reports even a refused loopback connect only later, from
+            // the loop, and a refused first attempt must be thrown here (nothing started).
+            rc = mosquitto_threaded_set(handle, true)
             guard rc == 0 else { throw MQTTError(code: rc) }
-            rc = mosquitto_loop_start(handle)
-            guard rc == 0 else { throw MQTTError(code: rc) }
+            let network = self.network, shared = Handle(raw: handle), box = self.box
+            let t = Thread { Self.run(shared, box: box, network: network) }
+            t.name = "mosquitto loop"
+            t.start()
             l.started = true
         }
     }
@@ -251,12 +272,14 @@ public final class MQTTClient: @unchecked Sendable {
         return mid
     }
 
-    /// Publishes with QoS 1 and waits (at most `timeout` s) for the broker's acknowledgement; true when it
-    /// came. For the last words before `disconnect`.
+    /// Publishes with QoS 1 and waits (at most `timeout` s of real time: the broker answers in real time,
+    /// whatever the client's clock) for the broker's acknowledgement; true when it came. For the last words
+    /// before `disconnect`.
     public func publishAndWait(_ topic: String, _ payload: Data, retain: Bool, timeout: Double) -> Bool {
         guard let mid = try? publish(topic, payload, qos: 1, retain: retain) else { return false }
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        let real = SystemClock.shared
+        let deadline = real.now + timeout
+        while real.now < deadline {
             if box.done.withLock({ $0.contains(mid) }) { return true }
             usleep(5_000)
         }
@@ -271,10 +294,12 @@ public final class MQTTClient: @unchecked Sendable {
 
     /// Sends DISCONNECT (the broker then does not publish the Will) and stops retrying.
     public func disconnect() {
+        network.stopping.store(true, ordering: .relaxed)
+        network.wakeup.signal()
         _ = mosquitto_disconnect(handle)
     }
 
-    /// Stops the network thread (after `disconnect`, or it may wait for a reconnect attempt); idempotent.
+    /// Stops the network thread (after `disconnect`, or it may wait for a reconnect attempt under way); idempotent.
     /// No handler runs after it returns.
     public func close() {
         let stop = lifecycle.withLock { l in
@@ -282,8 +307,68 @@ public final class MQTTClient: @unchecked Sendable {
             return l.started && !l.closed
         }
         guard stop else { return }
-        _ = mosquitto_disconnect(handle)  // marks the state "disconnecting", so the loop ends instead of retrying
-        _ = mosquitto_loop_stop(handle, false)
+        disconnect()  // the thread ends instead of retrying; a back-off wait ends at once
+        network.ended.wait()
         box.connected.store(false, ordering: .relaxed)
+    }
+
+    // MARK: - The network thread
+
+    /// The handle, for the network thread (libmosquitto guards it: `mosquitto_threaded_set`).
+    struct Handle: @unchecked Sendable { let raw: OpaquePointer }
+
+    /// What the network thread shares with the client (it holds no reference to the client, so `deinit` runs).
+    final class Network: Sendable {
+        let clock: any HostClock
+        let backoff: Backoff
+        /// Set by `disconnect`/`close`: no more attempts, the thread ends once the connection is gone.
+        let stopping = Atomic<Bool>(false)
+        /// Ends a back-off wait when stopping.
+        let wakeup = Wakeup()
+        /// Signalled when the thread has ended.
+        let ended = DispatchSemaphore(value: 0)
+        /// Reconnect attempts made.
+        let attempts = Atomic<Int>(0)
+        init(clock: any HostClock, backoff: Backoff) { self.clock = clock; self.backoff = backoff }
+    }
+
+    /// libmosquitto's errors after which `mosquitto_loop_forever` gives up instead of reconnecting (the same list).
+    static let fatal: Set<Int32> = Set(
+        [
+            MOSQ_ERR_NOMEM, MOSQ_ERR_PROTOCOL, MOSQ_ERR_INVAL, MOSQ_ERR_NOT_FOUND, MOSQ_ERR_TLS, MOSQ_ERR_PAYLOAD_SIZE,
+            MOSQ_ERR_NOT_SUPPORTED, MOSQ_ERR_AUTH, MOSQ_ERR_ACL_DENIED, MOSQ_ERR_UNKNOWN, MOSQ_ERR_EAI, MOSQ_ERR_PROXY,
+        ].map { Int32($0.rawValue) })
+
+    /// The network thread: `mosquitto_loop` (reads, writes, keep-alive pings, callbacks) while the connection
+    /// lasts; when it ends, reconnect attempts after the back-off's delays (reset once the broker accepted a
+    /// connection) until one connects or the client stops. As `mosquitto_loop_forever`, with our clock.
+    private static func run(_ handle: Handle, box: Box, network: Network) {
+        defer { network.ended.signal() }
+        var backoff = network.backoff
+        var acceptedBefore = box.accepted.load(ordering: .relaxed)
+        var afterStop = 0
+        while true {
+            let rc = mosquitto_loop(handle.raw, 1000, 1)
+            if network.stopping.load(ordering: .relaxed) {
+                // Let the DISCONNECT go out (the connection closes after it), a few rounds at most.
+                afterStop += 1
+                if rc != Int32(MOSQ_ERR_SUCCESS.rawValue) || afterStop > 5 { return }
+                continue
+            }
+            if rc == Int32(MOSQ_ERR_SUCCESS.rawValue) { continue }
+            if fatal.contains(rc) || errno == EPROTO { return }
+            // The connection ended (or never came up): attempts until one connects.
+            let accepted = box.accepted.load(ordering: .relaxed)
+            if accepted != acceptedBefore {
+                backoff.reset()
+                acceptedBefore = accepted
+            }
+            while true {
+                if network.clock.sleep(seconds: backoff.next(), unlessSignalled: network.wakeup) { return }
+                if network.stopping.load(ordering: .relaxed) { return }
+                network.attempts.add(1, ordering: .relaxed)
+                if mosquitto_reconnect(handle.raw) == Int32(MOSQ_ERR_SUCCESS.rawValue) { break }
+            }
+        }
     }
 }

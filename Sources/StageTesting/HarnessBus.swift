@@ -1,6 +1,7 @@
 import GStreamerKit
 import Stages
 import Synchronization
+import Timing
 
 /// What the stages under test send anywhere: items on outputs, posted messages. Shared by every
 /// stage's context; stages may post from their own threads (compose's analysis), so it is locked.
@@ -23,6 +24,8 @@ final class HarnessBus: Sendable {
     }
 
     let log = Mutex(Log())
+    /// The clock the contexts hand the stages (`StageHarness.clock`).
+    let clock = Mutex<any HostClock>(SystemClock.shared)
     /// Every stage, to hand bus messages to (as the host hands every element message to every stage).
     let stages: [(name: String, stage: any Stage)]
 
@@ -52,6 +55,8 @@ final class HarnessContext: StageContext {
     let bus: HarnessBus
 
     init(stageName: String, bus: HarnessBus) { self.stageName = stageName; self.bus = bus }
+
+    var clock: any HostClock { bus.clock.withLock { $0 } }
 
     private func key(_ output: String) -> String { "\(stageName).\(output)" }
 

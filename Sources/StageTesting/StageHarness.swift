@@ -2,6 +2,7 @@ import Foundation
 import GStreamerKit
 import Stages
 import Synchronization
+import Timing
 
 /// Drives stages frame by frame without a pipeline, as gst_check's GstHarness drives an element.
 ///
@@ -39,6 +40,13 @@ public final class StageHarness {
 
     /// The stages, in order, with their names.
     public var stages: [(name: String, stage: any Stage)] { Array(chain.stages.dropLast()) }
+
+    /// The clock the stages' contexts give them (`StageContext.clock`: the wall time of photos); the system
+    /// clock unless a test sets a `ManualClock`.
+    public var clock: any HostClock {
+        get { bus.clock.withLock { $0 } }
+        set { bus.clock.withLock { $0 = newValue } }
+    }
 
     /// Nanoseconds per frame at `info`'s rate, rounded down (33_333_333 at 30/1); 0 for a variable rate.
     public var frameDuration: UInt64 {

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Timing
 
 /// Runs analysis jobs off the video thread: a single slot that always holds the latest job, so a
 /// slow analysis skips frames instead of stalling the stream. Results carry their own timestamps.
@@ -35,11 +36,13 @@ final class AnalysisWorker<Job: Sendable>: @unchecked Sendable {
         return replaced
     }
 
-    /// Waits (bounded) until the pending job, if any, and the running one are done.
+    /// Waits (bounded in real time: the analysis thread runs in real time) until the pending job, if any, and
+    /// the running one are done.
     func drain(timeout: TimeInterval = 10) {
-        let deadline = Date().addingTimeInterval(timeout)
+        let real = SystemClock.shared
+        let deadline = real.now + timeout
         condition.lock()
-        while (pending != nil || busy) && Date() < deadline { _ = condition.wait(until: min(deadline, Date().addingTimeInterval(0.05))) }
+        while (pending != nil || busy) && real.now < deadline { real.wait(on: condition, seconds: min(deadline - real.now, 0.05)) }
         condition.unlock()
     }
 

@@ -3,6 +3,7 @@ import FrameAnalysis
 import GStreamerKit
 import Overlay
 import Synchronization
+import Timing
 
 /// The auto-capture assistant: waits for a steady camera and a well-composed frame (compose's
 /// `ViewfinderComposition` meta), then sends the best recent clean frame down its `snapshot` output,
@@ -196,12 +197,14 @@ public final class CaptureStage: Stage {
             return [CaptureMessage(.error(number: nil, file: nil, reason: error.message))]
         }
         let photo = framed.photo
-        let tags = ShotSender.tags(description: framed.description(number: number, trigger: kind), orientation: s.orientation)
+        // One date for the EXIF and the record: when the host's clock says the photo was taken.
+        let taken = context.clock.wallNow
+        let tags = ShotSender.tags(description: framed.description(number: number, trigger: kind), orientation: s.orientation, date: taken)
         // Register the save before anything is pushed: a fast branch may report its file before push() returns.
         runtime.withLock { _ = $0.shutter.machine.handle(.captured(time: pick.time)) }
         let tracked = saver.register(
             number: number, pts: photo.pts, trigger: kind, composition: framed.composition,
-            crop: framed.window, full: framed.full != nil, thumbnails: s.thumbnails)
+            crop: framed.window, full: framed.full != nil, thumbnails: s.thumbnails, date: taken)
         guard ShotSender.send(photo, tags: tags, on: Output.snapshot, context: context) else {
             let why = "the snapshot output is not running"
             saver.cancel(number)

@@ -5,8 +5,8 @@ import GStreamerKit
 /// use it): a TAG event first — date-time as a GstDateTime, application name, description, orientation —
 /// so `jifmux` writes this photo's EXIF, then the clean frame itself.
 public enum ShotSender {
-    /// EXIF-bearing tags for one photo.
-    public static func tags(description: String, orientation: String = "rotate-0", date: Date = Date()) -> TagList {
+    /// EXIF-bearing tags for one photo taken at `date` (the context's `clock.wallNow`).
+    public static func tags(description: String, orientation: String = "rotate-0", date: Date) -> TagList {
         TagList([
             (TagList.dateTime, .dateTime(date)),
             (TagList.applicationName, .string("Viewfinder")),

@@ -1,6 +1,7 @@
 import FrameAnalysis
 import GStreamerKit
 import Synchronization
+import Timing
 
 /// Pushes the current clean frame on its `snapshot` output when triggered.
 ///
@@ -86,7 +87,8 @@ public final class SnapshotStage: Stage {
         let pushed = ShotSender.send(
             frame,
             tags: ShotSender.tags(
-                description: "Viewfinder snapshot \(shot.number) by \(context.stageName) (\(shot.reason.rawValue)) at frame \(frame.index)"),
+                description: "Viewfinder snapshot \(shot.number) by \(context.stageName) (\(shot.reason.rawValue)) at frame \(frame.index)",
+                date: context.clock.wallNow),
             on: Output.snapshot, context: context)
         context.post(
             SnapshotMessage(

@@ -1,4 +1,5 @@
 import GStreamerKit
+import Timing
 
 /// An extra output of a stage, such as `snapshot`, reached in descriptions as `NAME.OUTPUT`.
 public struct OutputSpec: Sendable {
@@ -66,6 +67,9 @@ public protocol StageContext: AnyObject, Sendable {
     func post(_ message: MessageStructure)
     /// Frames pushed on an extra output that its branch has not taken yet (the appsrc's queue).
     func backlog(on output: String) -> Int
+    /// The host's clock: `wallNow` dates what a stage writes (a photo's EXIF date, its record). Per-frame timing
+    /// (timers, cooldowns, intervals, smoothing) uses stream time (the frame's pts/running time), never this.
+    var clock: any HostClock { get }
 }
 
 extension StageContext {
@@ -78,6 +82,8 @@ extension StageContext {
     @discardableResult public func push(_ tags: TagList, on output: some StageOutputName) -> Bool { push(tags, on: output.rawValue) }
     /// `backlog(on:)` of a named output.
     public func backlog(on output: some StageOutputName) -> Int { backlog(on: output.rawValue) }
+    /// The system clock by default (a host or test that injects one overrides it).
+    public var clock: any HostClock { SystemClock.shared }
 }
 
 /// A Swift stage spliced into a pipeline: it sees every frame and may change it.
@@ -112,7 +118,7 @@ public protocol Stage: AnyObject, Sendable {
     /// The branch fed by `output` stopped with an error (full disk): the stream goes on without it
     /// until `outputRestarted`. On the host's thread.
     func outputFailed(_ output: String, reason: String)
-    /// The branch fed by `output` was started again after an error. On the host's thread.
+    /// The branch fed by `output` was started again after an error (`Backoff.outputRestart`). On the host's thread.
     func outputRestarted(_ output: String)
     /// End of stream: finish pending work (analysis, files) before end-of-stream goes downstream.
     func finish(context: StageContext)
@@ -156,4 +162,10 @@ extension Stage {
     public func update(_ property: String, value: PropertyValue) throws(StageError) {
         throw StageError(.usage, "\(Self.descriptor.kind): property '\(property)' cannot change while playing")
     }
+}
+
+extension Backoff {
+    /// When a failed output branch is started again, in the host (`BranchSupervisor`) and in the plugin
+    /// (`DefaultBranch`): 5 s after the failure, doubling up to a minute.
+    public static let outputRestart = Backoff(first: 5, maximum: 60)
 }

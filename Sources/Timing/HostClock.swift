@@ -16,6 +16,9 @@ public protocol HostClock: AnyObject, Sendable {
     func sleep(until deadline: Double)
     /// Suspends the calling task until `now >= deadline` (or the task is cancelled).
     func sleep(untilAsync deadline: Double) async
+    /// Blocks the calling thread until `now >= deadline` or `wakeup` is signalled; true when woken by the signal
+    /// (a stop request) rather than by the clock.
+    func sleep(until deadline: Double, unlessSignalled wakeup: Wakeup) -> Bool
 }
 
 extension HostClock {
@@ -25,6 +28,10 @@ extension HostClock {
     public func sleep(forAsync seconds: Double) async { await sleep(untilAsync: now + seconds) }
     /// Seconds since `start` (a value of `now`).
     public func elapsed(since start: Double) -> Double { now - start }
+    /// Blocks for `seconds` or until `wakeup` is signalled; true when woken by the signal.
+    public func sleep(seconds: Double, unlessSignalled wakeup: Wakeup) -> Bool {
+        sleep(until: now + seconds, unlessSignalled: wakeup)
+    }
 }
 
 /// The real clock: `CLOCK_MONOTONIC` for `now`, `Date()` for `wallNow`, real sleeps.
@@ -59,5 +66,25 @@ public final class SystemClock: HostClock {
         let left = deadline - now
         guard left > 0 else { return }
         try? await Task.sleep(nanoseconds: UInt64(min(left, 86_400) * 1e9))
+    }
+
+    public func sleep(until deadline: Double, unlessSignalled wakeup: Wakeup) -> Bool {
+        wakeup.condition.lock()
+        defer { wakeup.condition.unlock() }
+        while !wakeup.signalledLocked {
+            let left = deadline - now
+            guard left > 0 else { return false }
+            // NSCondition waits on the wall clock: a slice at most, then the monotonic clock is asked again.
+            _ = wakeup.condition.wait(until: wallNow.addingTimeInterval(min(left, 60)))
+        }
+        return true
+    }
+
+    /// Waits on `condition` (locked by the caller) for at most `seconds` of real time; false on timeout. For
+    /// waits on real threads (GStreamer's, a worker's), which are bounded in real time whatever clock the
+    /// owner was given (see ARCHITECTURE.md "Time").
+    @discardableResult
+    public func wait(on condition: NSCondition, seconds: Double) -> Bool {
+        condition.wait(until: wallNow.addingTimeInterval(max(0, seconds)))
     }
 }

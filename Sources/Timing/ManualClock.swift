@@ -12,8 +12,9 @@ public final class ManualClock: HostClock, @unchecked Sendable {
     private let lock = NSCondition()
     private var time: Double
     private var wall: Date
-    /// Threads blocked in `sleep(until:)`, by deadline (for `waitForSleepers`).
-    private var blocked: [Double] = []
+    /// Threads blocked in `sleep(until:)`: their deadlines by id (for `waitForSleepers`). `advance` takes out
+    /// those it wakes at once, so right after it returns they no longer count, even before they run again.
+    private var blocked: [Int: Double] = [:]
     private var waiters: [(id: Int, deadline: Double, resume: CheckedContinuation<Void, Never>)] = []
     private var nextID = 0
 
@@ -33,6 +34,7 @@ public final class ManualClock: HostClock, @unchecked Sendable {
         let due: [CheckedContinuation<Void, Never>] = locked {
             time += seconds
             wall = wall.addingTimeInterval(seconds)
+            blocked = blocked.filter { $0.value > time }
             lock.broadcast()
             let ready = waiters.filter { $0.deadline <= time }
             waiters.removeAll { $0.deadline <= time }
@@ -51,11 +53,28 @@ public final class ManualClock: HostClock, @unchecked Sendable {
     /// true when they are.
     @discardableResult
     public func waitForSleepers(_ count: Int = 1, timeout: Double = 10) -> Bool {
-        let limit = Date().addingTimeInterval(timeout)
+        // Real time: the code under test runs on real threads.
+        let real = SystemClock.shared
+        let limit = real.now + timeout
         lock.lock()
         defer { lock.unlock() }
         while blocked.count + waiters.count < count {
-            if !lock.wait(until: limit) { return blocked.count + waiters.count >= count }
+            let left = limit - real.now
+            guard left > 0 else { return false }
+            real.wait(on: lock, seconds: left)
+        }
+        return true
+    }
+
+    /// `waitForSleepers` for async code: polls (1 ms real steps) instead of blocking the thread. A blocking wait
+    /// on Swift concurrency's cooperative pool (2 threads on a 2-core machine) can starve the very task it waits
+    /// for.
+    public func sleepersArrive(_ count: Int = 1, timeout: Double = 10) async -> Bool {
+        let real = SystemClock.shared
+        let limit = real.now + timeout
+        while sleepers < count {
+            guard real.now < limit else { return false }
+            try? await Task.sleep(nanoseconds: 1_000_000)
         }
         return true
     }
@@ -78,23 +97,60 @@ public final class ManualClock: HostClock, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard time < deadline else { return }
-        blocked.append(deadline)
+        nextID += 1
+        let id = nextID
+        blocked[id] = deadline
         lock.broadcast()
         while time < deadline { lock.wait() }
-        if let i = blocked.firstIndex(of: deadline) { blocked.remove(at: i) }
+        blocked[id] = nil
         lock.broadcast()
     }
 
+    public func sleep(until deadline: Double, unlessSignalled wakeup: Wakeup) -> Bool {
+        let waker = wakeup.addWaker { [weak self] in
+            guard let self else { return }
+            self.lock.lock()
+            self.lock.broadcast()
+            self.lock.unlock()
+        }
+        defer { wakeup.removeWaker(waker) }
+        lock.lock()
+        defer { lock.unlock() }
+        // The order clock lock, then the wakeup's: `signal` calls the waker with the wakeup's lock released.
+        if wakeup.isSignalled { return true }
+        guard time < deadline else { return false }
+        nextID += 1
+        let id = nextID
+        blocked[id] = deadline
+        lock.broadcast()
+        while time < deadline && !wakeup.isSignalled { lock.wait() }
+        blocked[id] = nil
+        lock.broadcast()
+        return time < deadline
+    }
+
+    /// A cancelled task stops waiting at once (as `Task.sleep` does on the system clock).
     public func sleep(untilAsync deadline: Double) async {
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            let now: Bool = locked {
-                guard time < deadline else { return true }
-                nextID += 1
-                waiters.append((nextID, deadline, c))
-                lock.broadcast()
-                return false
+        let id: Int = locked {
+            nextID += 1
+            return nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                let now: Bool = locked {
+                    guard time < deadline, !Task.isCancelled else { return true }
+                    waiters.append((id, deadline, c))
+                    lock.broadcast()
+                    return false
+                }
+                if now { c.resume() }
             }
-            if now { c.resume() }
+        } onCancel: {
+            let c: CheckedContinuation<Void, Never>? = locked {
+                guard let i = waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return waiters.remove(at: i).resume
+            }
+            c?.resume()
         }
     }
 }

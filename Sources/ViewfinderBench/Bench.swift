@@ -5,6 +5,7 @@ import GStreamerTrace
 import Host
 import Stages
 import Synchronization
+import Timing
 
 /// Side-by-side measurements against a peer GStreamer element, in one run.
 public enum Bench {
@@ -37,18 +38,18 @@ public enum Bench {
         for round in 1...rounds {
             // identity, as gst-launch would run it.
             let peer = try Session(description: "\(source) ! identity ! fakesink name=vf_bench_sink")
-            var t0 = Date()
+            var t0 = SystemClock.shared.now
             guard peer.run() == 0 else { throw HostError(.runtime, "identity run failed: \(peer.errors.joined(separator: "; "))") }
-            let idFPS = Double(frames) / Date().timeIntervalSince(t0)
+            let idFPS = Double(frames) / SystemClock.shared.elapsed(since: t0)
             best.identity = max(best.identity, idFPS)
 
             let ours = try Session(description: "\(source) ! passthrough ! fakesink name=vf_bench_sink")
             let up = ours.element(named: "vf_passthrough0_sink")!.traceBuffers()
             let down = ours.element(named: "vf_bench_sink")!.traceBuffers(reference: up)
             let c0 = BufferCopies.count
-            t0 = Date()
+            t0 = SystemClock.shared.now
             guard ours.run() == 0 else { throw HostError(.runtime, "passthrough run failed: \(ours.errors.joined(separator: "; "))") }
-            let stFPS = Double(frames) / Date().timeIntervalSince(t0)
+            let stFPS = Double(frames) / SystemClock.shared.elapsed(since: t0)
             best.stage = max(best.stage, stFPS)
             copies += BufferCopies.count - c0
             identical = down.matched; reached = down.seen
@@ -160,11 +161,11 @@ public enum Bench {
         peer.onElementMessage = { message in
             if let m = FacedetectMessage.parse(message.structure.text) { collected.withLock { $0[m.timestamp] = m.faces } }
         }
-        var t0 = Date()
+        let t0 = SystemClock.shared.now
         guard peer.run() == 0 else {
             throw HostError(.runtime, "facedetect run failed: \(peer.errors.joined(separator: "; ")) (is gstreamer1.0-opencv installed?)")
         }
-        let peerSeconds = Date().timeIntervalSince(t0)
+        let peerSeconds = SystemClock.shared.elapsed(since: t0)
         let theirs = collected.withLock { $0 }
 
         /// One `compose` run with `options`: seconds and the faces of each analysed frame by pts.
@@ -175,9 +176,9 @@ public enum Bench {
                 description:
                     "\(source) ! compose \(options) sync=true analysis-fps=120 warmup=0 analysis-width=\(width) overlay=false metadata-location=\(json) ! fakesink"
             )
-            let t0 = Date()
+            let t0 = SystemClock.shared.now
             guard ours.run() == 0 else { throw HostError(.runtime, "compose run failed: \(ours.errors.joined(separator: "; "))") }
-            let seconds = Date().timeIntervalSince(t0)
+            let seconds = SystemClock.shared.elapsed(since: t0)
             var mine: [UInt64: [Box]] = [:], subjects: [UInt64: String] = [:]
             for line in ((try? String(contentsOfFile: json, encoding: .utf8)) ?? "").split(separator: "\n") {
                 guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
@@ -238,9 +239,9 @@ public enum Bench {
             "videotestsrc pattern=ball background-color=0xff00c000 foreground-color=0xffd8a080 num-buffers=\(frames) ! video/x-raw,format=RGBA,width=1920,height=1080"
         func time(_ d: String) throws(HostError) -> Double {
             let s = try Session(description: d)
-            let t0 = Date()
+            let t0 = SystemClock.shared.now
             guard s.run() == 0 else { throw HostError(.runtime, "run failed: \(s.errors.joined(separator: "; "))") }
-            return Double(frames) / Date().timeIntervalSince(t0)
+            return Double(frames) / SystemClock.shared.elapsed(since: t0)
         }
         let alpha = try time("\(source) ! alpha method=custom target-r=0 target-g=192 target-b=0 ! fakesink")
         let ours = try time("\(source) ! chromakey color=#00c000 ! fakesink")
@@ -346,10 +347,10 @@ public enum Bench {
         try? FileManager.default.createDirectory(atPath: root + "/peer", withIntermediateDirectories: true)
         func run(_ d: String) throws(HostError) -> (fps: Double, report: SessionReport?, refused: Int) {
             let s = try Session(description: d)
-            let t0 = Date()
+            let t0 = SystemClock.shared.now
             guard s.run() == 0 else { throw HostError(.runtime, "run failed: \(s.errors.joined(separator: "; "))") }
             return (
-                Double(frames) / Date().timeIntervalSince(t0), s.report,
+                Double(frames) / SystemClock.shared.elapsed(since: t0), s.report,
                 s.elementMessages.filter { $0.description.contains("event=(string)refused") }.count
             )
         }

@@ -3,6 +3,7 @@ import Foundation
 import Host
 import Stages
 import Synchronization
+import Timing
 
 extension Bench {
     /// Result of `bench control`: the live preview's cost, the control API's latency and the event delay,
@@ -143,9 +144,9 @@ extension Bench {
             let client = try CurlStream(url: base + "/api/preview.mjpeg") { viewer.add($0) }
             // Steady state: a JPEG made after the viewer came (the first part may be the stored newest one).
             let encodedAtConnect = tap.figures.encoded
-            let deadline = Date().addingTimeInterval(10)
+            let deadline = SystemClock.shared.now + 10
             while tap.figures.encoded <= encodedAtConnect + 1 || viewer.parts == 0 {
-                guard Date() < deadline else {
+                guard SystemClock.shared.now < deadline else {
                     client.stop()
                     throw HostError(.runtime, "bench control: the preview viewer got no picture within 10 s")
                 }
@@ -157,9 +158,9 @@ extension Bench {
             let got = viewer.windowTotals
             received = (received.parts + got.parts, received.bytes + got.bytes)
             if size.width == 0 { size = viewer.size }
-            let gone = Date().addingTimeInterval(5)
+            let gone = SystemClock.shared.now + 5
             while tap.viewers > 0 {
-                guard Date() < gone else { throw HostError(.runtime, "bench control: the preview viewer still counted 5 s after it left") }
+                guard SystemClock.shared.now < gone else { throw HostError(.runtime, "bench control: the preview viewer still counted 5 s after it left") }
                 usleep(10_000)
             }
             log(
@@ -212,11 +213,11 @@ extension Bench {
             }
         }
         // Stamp only once the client is connected: earlier messages would wait for nobody.
-        let connected = Date().addingTimeInterval(5)
-        while server.hub.count == 0 && Date() < connected { usleep(5_000) }
+        let connected = SystemClock.shared.now + 5
+        while server.hub.count == 0 && SystemClock.shared.now < connected { usleep(5_000) }
         stamps.start()
-        let enough = Date().addingTimeInterval(Double(events) / 5 + 15)
-        while delays.withLock({ $0.count }) < events && Date() < enough { usleep(20_000) }
+        let enough = SystemClock.shared.now + (Double(events) / 5 + 15)
+        while delays.withLock({ $0.count }) < events && SystemClock.shared.now < enough { usleep(20_000) }
         stamps.stop()
         sse.stop()
         let d = delays.withLock { $0 }.sorted()
@@ -353,9 +354,9 @@ enum PreviewWindow {
         let r0 = tap.reductionCPU.figures
         let t0 = tap.timing.figures, f0 = tap.figures, c0 = cpuMs(), w0 = DispatchTime.now().uptimeNanoseconds
         viewer?.beginWindow()
-        let deadline = Date().addingTimeInterval(Double(frames) / 10 + 10)
+        let deadline = SystemClock.shared.now + (Double(frames) / 10 + 10)
         while tap.timing.figures.calls - t0.calls < frames {
-            guard Date() < deadline else {
+            guard SystemClock.shared.now < deadline else {
                 throw HostError(
                     .runtime,
                     "bench control: only \(tap.timing.figures.calls - t0.calls) of \(frames) frames reached the preview tap in time")

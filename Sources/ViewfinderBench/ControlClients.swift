@@ -1,6 +1,7 @@
 import Foundation
 import Host
 import Synchronization
+import Timing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -45,8 +46,8 @@ final class CurlStream: @unchecked Sendable {
     /// blocks SIGTERM, and such a curl never ends.
     func stop() {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        let deadline = Date().addingTimeInterval(2)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
+        let deadline = SystemClock.shared.now + 2
+        while process.isRunning && SystemClock.shared.now < deadline { usleep(10_000) }
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import GStreamerKit
 import Host
+import Timing
 
 extension Bench {
     /// The live 720p30 source of `bench latency` and `bench streams`: SMPTE bars scrolling 4 px a frame.
@@ -73,18 +74,18 @@ extension Bench {
         defer { for r in runs { r.stop() } }
         try runs[0].waitPlaying("bench latency: the pipeline without stages")
         try runs[1].waitPlaying("bench latency: the pipeline with compose")
-        Thread.sleep(forTimeInterval: warmup)
+        SystemClock.shared.sleep(seconds: warmup)
 
         let counts0 = sources.map(\.count)
-        let t0 = Date()
+        let t0 = SystemClock.shared.now
         for r in recorders { r.start() }
         // `seconds` of frames at 30 fps on each side: on a loaded machine a side that drops frames takes
         // longer to get them, so the window ends when both have them, or at 3x `seconds` (+ 5 s) at the latest.
-        let wanted = Int(seconds * 30), deadline = t0.addingTimeInterval(seconds * 3 + 5)
-        Thread.sleep(forTimeInterval: seconds)
-        while recorders.contains(where: { $0.count < wanted }) && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        let wanted = Int(seconds * 30), deadline = t0 + seconds * 3 + 5
+        SystemClock.shared.sleep(seconds: seconds)
+        while recorders.contains(where: { $0.count < wanted }) && SystemClock.shared.now < deadline { SystemClock.shared.sleep(seconds: 0.02) }
         let delays = recorders.map { $0.stop() }
-        let wall = Date().timeIntervalSince(t0)
+        let wall = SystemClock.shared.elapsed(since: t0)
         let counts1 = sources.map(\.count)
         log(String(format: "measured %.2f s", wall))
 

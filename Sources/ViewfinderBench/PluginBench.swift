@@ -1,5 +1,6 @@
 import Foundation
 import Host
+import Timing
 
 /// `viewfinder bench plugin`: the stages as a GStreamer plugin (libgstviewfinder.so in stock gst-launch-1.0)
 /// against `identity` in the same tool and against the host running the same stages, alternating, one run.
@@ -99,8 +100,8 @@ public enum PluginBench {
     /// Frames per second of the host running `description` (wall time around `Session.run`).
     static func host(_ description: String, frames: Int) throws(HostError) -> Double {
         let s = try Session(description: description)
-        let t0 = Date()
+        let t0 = SystemClock.shared.now
         guard s.run() == 0 else { throw HostError(.runtime, "bench plugin: host run failed: \(s.errors.joined(separator: "; "))") }
-        return Double(frames) / Date().timeIntervalSince(t0)
+        return Double(frames) / SystemClock.shared.elapsed(since: t0)
     }
 }

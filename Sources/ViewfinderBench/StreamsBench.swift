@@ -1,6 +1,7 @@
 import Foundation
 import GStreamerKit
 import Host
+import Timing
 
 extension Bench {
     /// A stream "holds" 30 fps at this many frames out per second or more.
@@ -79,12 +80,12 @@ extension Bench {
         let run = BackgroundRun(session, name: "vf-bench-streams")
         defer { run.stop() }
         try run.waitPlaying("bench streams: \(count) streams \(what)")
-        Thread.sleep(forTimeInterval: warmup)
+        SystemClock.shared.sleep(seconds: warmup)
         let in0 = sources.map(\.count), out0 = sinks.map(\.count)
-        let cpu0 = processCPUMs(), t0 = Date()
-        Thread.sleep(forTimeInterval: seconds)
+        let cpu0 = processCPUMs(), t0 = SystemClock.shared.now
+        SystemClock.shared.sleep(seconds: seconds)
         let in1 = sources.map(\.count), out1 = sinks.map(\.count)
-        let cpu1 = processCPUMs(), wall = Date().timeIntervalSince(t0)
+        let cpu1 = processCPUMs(), wall = SystemClock.shared.elapsed(since: t0)
         guard run.stop() == 0 else {
             throw HostError(.runtime, "bench streams: \(count) streams \(what) failed: \(session.errors.joined(separator: "; "))")
         }

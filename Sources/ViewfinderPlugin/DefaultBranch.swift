@@ -1,6 +1,7 @@
 import Foundation
 import GStreamerKit
 import Stages
+import Timing
 
 /// The default branch of an extra output nobody requested (`vfcapture`'s photo writers): the stage's
 /// gst-launch fragment in a pipeline of its own, fed through an appsrc, as the host's extra-output
@@ -10,6 +11,7 @@ import Stages
 /// A branch that fails is handled as the host's `BranchSupervisor` does: set to NULL (its frames are dropped),
 /// the stage told `outputFailed`, `viewfinder/output-error` posted; started again after 5 s, doubling up to
 /// 60 s (`restartIfDue`, then `outputRestarted` and `viewfinder/output-restarted`), unless the stream ended.
+/// The schedule is `Backoff.outputRestart` on `clock`; a restart that cannot start the branch counts as a failure.
 /// Threads: made, started and stopped on the state-change thread; pushed to and polled on the element's
 /// streaming thread (a stage's own threads may push tags); `failed` is behind a mutex, the restart schedule
 /// is the streaming thread's.
@@ -21,10 +23,13 @@ final class DefaultBranch: @unchecked Sendable {
     private let bus: Bus
     private let failure = NSLock()
     private var failedText: String?
+    /// Times the restarts.
+    private let clock: any HostClock
 
     /// Parses `appsrc ! fragment` (nothing runs yet); a fragment that does not parse is an error naming it.
-    init(stage: String, output: String, fragment: String) throws(StageError) {
+    init(stage: String, output: String, fragment: String, clock: any HostClock = SystemClock.shared) throws(StageError) {
         self.output = output
+        self.clock = clock
         do {
             // videoconvert: the element negotiated with its main output only; the branch converts what it
             // cannot take (a handful of photos, not every frame).
@@ -42,25 +47,25 @@ final class DefaultBranch: @unchecked Sendable {
         for e in pipeline.describedElements { e.replaceTagsOnEachEvent() }
     }
 
-    /// When a failed branch is started again, and the wait after the next failure (5 s, doubling up to 60 s).
-    private var restartAt: Date?
-    private var restartDelay: Double = 5
+    /// When a failed branch is started again (`clock`'s seconds), and the schedule (5 s, doubling up to 60 s,
+    /// kept for the element's run).
+    private var restartAt: Double?
+    private var backoff = Backoff.outputRestart
 
     /// After a failure: stops the branch (NULL) and schedules its restart.
     func failedNow() {
         pipeline.setState(.null)
-        restartAt = Date().addingTimeInterval(restartDelay)
-        restartDelay = min(restartDelay * 2, 60)
+        restartAt = clock.now + backoff.next()
     }
 
     /// Starts a failed branch again once its wait is over (PLAYING, caps set, pushes accepted again).
     /// True when it was restarted.
     func restartIfDue(caps: Caps?) -> Bool {
-        guard let at = restartAt, Date() >= at else { return false }
+        let now = clock.now
+        guard let at = restartAt, now >= at else { return false }
         restartAt = nil
         guard pipeline.setState(.playing) != .failure else {
-            restartAt = Date().addingTimeInterval(restartDelay)
-            restartDelay = min(restartDelay * 2, 60)
+            restartAt = now + backoff.next()
             return false
         }
         if let caps { source.setCaps(caps) }
@@ -122,8 +127,10 @@ final class DefaultBranch: @unchecked Sendable {
     func finish(timeout: Double, report: (BranchEvent) -> Void) {
         guard failed == nil else { return }
         source.endOfStream()
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        // Real time, whatever `clock` is: this waits for the branch's own streaming threads.
+        let real = SystemClock.shared
+        let deadline = real.now + timeout
+        while real.now < deadline {
             if poll(wait: 50_000_000, report: report) { return }
         }
         report(.failed(element: "vf_src", text: "default branch of '\(output)' did not finish within \(Int(timeout)) s"))

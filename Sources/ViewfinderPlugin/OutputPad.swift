@@ -1,6 +1,7 @@
 import Foundation
 import GStreamerKit
 import Stages
+import Timing
 
 /// A requested extra output (`c.snapshot ! jpegenc ! ...`) with a streaming thread of its own, as the host's
 /// extra outputs have (an appsrc each): the element's streaming thread only queues, so a photo branch whose
@@ -49,7 +50,7 @@ final class OutputPad: @unchecked Sendable {
         cond.lock()
         defer { cond.unlock() }
         if case .gap = item, items.count >= Self.capacity { return false }
-        while items.count >= Self.capacity && !stopped { _ = cond.wait(until: Date().addingTimeInterval(0.02)) }
+        while items.count >= Self.capacity && !stopped { SystemClock.shared.wait(on: cond, seconds: 0.02) }
         guard !stopped else { return false }
         items.append(item)
         cond.broadcast()

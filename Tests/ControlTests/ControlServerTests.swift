@@ -1,6 +1,11 @@
 import Foundation
+import Host
+import Synchronization
 import TestSupport
 import Testing
+import Timing
+
+@testable import Control
 
 /// The control API through the real binary (`viewfinder launch --http`) and a real client (curl).
 @Suite(.serialized) struct ControlServerTests {
@@ -19,6 +24,59 @@ import Testing
         let list = stages["stages"] as? [[String: Any]] ?? []
         let props = list.first { $0["name"] as? String == stage }?["properties"] as? [[String: Any]] ?? []
         return props.first { $0["name"] as? String == name } ?? [:]
+    }
+
+    /// Runs `body` on a thread of its own (the server's start and stop wait on semaphores: never on the
+    /// cooperative pool its own tasks need).
+    static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { c in Thread.detachNewThread { c.resume(with: Result { try body() }) } }
+    }
+
+    /// The event streams' heartbeat (`: ping` every 2 s) follows the server's clock: in process, on a manual clock,
+    /// with a real client (`curl -sN`).
+    @Test func theEventStreamsHeartbeatFollowsTheServersClock() async throws {
+        let clock = ManualClock()
+        var options = SessionOptions()
+        options.clock = clock
+        options.services = [ControlServerFactory(address: try ControlAddress(parsing: "127.0.0.1:0", token: nil), fire: {})]
+        let session = try Session(description: "videotestsrc num-buffers=1 ! fakesink", options: options)
+        let server = try #require(session.services(ControlServer.self).first)
+        let base = try await Self.onThread { () throws -> String in
+            try session.prepare()
+            return server.url ?? ""
+        }
+        // The heartbeat task is asleep on the clock.
+        #expect(await clock.sleepersArrive(1))
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        curl.arguments = ["-sN", "--max-time", "30", base + "api/events"]
+        let pipe = Pipe()
+        curl.standardOutput = pipe
+        let got = Mutex("")
+        pipe.fileHandleForReading.readabilityHandler = { h in
+            let d = h.availableData
+            got.withLock { $0 += String(decoding: d, as: UTF8.self) }
+        }
+        try curl.run()
+        defer {
+            if curl.isRunning { kill(curl.processIdentifier, SIGKILL) }
+            pipe.fileHandleForReading.readabilityHandler = nil
+        }
+        func pings() -> Int { got.withLock { $0.components(separatedBy: ": ping\n\n").count - 1 } }
+        func until(_ seconds: Double, _ done: () -> Bool) async -> Bool {
+            for _ in 0..<Int(seconds * 100) where !done() { try? await Task.sleep(nanoseconds: 10_000_000) }
+            return done()
+        }
+        #expect(await until(5) { server.hub.count == 1 })
+        clock.advance(by: 1.9)
+        try await Task.sleep(nanoseconds: 200_000_000)
+        #expect(pings() == 0)
+        clock.advance(by: 0.1)
+        #expect(await until(5) { pings() == 1 }, "\(got.withLock { $0 })")
+        #expect(await clock.sleepersArrive(1))
+        clock.advance(by: 2)
+        #expect(await until(5) { pings() == 2 }, "\(got.withLock { $0 })")
+        try await Self.onThread { server.stop() }
     }
 
     @Test func stagesPatchEventsCaptureStateAndStop() throws {

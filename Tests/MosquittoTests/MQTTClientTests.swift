@@ -3,6 +3,7 @@ import Mosquitto
 import Synchronization
 import TestSupport
 import Testing
+import Timing
 
 /// The libmosquitto binding against Debian's real broker and its real clients (mosquitto_sub/_pub).
 @Suite(.serialized) struct MQTTClientTests {
@@ -26,6 +27,18 @@ import Testing
             while !done() && Date() < deadline { usleep(20_000) }
             return done()
         }
+    }
+
+    /// Moves `clock` to just before `client`'s next reconnect attempt, checks that none was made, then to the
+    /// attempt, and waits (real time: the attempt is a real connect) until it was made. True when it went so.
+    static func nextAttempt(_ client: MQTTClient, _ clock: ManualClock, after seconds: Double, _ seen: Seen) -> Bool {
+        let before = client.reconnectAttempts
+        guard clock.waitForSleepers(1, timeout: 5) else { return false }
+        clock.advance(by: seconds - 0.05)
+        usleep(50_000)
+        guard client.reconnectAttempts == before else { return false }
+        clock.advance(by: 0.05)
+        return seen.wait(5) { client.reconnectAttempts == before + 1 }
     }
 
     @Test func publishesSubscribesAndReceives() throws {
@@ -155,20 +168,62 @@ import Testing
         let first = try Broker()
         defer { first.stop() }
         let seen = Seen()
-        let client = try MQTTClient(clientID: "vf-test-b-\(getpid())", handlers: seen.handlers())
+        let clock = ManualClock()
+        let client = try MQTTClient(clientID: "vf-test-b-\(getpid())", handlers: seen.handlers(), clock: clock)
         try client.connect(host: "127.0.0.1", port: Int(first.port), will: nil)
         #expect(seen.wait(5) { client.isConnected })
         first.stop()
         #expect(seen.wait(5) { !client.isConnected && !seen.disconnects.withLock { $0.isEmpty } })
         #expect(throws: MQTTError.self) { try client.publish("vf/x", Data()) }
-        // Retries after 1 s, 4 s, then every 4 s: back within 6 s of the broker's return.
+        // Retries after 1 s, 2 s, then every 4 s (on the client's clock): the first two find nobody.
+        #expect(Self.nextAttempt(client, clock, after: 1, seen))
+        #expect(Self.nextAttempt(client, clock, after: 2, seen))
+        #expect(!client.isConnected)
+        // Back within 6 s of the broker's return (4 s: the next attempt).
         let second = try Broker(port: first.port)
         defer { second.stop() }
-        #expect(seen.wait(8) { client.isConnected }, "disconnects: \(seen.disconnects.withLock { $0 })")
+        let returned = clock.now
+        #expect(Self.nextAttempt(client, clock, after: 4, seen))
+        #expect(seen.wait(5) { client.isConnected }, "disconnects: \(seen.disconnects.withLock { $0 })")
+        #expect(clock.now - returned <= 6)
         #expect(seen.connects.load(ordering: .relaxed) == 2)
         client.disconnect()
         client.close()
         second.stop()
+    }
+
+    /// The schedule itself: 1 s, 2 s, 4 s, 4 s... after a loss, and from 1 s again once a connection was accepted.
+    @Test func reconnectAttemptsWaitOneTwoThenFourSecondsAndStartOverAfterAConnection() throws {
+        let broker = try Broker()
+        defer { broker.stop() }
+        let port = broker.port
+        let seen = Seen()
+        let clock = ManualClock()
+        let client = try MQTTClient(clientID: "vf-test-s-\(getpid())", handlers: seen.handlers(), clock: clock)
+        try client.connect(host: "127.0.0.1", port: Int(port), will: nil)
+        #expect(seen.wait(5) { client.isConnected })
+        broker.stop()
+        #expect(seen.wait(5) { !client.isConnected })
+        let lost = clock.now
+        for wait in [1.0, 2, 4, 4, 4] { #expect(Self.nextAttempt(client, clock, after: wait, seen), "after \(wait) s") }
+        #expect(clock.now - lost == 15)
+        #expect(client.reconnectAttempts == 5)
+        // Back, then lost again: the schedule starts over at 1 s.
+        let again = try Broker(port: port)
+        defer { again.stop() }
+        #expect(Self.nextAttempt(client, clock, after: 4, seen))
+        #expect(seen.wait(5) { client.isConnected })
+        again.stop()
+        #expect(seen.wait(5) { !client.isConnected })
+        #expect(Self.nextAttempt(client, clock, after: 1, seen))
+        #expect(Self.nextAttempt(client, clock, after: 2, seen))
+        #expect(client.reconnectAttempts == 8)
+        #expect(seen.connects.load(ordering: .relaxed) == 2)
+        // Closing ends a back-off wait at once (the clock is not moved).
+        #expect(clock.waitForSleepers(1, timeout: 5))
+        client.close()
+        #expect(clock.sleepers == 0)
+        #expect(client.reconnectAttempts == 8)
     }
 
     @Test func badArgumentsAreRefusedWithLibmosquittoText() throws {

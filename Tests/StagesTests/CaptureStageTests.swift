@@ -3,6 +3,7 @@ import GStreamerKit
 import StageTesting
 import Stages
 import Testing
+import Timing
 
 /// The capture stage fed frame by frame (no pipeline): triggers, state, the ring's choice, crop, timer.
 @Suite struct CaptureStageTests {
@@ -244,6 +245,44 @@ import Testing
         #expect(stage.records.map(\.file) == ["IMG_00001.jpg"])
         #expect(stage.phase == .waitingForStability || stage.phase == .detectingRegion)  // saved, not stuck in savingPhoto
         #expect(FileManager.default.fileExists(atPath: dir + "/photos/IMG_00001.jpg"))
+    }
+
+    /// A photo is dated by the host's clock (`StageContext.clock`): its EXIF date-time tag and its record say the
+    /// same instant, the clock's wall time when it was taken.
+    @Test func aPhotoIsDatedByTheHostsClock() throws {
+        let dir = Self.directory()
+        let jpegPath = dir + "/source.jpg"
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/gst-launch-1.0")
+        p.arguments = [
+            "-q", "videotestsrc", "num-buffers=1", "!", "video/x-raw,width=160,height=120", "!", "jpegenc", "!", "jifmux", "!", "filesink",
+            "location=\(jpegPath)",
+        ]
+        try p.run(); p.waitUntilExit()
+        let h = try StageHarness(
+            kind: "capture", name: "cap",
+            properties: [("directory", dir + "/photos"), ("auto", "false"), ("thumbnails", "false"), ("overlay", "false")], info: Self.info)
+        let clock = ManualClock(now: 0, wall: Date(timeIntervalSince1970: 1_767_225_600))  // 2026-01-01T00:00:00Z
+        h.clock = clock
+        let stage = try #require(h.stage(CaptureStage.self))
+        h.planOutputs(defaultBranches: ["snapshot"])
+        try #require(h.writeFiles(on: "snapshot", content: .fixed(try Data(contentsOf: URL(fileURLWithPath: jpegPath)))) != nil)
+        try h.open()
+        try h.push()
+        clock.advance(by: 90.25)
+        h.fireTrigger()
+        try h.push()
+        try h.push()
+        h.close()
+        let taken = Date(timeIntervalSince1970: 1_767_225_690.25)
+        let tags = try #require(h.tags(on: "snapshot").first)
+        let dates = tags.entries.compactMap { e -> Date? in
+            if case .dateTime(let d) = e.value, e.tag == TagList.dateTime { return d }
+            return nil
+        }
+        #expect(dates == [taken])
+        #expect(stage.records.map(\.time) == ["2026-01-01T00:01:30.250Z"])
+        #expect(stage.records.map(\.time) == [PhotoIndex.timeText(taken)])
     }
 
     @Test func badCropAndUnusableDirectoryAreUsageErrors() throws {

@@ -38,7 +38,7 @@ import Testing
     @Test func aReportedFileThatCannotBeReadBackFailsTheSave() {
         let (s, reports) = Self.saver()
         s.outputsPlanned(["snapshot": .defaultBranch("..."), "thumbnail": .linked])
-        let tracked = s.register(number: 3, pts: 100, trigger: .manual, composition: nil, crop: nil, full: false, thumbnails: true)
+        let tracked = s.register(number: 3, pts: 100, trigger: .manual, composition: nil, crop: nil, full: false, thumbnails: true, date: Date(timeIntervalSince1970: 1_767_225_600))
         #expect(tracked)
         s.busMessage(
             BusMessage(
@@ -57,8 +57,8 @@ import Testing
         let (s, reports) = Self.saver()
         s.outputFailed("snapshot", reason: "No space left on device")
         s.outputsPlanned(["snapshot": .defaultBranch("...")])
-        _ = s.register(number: 1, pts: 5, trigger: .at, composition: nil, crop: nil, full: false, thumbnails: false)
-        _ = s.register(number: 2, pts: 6, trigger: .at, composition: nil, crop: nil, full: false, thumbnails: false)
+        _ = s.register(number: 1, pts: 5, trigger: .at, composition: nil, crop: nil, full: false, thumbnails: false, date: Date(timeIntervalSince1970: 1_767_225_600))
+        _ = s.register(number: 2, pts: 6, trigger: .at, composition: nil, crop: nil, full: false, thumbnails: false, date: Date(timeIntervalSince1970: 1_767_225_600))
         s.outputFailed("snapshot", reason: "No space left on device")
         s.close()
         let events = reports.all.map(\.events)
@@ -75,7 +75,7 @@ import Testing
     @Test func untrackedPhotosAreKeptOnlyForTheIndex() {
         let (s, reports) = Self.saver()
         // Nothing planned: the snapshot branch is the user's own; with index=false nothing is kept.
-        #expect(!s.register(number: 1, pts: 5, trigger: .auto, composition: nil, crop: nil, full: false, thumbnails: true))
+        #expect(!s.register(number: 1, pts: 5, trigger: .auto, composition: nil, crop: nil, full: false, thumbnails: true, date: Date(timeIntervalSince1970: 1_767_225_600)))
         s.outputFailed("thumbnail", reason: "x")
         s.close()
         #expect(reports.all.map(\.events) == [[.saveFailed("thumbnail branch: x", time: 0)]])

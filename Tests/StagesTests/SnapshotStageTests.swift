@@ -1,7 +1,9 @@
 import GStreamerKit
 import StageTesting
+import Foundation
 import Stages
 import Testing
+import Timing
 
 @Suite struct SnapshotStageTests {
     static let info = try! VideoInfo(format: "I420", width: 64, height: 48, fpsN: 30, fpsD: 1)
@@ -40,6 +42,23 @@ import Testing
         #expect(m.map { $0.string("reason") } == ["interval", "interval", "interval"])
         #expect(m.map { $0.string("stage") } == ["snap", "snap", "snap"])
         #expect(m.map { $0.bool("pushed") } == [true, true, true])
+    }
+
+    /// The interval is stream time (the frames' pts), not the host's clock; the EXIF date is the host's clock.
+    @Test func intervalsFollowTheStreamAndDatesFollowTheHostsClock() throws {
+        let (h, _) = try harness([("interval", "1")])
+        let clock = ManualClock(now: 0, wall: Date(timeIntervalSince1970: 1_767_225_600))
+        h.clock = clock
+        var dates: [Date] = []
+        for i in 0..<61 {
+            try h.push()
+            if i == 0 || i == 30 { clock.advance(by: 3600) }  // an hour of host time per shot: no effect on the schedule
+        }
+        for t in h.tags(on: "snapshot") {
+            for e in t.entries where e.tag == TagList.dateTime { if case .dateTime(let d) = e.value { dates.append(d) } }
+        }
+        #expect(h.frames(on: "snapshot").map(\.index) == [0, 30, 60])
+        #expect(dates == [0, 3600, 7200].map { Date(timeIntervalSince1970: 1_767_225_600 + $0) })
     }
 
     @Test func halfSecondIntervalShootsEvery15Frames() throws {

@@ -21,15 +21,57 @@ import Timing
         #expect(clock.sleepers == 0)
     }
 
+    /// "Advance, then wait for the next sleep" must not see the sleeper it just woke (it may not have run yet):
+    /// SettingsWriterTests hung on that race, advancing before the next save slept.
+    @Test func aSleeperWokenByAdvanceNoLongerCountsAtOnce() {
+        let clock = ManualClock()
+        let rounds = Mutexed(0)
+        let t = Thread {
+            for _ in 0..<2 {
+                clock.sleep(seconds: 1)
+                rounds.set(rounds.get() + 1)
+            }
+        }
+        t.start()
+        #expect(clock.waitForSleepers(1))
+        clock.advance(by: 1)
+        // The second sleep, not the first: by then the first round is counted.
+        #expect(clock.waitForSleepers(1))
+        #expect(rounds.get() == 1)
+        clock.advance(by: 1)
+        for _ in 0..<500 where rounds.get() < 2 { usleep(2_000) }
+        #expect(rounds.get() == 2)
+    }
+
     @Test func anAsyncSleeperResumesWhenAdvanced() async throws {
         let clock = ManualClock()
         let task = Task { () -> Double in
             await clock.sleep(forAsync: 2)
             return clock.now
         }
-        #expect(clock.waitForSleepers(1))
+        #expect(await clock.sleepersArrive(1))
         clock.advance(by: 2)
         #expect(await task.value == 2)
+    }
+
+    @Test func aCancelledAsyncSleeperStopsWaiting() async {
+        let clock = ManualClock()
+        let task = Task { () -> Double in
+            await clock.sleep(forAsync: 60)
+            return clock.now
+        }
+        #expect(await clock.sleepersArrive(1))
+        task.cancel()
+        #expect(await task.value == 0)
+        #expect(clock.sleepers == 0)
+    }
+
+    @Test func waitingForSleepersGivesUpInRealTime() {
+        let clock = ManualClock()
+        let real = SystemClock.shared
+        let start = real.now
+        #expect(!clock.waitForSleepers(1, timeout: 0.05))
+        #expect(real.elapsed(since: start) >= 0.05)
     }
 
     @Test func wallTimeMovesWithTheClock() {

@@ -9,7 +9,11 @@ struct SourceRecoveryFactory: ServiceFactory {
         let policy = SourceKeeper.Policy(
             stall: o.reconnectStallSeconds, firstDelay: o.reconnectFirstDelay, maxDelay: o.reconnectMaxDelay, attempts: o.reconnectAttempts)
         let keepers = try SourceSupervision.plan(mode: o.reconnect, plan: build.plan, pipelines: build.pipelines, groups: build.groups)
-            .map { SourceKeeper(segment: $0.segment, pipeline: build.pipelines[$0.segment], group: $0.group, element: $0.element, policy: policy) }
+            .map {
+                SourceKeeper(
+                    segment: $0.segment, pipeline: build.pipelines[$0.segment], group: $0.group, element: $0.element, policy: policy,
+                    clock: o.clock)
+            }
         return keepers.isEmpty ? [] : [SourceRecoveryService(keepers: keepers)]
     }
 }
@@ -68,7 +72,7 @@ final class SourceRecoveryService: SessionService, @unchecked Sendable {
 struct PhotoBranchFactory: ServiceFactory {
     func make(_ build: ServiceBuild) throws(HostError) -> [any SessionService] {
         guard build.groups.contains(where: { !$0.extras.isEmpty }) else { return [] }
-        return [PhotoBranchService(supervisor: BranchSupervisor(pipelines: build.pipelines, groups: build.groups))]
+        return [PhotoBranchService(supervisor: BranchSupervisor(pipelines: build.pipelines, groups: build.groups, clock: build.options.clock))]
     }
 }
 

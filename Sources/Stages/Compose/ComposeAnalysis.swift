@@ -1,4 +1,5 @@
 import Foundation
+import Timing
 import FrameAnalysis
 import GStreamerKit
 import Overlay
@@ -6,15 +7,17 @@ import Overlay
 /// `compose` on its analysis thread (or on the video thread with `sync=true`): the RGB analysis image, the
 /// subject and the verdict, the overlay drawn ahead for the video thread, the message and the JSON line.
 extension ComposeStage {
-    /// The upstream faces for a frame, in analysed pixels; waits (bounded) for the bus to deliver them.
+    /// The upstream faces for a frame, in analysed pixels; waits (bounded in real time: the bus loop delivers
+    /// them in real time) for the bus to deliver them.
     func upstreamFaces(_ job: Job, analysedWidth: Int, analysedHeight: Int) -> [Detection] {
         guard let pts = job.pts else { return [] }
-        let deadline = Date().addingTimeInterval(0.25)
+        let real = SystemClock.shared
+        let deadline = real.now + 0.25
         var faces: [Box]?
         repeat {
             faces = upstream.withLock { $0[pts] }
             if faces == nil { Thread.sleep(forTimeInterval: 0.005) }
-        } while faces == nil && Date() < deadline
+        } while faces == nil && real.now < deadline
         let sx = Double(analysedWidth) / Double(job.inputWidth), sy = Double(analysedHeight) / Double(job.inputHeight)
         return (faces ?? []).map { Detection(box: $0.scaled(sx, sy), confidence: 1, kind: .face) }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import GStreamerKit
 import Synchronization
+import Timing
 
 #if canImport(Glibc)
 import Glibc
@@ -99,7 +100,9 @@ public final class PhotoIndex: @unchecked Sendable {
     /// Opens (creating the directory and its `.partial/thumbs` work area) and reconciles.
     /// `ownsWorkArea`: remove what `.partial/` holds (left by an interrupted run); false when the index is
     /// opened from outside a capture stage (the control server), whose running branches may be writing there.
-    public init(directory: String, ownsWorkArea: Bool = true) throws(StageError) {
+    /// `clock`'s wall time names an unreadable records.json set aside and dates a photo whose file has no
+    /// modification date.
+    public init(directory: String, ownsWorkArea: Bool = true, clock: any HostClock = SystemClock.shared) throws(StageError) {
         self.directory = directory
         let fm = FileManager.default
         // Say what is wrong in words (a file in the way, no permission), not as Foundation's error number.
@@ -113,7 +116,7 @@ public final class PhotoIndex: @unchecked Sendable {
             throw StageError(.resource, "cannot create photo directory '\(directory)': \(error.localizedDescription)")
         }
         guard fm.isWritableFile(atPath: directory) else { throw StageError(.resource, "photo directory '\(directory)' is not writable") }
-        try reconcile(ownsWorkArea: ownsWorkArea)
+        try reconcile(ownsWorkArea: ownsWorkArea, now: clock.wallNow)
         canonicalDirectory = FilePaths.realPath(directory)
         if let key = canonicalDirectory { Self.register(self, key) }
     }
@@ -193,7 +196,7 @@ public final class PhotoIndex: @unchecked Sendable {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).compactMap { number(of: $0) }.max() ?? 0
     }
 
-    private func reconcile(ownsWorkArea: Bool) throws(StageError) {
+    private func reconcile(ownsWorkArea: Bool, now: Date) throws(StageError) {
         let fm = FileManager.default
         // Left-overs of a run that was killed while saving: never complete by construction.
         for sub in ["", "thumbs"] where ownsWorkArea {
@@ -210,7 +213,7 @@ public final class PhotoIndex: @unchecked Sendable {
             if let data = fm.contents(atPath: path), let doc = try? JSONDecoder().decode(Document.self, from: data) {
                 records = doc.photos
             } else {
-                let aside = path + ".unreadable-\(Int(Date().timeIntervalSince1970))"
+                let aside = path + ".unreadable-\(Int(now.timeIntervalSince1970))"
                 try? fm.moveItem(atPath: path, toPath: aside)
                 warnings.append("records.json could not be read; set aside as \(FilePaths.fileName(of: aside)), rebuilt from the files")
                 changed = true
@@ -232,7 +235,7 @@ public final class PhotoIndex: @unchecked Sendable {
                 continue
             }
             let attrs = try? fm.attributesOfItem(atPath: full)
-            let date = (attrs?[.modificationDate] as? Date) ?? Date()
+            let date = (attrs?[.modificationDate] as? Date) ?? now
             let thumb = "thumbs/" + f
             records.append(
                 PhotoRecord(

@@ -135,7 +135,7 @@ final class PhotoSaver: Sendable {
     /// returns). Returns whether the snapshot branch is a default one (its files are tracked).
     func register(
         number: Int, pts: UInt64?, trigger: CaptureTrigger, composition: FrameComposition?,
-        crop: FrameComposition.Window?, full: Bool, thumbnails: Bool
+        crop: FrameComposition.Window?, full: Bool, thumbnails: Bool, date: Date
     ) -> Bool {
         let defaults = defaultOutputs.withLock { $0 }
         let tracked = defaults.contains(.snapshot)
@@ -147,7 +147,7 @@ final class PhotoSaver: Sendable {
             list.append(
                 Pending(
                     number: number, pts: pts, trigger: trigger, composition: composition,
-                    crop: crop, date: Date(), expected: expected, tracked: tracked))
+                    crop: crop, date: date, expected: expected, tracked: tracked))
             // Bounded: tracked saves are limited by max-pending; untracked leftovers by this.
             if list.count > 4 * maxPending { list.removeFirst(list.count - 4 * maxPending) }
         }
