@@ -28,6 +28,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
     ],
     targets: [
         // C shims: system libraries found by pkg-config, plus static inline wrappers for macros.
@@ -45,6 +46,10 @@ let package = Package(
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // The clock (system and manual) and the one back-off type: no dependencies, used by every module that waits.
         .target(name: "Timing"),
+        // The one logger: swift-log Loggers per module (viewfinder.host, .stages, .control, .analysis, .plugin) and
+        // `say` for the lines users read; the process picks the backend (the CLI's ConsoleLogHandler, the plugin's
+        // GStreamer debug log). swift-log only, so FrameAnalysis (no GStreamer) can use it.
+        .target(name: "Diagnostics", dependencies: [.product(name: "Logging", package: "swift-log")]),
         // The only module that touches GStreamer's unsafe pointers (gst-rtsp-server's too: RTSPServer; webrtcbin's:
         // WebRTCServer).
         .target(name: "GStreamerKit", dependencies: ["CGStreamer", "CGstRtspServer", "CGstWebRTC", "Timing"]),
@@ -64,19 +69,22 @@ let package = Package(
             cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
             linkerSettings: [.linkedLibrary("opencv_objdetect"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core")]),
         // Pure Swift analysis: images, detectors, saliency, composition rules, guidance. No GStreamer.
-        .target(name: "FrameAnalysis", dependencies: ["CFaceCNN", "CPeopleHOG"]),
+        .target(name: "FrameAnalysis", dependencies: ["CFaceCNN", "CPeopleHOG", "Diagnostics"]),
         // cairo/pango drawing of guidance value types into BGRA images.
         .target(name: "Overlay", dependencies: ["CCairo"]),
         // The Stage protocol, property specs and the built-in stages.
-        .target(name: "Stages", dependencies: ["GStreamerKit", "Overlay", "FrameAnalysis", "Timing"]),
+        .target(name: "Stages", dependencies: ["GStreamerKit", "Overlay", "FrameAnalysis", "Timing", "Diagnostics"]),
         // Drives stages frame by frame without a pipeline (like gst_check's GstHarness), for tests.
         .target(name: "StageTesting", dependencies: ["Stages", "GStreamerKit", "Timing"]),
         // Description parsing/expansion, segments, bridging, runtime, stats.
-        .target(name: "Host", dependencies: ["GStreamerKit", "Stages", "Timing"]),
+        .target(name: "Host", dependencies: ["GStreamerKit", "Stages", "Timing", "Diagnostics"]),
         // The HTTP control API of a running session (`--http`): its own async tasks, off the video threads;
         // and the MQTT bridge (`--mqtt`): events out, commands in, on libmosquitto's thread.
         .target(
-            name: "Control", dependencies: ["Host", "Stages", "GStreamerKit", "Mosquitto", "Timing", .product(name: "FlyingFox", package: "FlyingFox")]),
+            name: "Control",
+            dependencies: [
+                "Host", "Stages", "GStreamerKit", "Mosquitto", "Timing", "Diagnostics", .product(name: "FlyingFox", package: "FlyingFox"),
+            ]),
         // Side-by-side measurements (`viewfinder bench ...`): linked by the executable, not in any product library.
         .target(name: "ViewfinderBench", dependencies: ["Host", "Stages", "GStreamerKit", "GStreamerTrace", "FrameAnalysis", "Control", "Timing"]),
         // The plugin's GObject side (types, properties, pads, GST_PLUGIN_DEFINE) in C; it calls the Swift side
@@ -86,23 +94,29 @@ let package = Package(
         // -static-stdlib: the Swift runtime and Foundation inside the .so, so stock GStreamer tools load it
         // without the toolchain (--static-swift-stdlib is ignored for dynamic library products).
         .target(
-            name: "ViewfinderPlugin", dependencies: ["CViewfinderPlugin", "Stages", "GStreamerKit", "Timing"],
+            name: "ViewfinderPlugin", dependencies: ["CViewfinderPlugin", "Stages", "GStreamerKit", "Timing", "Diagnostics"],
             linkerSettings: [.unsafeFlags(["-static-stdlib"] + staticFoundation)]),
         .executableTarget(name: "viewfinder", dependencies: [
-            "Host", "Stages", "GStreamerKit", "ViewfinderBench", "Control",
+            "Host", "Stages", "GStreamerKit", "ViewfinderBench", "Control", "Diagnostics",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // What several test targets share, once (no symlinks): `Tools` (the built binary, ffprobe, free ports),
+        // `Broker` (a real mosquitto), `DescriptionGenerator` (seeded descriptions). A regular target in Tests/, only
+        // test targets depend on it; public API of Stages only, so it builds in release too.
+        .target(name: "TestSupport", dependencies: ["Stages"], path: "Tests/TestSupport"),
         // Fixtures are read by path (#filePath), with the script that produced them.
         .testTarget(name: "FrameAnalysisTests", dependencies: ["FrameAnalysis"], exclude: ["Fixtures"]),
-        .testTarget(name: "HostTests", dependencies: ["Host", "Stages", "Timing"]),
+        .testTarget(name: "HostTests", dependencies: ["Host", "Stages", "TestSupport", "Timing"]),
         .testTarget(name: "OverlayTests", dependencies: ["Overlay"]),
         .testTarget(name: "StagesTests", dependencies: ["Stages", "Host", "StageTesting", "Timing"]),
         .testTarget(name: "StageTestingTests", dependencies: ["StageTesting", "Stages", "GStreamerKit"]),
         .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit", "GStreamerTrace"]),
-        .testTarget(name: "ViewfinderTests", dependencies: ["viewfinder", "ViewfinderBench"]),
-        .testTarget(name: "ControlTests", dependencies: ["viewfinder", "Control", "Timing"]),
-        .testTarget(name: "MosquittoTests", dependencies: ["Mosquitto", "Timing"]),
+        .testTarget(name: "ViewfinderTests", dependencies: ["viewfinder", "ViewfinderBench", "TestSupport"]),
+        .testTarget(name: "ControlTests", dependencies: ["viewfinder", "Control", "TestSupport", "Timing"]),
+        .testTarget(name: "MosquittoTests", dependencies: ["Mosquitto", "TestSupport", "Timing"]),
         .testTarget(name: "TimingTests", dependencies: ["Timing"]),
+        .testTarget(
+            name: "DiagnosticsTests", dependencies: ["Diagnostics", .product(name: "InMemoryLogging", package: "swift-log")]),
         // Stock gst-launch-1.0 / gst-inspect-1.0 / python3 with the built libgstviewfinder.so (no link to it).
         .testTarget(name: "PluginTests", dependencies: ["Stages"]),
     ]

@@ -19,12 +19,10 @@ static inline guint64 vf_clock_time_none(void) { return GST_CLOCK_TIME_NONE; }
 // G_OBJECT / GST_OBJECT / GST_ELEMENT casts are macros.
 static inline GObject *vf_gobject(gpointer p) { return G_OBJECT(p); }
 static inline GstObject *vf_gstobject(gpointer p) { return GST_OBJECT(p); }
-static inline GstElement *vf_element(gpointer p) { return GST_ELEMENT(p); }
 static inline GstBin *vf_bin(gpointer p) { return GST_BIN(p); }
 static inline GstPipeline *vf_pipeline(gpointer p) { return GST_PIPELINE(p); }
 static inline GstAppSink *vf_appsink(gpointer p) { return GST_APP_SINK(p); }
 static inline GstAppSrc *vf_appsrc(gpointer p) { return GST_APP_SRC(p); }
-static inline gboolean vf_is_bin(gpointer p) { return GST_IS_BIN(p); }
 
 // GST_OBJECT_NAME is a macro reading a locked field; gst_object_get_name allocates, this does not.
 static inline const gchar *vf_object_name(gpointer p) { return GST_OBJECT_NAME(p); }
@@ -32,7 +30,6 @@ static inline const gchar *vf_object_name(gpointer p) { return GST_OBJECT_NAME(p
 // GST_MESSAGE_TYPE / GST_MESSAGE_SRC are macros.
 static inline GstMessageType vf_message_type(GstMessage *m) { return GST_MESSAGE_TYPE(m); }
 static inline GstObject *vf_message_src(GstMessage *m) { return GST_MESSAGE_SRC(m); }
-static inline guint64 vf_message_timestamp(GstMessage *m) { return GST_MESSAGE_TIMESTAMP(m); }
 
 // GST_BUFFER_PTS/DTS/DURATION/OFFSET are macros (field access on a struct Swift sees as opaque-ish).
 static inline guint64 vf_buffer_pts(GstBuffer *b) { return GST_BUFFER_PTS(b); }
@@ -44,25 +41,15 @@ static inline void vf_buffer_set_duration(GstBuffer *b, guint64 t) { GST_BUFFER_
 // gst_buffer_make_writable / gst_buffer_is_writable are macros over the mini-object.
 static inline GstBuffer *vf_buffer_make_writable(GstBuffer *b) { return gst_buffer_make_writable(b); }
 static inline gboolean vf_buffer_is_writable(GstBuffer *b) { return gst_buffer_is_writable(b); }
-static inline gint vf_buffer_refcount(GstBuffer *b) { return GST_MINI_OBJECT_REFCOUNT_VALUE(b); }
 
 // GstVideoInfo accessors are macros; finfo is a pointer to a const table.
-static inline GstVideoFormat vf_video_info_format(const GstVideoInfo *i) { return GST_VIDEO_INFO_FORMAT(i); }
-static inline gint vf_video_info_width(const GstVideoInfo *i) { return GST_VIDEO_INFO_WIDTH(i); }
-static inline gint vf_video_info_height(const GstVideoInfo *i) { return GST_VIDEO_INFO_HEIGHT(i); }
-static inline gint vf_video_info_fps_n(const GstVideoInfo *i) { return GST_VIDEO_INFO_FPS_N(i); }
-static inline gint vf_video_info_fps_d(const GstVideoInfo *i) { return GST_VIDEO_INFO_FPS_D(i); }
 static inline gsize vf_video_info_size(const GstVideoInfo *i) { return GST_VIDEO_INFO_SIZE(i); }
-static inline guint vf_video_info_n_planes(const GstVideoInfo *i) { return GST_VIDEO_INFO_N_PLANES(i); }
-static inline gint vf_video_info_stride(const GstVideoInfo *i, guint p) { return GST_VIDEO_INFO_PLANE_STRIDE(i, p); }
 static inline gsize vf_video_info_offset(const GstVideoInfo *i, guint p) { return GST_VIDEO_INFO_PLANE_OFFSET(i, p); }
 
 // GstVideoFrame.data / .info.stride are fixed-size C arrays (imported as tuples).
 static inline guint8 *vf_video_frame_plane(GstVideoFrame *f, guint p) { return (guint8 *)GST_VIDEO_FRAME_PLANE_DATA(f, p); }
 static inline gint vf_video_frame_stride(GstVideoFrame *f, guint p) { return GST_VIDEO_FRAME_PLANE_STRIDE(f, p); }
-static inline guint vf_video_frame_n_planes(GstVideoFrame *f) { return GST_VIDEO_FRAME_N_PLANES(f); }
 static inline gint vf_video_frame_comp_height(GstVideoFrame *f, guint c) { return GST_VIDEO_FRAME_COMP_HEIGHT(f, c); }
-static inline gint vf_video_frame_comp_width(GstVideoFrame *f, guint c) { return GST_VIDEO_FRAME_COMP_WIDTH(f, c); }
 
 // gst_structure_set is variadic and the resampler enums need their GTypes: a converter config for
 // analysis copies (linear resampling, no dithering) instead of the default high-quality cubic.
@@ -134,7 +121,6 @@ static inline void vf_tag_list_add_datetime_unix_usecs(GstTagList *l, const char
 static inline guint64 vf_object_get_uint64(gpointer o, const char *k) { guint64 v = 0; g_object_get(o, k, &v, NULL); return v; }
 static inline guint vf_object_get_uint(gpointer o, const char *k) { guint v = 0; g_object_get(o, k, &v, NULL); return v; }
 static inline gint64 vf_object_get_int64(gpointer o, const char *k) { gint64 v = 0; g_object_get(o, k, &v, NULL); return v; }
-static inline gint vf_object_get_int(gpointer o, const char *k) { gint v = 0; g_object_get(o, k, &v, NULL); return v; }
 static inline gboolean vf_object_get_boolean(gpointer o, const char *k) { gboolean v = 0; g_object_get(o, k, &v, NULL); return v; }
 static inline gchar *vf_object_get_string(gpointer o, const char *k) { gchar *v = NULL; g_object_get(o, k, &v, NULL); return v; }
 static inline void vf_object_set_uint64(gpointer o, const char *k, guint64 v) { g_object_set(o, k, v, NULL); }
@@ -194,7 +180,6 @@ static inline GstPadPresence vf_pad_presence(GstPad *p) {
     return t ? GST_PAD_TEMPLATE_PRESENCE(t) : GST_PAD_ALWAYS;
 }
 static inline GstPadDirection vf_pad_direction(GstPad *p) { return GST_PAD_DIRECTION(p); }
-static inline GstElement *vf_pad_parent_element(GstPad *p) { return GST_PAD_PARENT(p); }
 
 // GST_ELEMENT_GET_CLASS is a macro; true when the element can add output pads later
 // (decodebin, demuxers): gst_parse_launch then links what follows it with a delayed link.
@@ -214,9 +199,6 @@ static inline gboolean vf_tag_setter_replace(GstElement *e) {
     gst_tag_setter_set_tag_merge_mode(GST_TAG_SETTER(e), GST_TAG_MERGE_REPLACE);
     return TRUE;
 }
-
-// GST_STATE / GST_STATE_PENDING are macros.
-static inline GstState vf_element_current_state(GstElement *e) { return GST_STATE(e); }
 
 // GST_ELEMENT_FLAG_SOURCE/SINK test is a macro.
 static inline gboolean vf_element_is_source(GstElement *e) { return GST_OBJECT_FLAG_IS_SET(e, GST_ELEMENT_FLAG_SOURCE); }

@@ -335,11 +335,4 @@ static inline void vf_webrtc_peer_remove(VfWebRTCPeer *p) {
     gst_bin_remove_many(GST_BIN(p->pipeline), p->queue, p->webrtc, NULL);
     vf_webrtc_peer_unref(p);
 }
-
-/// Packets the peer's queue dropped so far is not exposed by queue; its current level is (buffers).
-static inline guint vf_webrtc_peer_queued(VfWebRTCPeer *p) {
-    guint n = 0;
-    g_object_get(p->queue, "current-level-buffers", &n, NULL);
-    return n;
-}
 #endif

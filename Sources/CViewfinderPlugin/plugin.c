@@ -486,8 +486,40 @@ static void vf_instance_init(GTypeInstance *instance, gpointer g_class) {
     gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), FALSE);
 }
 
+// ---- Logging: the Swift side's log lines as GStreamer debug categories, one per swift-log label, named as
+// GStreamer's convention asks (prefix, underscore): viewfinder.stages -> viewfinder_stages.
+
+static GMutex vf_log_lock;
+static GHashTable *vf_log_categories = NULL;  // label -> GstDebugCategory *, never freed (categories live for the process)
+
+void *vf_log_category(const char *label) {
+    g_mutex_lock(&vf_log_lock);
+    if (!vf_log_categories) vf_log_categories = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    GstDebugCategory *category = g_hash_table_lookup(vf_log_categories, label);
+    if (!category) {
+        gchar *name = g_strdelimit(g_strdup(label), ".", '_');
+        GST_DEBUG_CATEGORY_INIT(category, name, 0, "Viewfinder's library lines (swift-log label)");
+        g_free(name);
+        g_hash_table_insert(vf_log_categories, g_strdup(label), category);
+    }
+    g_mutex_unlock(&vf_log_lock);
+    return category;
+}
+
+int vf_log_threshold(void *category) {
+    return category ? (int)gst_debug_category_get_threshold((GstDebugCategory *)category) : 0;
+}
+
+void vf_log(void *category, int level, const char *file, const char *function, int line, const char *text) {
+    GstDebugCategory *c = category;
+    if (!c || level > (int)gst_debug_category_get_threshold(c)) return;
+    gst_debug_log(c, (GstDebugLevel)level, file, function, line, NULL, "%s", text);
+}
+
 static gboolean plugin_init(GstPlugin *plugin) {
     GST_DEBUG_CATEGORY_INIT(vf_debug, "viewfinder", 0, "Viewfinder stages");
+    // Before any element exists: the library's lines go to GStreamer's debug log, never to stdout/stderr.
+    vfsw_logging_install();
     gboolean ok = TRUE;
     int n = vfsw_stage_count();
     for (int i = 0; i < n; i++) {

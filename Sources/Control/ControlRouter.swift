@@ -7,8 +7,9 @@ import Stages
 /// Answers every request of the control API: security checks first (token, origin), then the route.
 ///
 /// Routes: `GET /api/stages`, `PATCH /api/stages/{name}`, `POST /api/capture`, `GET /api/state`,
-/// `POST /api/stop`, `GET /api/events`, `GET /api/webrtc` (WebSocket signalling for `webrtcserve`); the gallery's
-/// (`/api/photos...`, `/photos/...`) in `GalleryRoutes.swift`; the HLS outputs' (`/hls/...`) in `HLSRoutes.swift`.
+/// `POST /api/stop`, `GET /api/events`, the page; the gallery's (`/api/photos...`, `/photos/...`) in
+/// `GalleryRoutes.swift`; then the routes the session's services serve (`ControlRoutes`: the preview, WebRTC
+/// signalling, the HLS outputs...), asked in order; paths of services the session lacks get `AbsentRoutes`' 404.
 /// Errors are JSON: `{"error": "...", "field": "..."}` (field when one is to blame). Threads: runs on the server's tasks; it reaches the session only through its
 /// thread-safe accessors (`update`, `requestStop`, `liveReport`, ...), never the video threads.
 struct ControlRouter: HTTPHandler {
@@ -17,8 +18,8 @@ struct ControlRouter: HTTPHandler {
 
     let session: Session
     let hub: EventHub
-    /// The live preview's viewers.
-    let preview: PreviewHub
+    /// The routes the session's services serve.
+    let routes: [any ControlRoutes]
     let address: ControlAddress
     /// The server's own origins (`http://127.0.0.1:PORT`, `http://localhost:PORT`), set once the port is known.
     let origins: Set<String>
@@ -26,8 +27,6 @@ struct ControlRouter: HTTPHandler {
     var hosts: Set<String> { Set(origins.map { String($0.dropFirst("http://".count)) }) }
     /// Fires the manual shutter (as SIGUSR1 does).
     let fire: @Sendable () -> Void
-    /// When the server started: an HLS playlist modified before is an earlier run's and is not served.
-    var hlsSince = Date()
 
     func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
         let cookieToken = Self.cookie("viewfinder-token", in: request.headers[HTTPHeader("Cookie")] ?? "")
@@ -56,11 +55,7 @@ struct ControlRouter: HTTPHandler {
         let path = request.path
         let method = request.method
         func only(_ allowed: HTTPMethod, _ answer: () async -> HTTPResponse) async -> HTTPResponse {
-            guard method == allowed else {
-                return Self.error(
-                    .methodNotAllowed, "\(method.rawValue) not allowed on \(path): expected \(allowed.rawValue)",
-                    headers: [HTTPHeader("Allow"): allowed.rawValue])
-            }
+            guard method == allowed else { return Self.only(allowed, request) { HTTPResponse(statusCode: .ok) } }
             return await answer()
         }
         switch path {
@@ -69,11 +64,6 @@ struct ControlRouter: HTTPHandler {
         case "/api/events": return await only(.GET) { events() }
         case "/api/capture": return await only(.POST) { await capture(request) }
         case "/api/stop": return await only(.POST) { stop() }
-        case "/api/preview.mjpeg": return await only(.GET) { previewStream() }
-        case "/api/preview.jpg": return await only(.GET) { await previewPicture() }
-        case "/api/webrtc":
-            guard method == .GET else { return await only(.GET) { Self.noWebRTC } }
-            return await webrtc(request)
         case "/", "/index.html":
             return await only(.GET) {
                 var page = Self.page(.html, origins: origins)
@@ -90,14 +80,16 @@ struct ControlRouter: HTTPHandler {
                 return await only(.PATCH) { await patch(name, request) }
             }
             if let answer = await gallery(request) { return answer }
-            if let answer = await hls(request) { return answer }
+            for r in routes { if let answer = await r.answer(request) { return answer } }
+            if let answer = AbsentRoutes.answer(path) { return answer }
             return Self.error(.notFound, "no route \(path): expected /api/stages, /api/state, /api/events, /api/capture or /api/stop")
         }
     }
 
     // MARK: routes
 
-    /// Every stage with every property: type, range, default, current value, live-changeable.
+    /// Every stage with every property: type, range, default, current value, live-changeable. `value` and
+    /// `default` are typed JSON (`PropertyJSON`): numbers for int and double, booleans for bool, else strings.
     func stages() -> HTTPResponse {
         var list: [[String: Any]] = []
         for (name, kind) in session.stageInstances {
@@ -105,8 +97,10 @@ struct ControlRouter: HTTPHandler {
             let current = session.propertyValues(ofStage: name) ?? [:]
             let props: [[String: Any]] = specs.map { s in
                 var p: [String: Any] = [
-                    "name": s.name, "blurb": s.blurb, "type": s.type.name, "range": s.type.rangeText, "default": s.defaultText,
-                    "value": current[s.name]?.description ?? s.defaultText, "mutable": s.mutability == .playing,
+                    "name": s.name, "blurb": s.blurb, "type": s.type.name, "range": s.type.rangeText,
+                    "default": PropertyJSON.defaultJSON(s, stage: name),
+                    "value": current[s.name].map(PropertyJSON.json) ?? PropertyJSON.defaultJSON(s, stage: name),
+                    "mutable": s.mutability == .playing,
                 ]
                 // Machine-readable limits, so a page can make a select or a slider without parsing `range`.
                 switch s.type {
@@ -134,7 +128,7 @@ struct ControlRouter: HTTPHandler {
         do { fields = try JSONScalar.object(body) } catch { return Self.error(.badRequest, error.message, field: error.field) }
         do {
             let applied = try PropertyPatch.apply(fields, to: name, in: session)
-            return Self.json(.ok, ["stage": name, "changed": applied])
+            return Self.json(.ok, ["stage": name, "changed": PropertyJSON.object(applied)])
         } catch { return Self.refused(error) }
     }
 
@@ -174,7 +168,7 @@ struct ControlRouter: HTTPHandler {
     /// End-of-stream, as Ctrl-C.
     func stop() -> HTTPResponse {
         session.requestStop()
-        return Self.json(.accepted, ["state": "stopping"])
+        return Self.json(.accepted, ["state": Session.Phase.stopping.rawValue])
     }
 
     /// Server-sent events, one per `viewfinder/*` message.
@@ -188,44 +182,6 @@ struct ControlRouter: HTTPHandler {
             headers: [.contentType: "text/event-stream", HTTPHeader("Cache-Control"): "no-cache"],
             body: HTTPBodySequence(from: EventStream(client: client)))
     }
-
-    /// The live preview as multipart/x-mixed-replace JPEG parts (an `<img src>` shows it as video).
-    func previewStream() -> HTTPResponse {
-        guard session.hasPreview else { return Self.noPreview }
-        guard let client = preview.subscribe() else {
-            return Self.error(.serviceUnavailable, "too many preview viewers: at most \(PreviewHub.clientLimit)")
-        }
-        return HTTPResponse(
-            statusCode: .ok,
-            headers: [
-                .contentType: "multipart/x-mixed-replace; boundary=\(PreviewHub.boundary)", HTTPHeader("Cache-Control"): "no-cache, no-store",
-            ],
-            body: HTTPBodySequence(from: EventStream(client: client)))
-    }
-
-    /// One fresh preview picture (JPEG).
-    func previewPicture() async -> HTTPResponse {
-        guard session.hasPreview else { return Self.noPreview }
-        guard let jpeg = await preview.picture() else {
-            return Self.error(.serviceUnavailable, "no preview frame within 3 s: is the pipeline playing?")
-        }
-        return HTTPResponse(
-            statusCode: .ok, headers: [.contentType: "image/jpeg", HTTPHeader("Cache-Control"): "no-cache, no-store"], body: jpeg)
-    }
-
-    /// The WebSocket of one WebRTC peer (`WebRTCSignalling`), after the same checks as every route (above).
-    func webrtc(_ request: HTTPRequest) async -> HTTPResponse {
-        guard let server = session.webrtcServer else { return Self.noWebRTC }
-        do { return try await WebSocketHTTPHandler.webSocket(WebRTCSignalling(server: server)).handleRequest(request) } catch {
-            return Self.error(.badRequest, "cannot open the WebSocket: \(error)")
-        }
-    }
-
-    static let noWebRTC = error(
-        .notFound, "no WebRTC: the description has no webrtcserve (e.g. '... ! compose ! webrtcserve'); the preview is /api/preview.mjpeg")
-
-    static let noPreview = error(
-        .notFound, "no preview: the pipeline has no Viewfinder stage (the preview shows the last stage's output)")
 
     /// The control page's files (no build step, nothing fetched from elsewhere). The page's WebSocket (`/api/webrtc`)
     /// may go to this server only: `connect-src` names its own origins as `ws://` too, for browsers whose `'self'`
@@ -244,6 +200,16 @@ struct ControlRouter: HTTPHandler {
     }
 
     // MARK: helpers
+
+    /// `answer()` when the request's method is `allowed`, else 405 naming the method and what was expected.
+    static func only(_ allowed: HTTPMethod, _ request: HTTPRequest, _ answer: () -> HTTPResponse) -> HTTPResponse {
+        guard request.method == allowed else {
+            return error(
+                .methodNotAllowed, "\(request.method.rawValue) not allowed on \(request.path): expected \(allowed.rawValue)",
+                headers: [HTTPHeader("Allow"): allowed.rawValue])
+        }
+        return answer()
+    }
 
     /// A refused request, ready to send.
     struct Refusal: Error { var response: HTTPResponse }

@@ -1,49 +1,76 @@
 import FlyingFox
 import FlyingSocks
 import Foundation
+import Glibc
 import Host
 import Stages
 import Synchronization
 import Timing
 
-/// The HTTP control API of one running session (`viewfinder launch --http HOST:PORT`).
+/// Makes the control server of a session (`--http HOST:PORT`): `ControlServer`, a session service.
+public struct ControlServerFactory: ServiceFactory {
+    let address: ControlAddress
+    let fire: @Sendable () -> Void
+    /// A server on `address`; `fire` is the manual shutter (the CLI passes `Triggers.shared.fire`).
+    public init(address: ControlAddress, fire: @escaping @Sendable () -> Void) {
+        self.address = address
+        self.fire = fire
+    }
+    public func make(_ build: ServiceBuild) throws(HostError) -> [any SessionService] { [ControlServer(address: address, fire: fire)] }
+}
+
+/// The HTTP control API of one running session (`viewfinder launch --http HOST:PORT`), a session service: it
+/// binds in `prepare` (a port that cannot be bound ends the command with exit 2 before any pipeline plays),
+/// serves its own routes and those of every service that `ServesControlRoutes`, hands every recorded message to
+/// the event clients, and stops in `close`.
 ///
 /// Threads: the FlyingFox server runs in Swift concurrency tasks of its own (the cooperative pool), never
-/// on the bus loop's thread, a stage worker or a streaming thread. `start()` is called on the session's
-/// thread before `run()` and waits (bounded) until the socket listens or fails, so a port that cannot be
-/// bound ends the command with exit 2 before any pipeline plays. Element messages reach the `EventHub`
-/// from the bus loop without blocking it.
-public final class ControlServer: Sendable {
+/// on the bus loop's thread, a stage worker or a streaming thread. `prepare` runs on the session's
+/// thread before `run()` and waits (bounded) until the socket listens or fails. Element messages reach the
+/// `EventHub` from the bus loop without blocking it.
+public final class ControlServer: SessionService {
+    public let name = "control"
     /// Where it listens and the token it demands.
     public let address: ControlAddress
     /// The `/api/events` fan-out.
     public let hub = EventHub()
-    /// The live preview's viewers.
-    let preview: PreviewHub
-    private let session: Session
     private let fire: @Sendable () -> Void
     private let server = Mutex<HTTPServer?>(nil)
     private let tasks = Mutex<[Task<Void, Never>]>([])
-    /// Times the event streams' heartbeat and the preview's freshness.
-    private let clock: any HostClock
-    /// Seconds between two heartbeats (`: ping`) on the event streams.
+    /// The URL once listening, and the services' routes.
+    private let started = Mutex<(url: String, routes: [any ControlRoutes])?>(nil)
+    /// Seconds between two heartbeats (`: ping`) on the event streams (on the session's clock).
     static let heartbeat = 2.0
 
-    /// A server for `session`; `fire` is the manual shutter (the CLI passes `Triggers.shared.fire`); `clock`
-    /// times the heartbeat and the preview's freshness.
-    public init(
-        session: Session, address: ControlAddress, fire: @escaping @Sendable () -> Void, clock: any HostClock = SystemClock.shared
-    ) {
-        self.session = session
-        self.clock = clock
-        preview = PreviewHub(tap: session.preview, clock: clock)
+    /// A server on `address`; `fire` is the manual shutter (the CLI passes `Triggers.shared.fire`).
+    public init(address: ControlAddress, fire: @escaping @Sendable () -> Void) {
         self.address = address
         self.fire = fire
     }
 
-    /// Binds and starts listening; returns the URL (`http://127.0.0.1:PORT/`). Installs the session's
-    /// element-message hook (keeping any set before). A failed bind is a usage error naming the address.
-    public func start() throws(HostError) -> String {
+    public func prepare(_ session: Session) throws(HostError) { _ = try start(session: session) }
+
+    public func elementMessage(_ message: BusMessage) { hub.publish(message) }
+
+    public func close() { stop() }
+
+    /// The server's URL, the lines of the services' routes, and a warning when plain HTTP leaves the machine.
+    public var startLines: [String] {
+        guard let (url, routes) = started.withLock({ $0 }) else { return [] }
+        var lines = ["control: \(url)"] + routes.flatMap { $0.startLines(serverURL: url) }
+        if address.token != nil && address.host != "127.0.0.1" {
+            lines.append(
+                "control: warning: plain HTTP on \(address.host): the token and everything else cross the network unencrypted; put a TLS proxy in front or use an SSH tunnel")
+        }
+        return lines
+    }
+
+    /// The URL once listening (`http://127.0.0.1:PORT/`), nil before.
+    public var url: String? { started.withLock { $0?.url } }
+
+    /// Binds and starts listening for `session`; returns the URL (`http://127.0.0.1:PORT/`). A failed bind is a
+    /// usage error naming the address.
+    public func start(session: Session) throws(HostError) -> String {
         let socketAddress: sockaddr_in
         do { socketAddress = try .inet(ip4: address.host, port: address.port) } catch {
             throw HostError(.usage, "cannot listen on \(address.host):\(address.port): \(error)")
@@ -56,7 +83,9 @@ public final class ControlServer: Sendable {
         let bound = address.port == 0 ? try Self.inet(address.host, port) : socketAddress
         var origins: Set<String> = ["http://\(address.host):\(port)"]
         if address.host == "127.0.0.1" { origins.insert("http://localhost:\(port)") }
-        let router = ControlRouter(session: session, hub: hub, preview: preview, address: address, origins: origins, fire: fire)
+        let context = ControlRouteContext(address: address, started: session.clock.wallNow, clock: session.clock)
+        let routes = session.services.compactMap { ($0 as? any ServesControlRoutes)?.controlRoutes(context) }
+        let router = ControlRouter(session: session, hub: hub, routes: routes, address: address, origins: origins, fire: fire)
         let http = HTTPServer(config: .init(address: bound, timeout: 15, logger: .disabled), handler: router)
         server.withLock { $0 = http }
         let gate = StartGate()
@@ -79,23 +108,17 @@ public final class ControlServer: Sendable {
             throw HostError(.usage, "cannot listen on \(address.host):\(address.port): no answer in 6 s")
         }
         Self.setNoDelay(onListenerOf: port)
-        let hub = self.hub
-        let heartbeat = hub.heartbeat(every: Self.heartbeat, clock: clock)
+        let heartbeat = hub.heartbeat(every: Self.heartbeat, clock: session.clock)
         tasks.withLock { $0 = [run, wait, heartbeat] }
-        let preview = self.preview
-        session.preview.onJPEG = { preview.publish($0) }
-        let previous = session.onElementMessage
-        session.onElementMessage = { m in
-            previous?(m)
-            hub.publish(m)
-        }
-        return "http://\(address.host):\(port)/"
+        let url = "http://\(address.host):\(port)/"
+        started.withLock { $0 = (url, routes) }
+        return url
     }
 
     /// Ends the event streams and stops listening (after the run).
     public func stop() {
         hub.close()
-        preview.close()
+        for r in started.withLock({ $0?.routes ?? [] }) { r.close() }
         for t in tasks.withLock({ $0 }) { t.cancel() }
         if let http = server.withLock({ $0 }) {
             let done = DispatchSemaphore(value: 0)
@@ -140,7 +163,7 @@ public final class ControlServer: Sendable {
     static func probePort(_ address: sockaddr_in, requested: UInt16) throws(BindError) -> UInt16 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw BindError(message: String(cString: strerror(errno))) }
-        defer { close(fd) }
+        defer { Glibc.close(fd) }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         var a = address

@@ -22,24 +22,25 @@ import Stages
 /// when this run wrote it (modified after the server started): one left over from an earlier run, listing
 /// that run's segments, is 503 too until the first segment of this run is closed.
 ///
-/// Threads: runs on the connection's task; reads the session only through `hlsOutputs` (plain values fixed
-/// when the session was built) and the files themselves.
-extension ControlRouter {
+/// Threads: runs on the connection's task; reads only `outputs` (plain values fixed when the session was built)
+/// and the files themselves.
+struct HLSRoutes: ControlRoutes {
+    /// The session's HLS outputs (never empty: without one there are no HLS routes).
+    let outputs: [HLSOutput]
+    /// When the server started: an HLS playlist modified before is an earlier run's and is not served.
+    let hlsSince: Date
+
     /// The answer to an `/hls/...` request, nil when `request` is not for `/hls`.
-    func hls(_ request: HTTPRequest) async -> HTTPResponse? {
+    func answer(_ request: HTTPRequest) async -> HTTPResponse? {
         let raw = request.target.path()
         guard raw == "/hls" || raw.hasPrefix("/hls/") else { return nil }
-        let outputs = session.hlsOutputs
-        guard !outputs.isEmpty else {
-            return Self.error(.notFound, "no HLS output: the pipeline has no hlssink2 or hlssink element")
-        }
         guard let parts = Gallery.plainSegments(raw.dropFirst("/hls/".count)), parts.count == 1 || parts.count == 2 else {
-            return Self.error(.notFound, "not found: \(Echo.value(raw)): expected /hls/index.m3u8, /hls/SEGMENT or /hls/NAME/...")
+            return ControlRouter.error(.notFound, "not found: \(Echo.value(raw)): expected /hls/index.m3u8, /hls/SEGMENT or /hls/NAME/...")
         }
         let output: HLSOutput
         if parts.count == 2 {
             guard let o = outputs.first(where: { $0.name == parts[0] }) else {
-                return Self.error(
+                return ControlRouter.error(
                     .notFound, "no HLS output \(Echo.value(parts[0])): expected one of \(outputs.map(\.name).joined(separator: ", "))")
             }
             output = o
@@ -47,7 +48,7 @@ extension ControlRouter {
             output = outputs[0]
         }
         guard request.method == .GET else {
-            return Self.error(
+            return ControlRouter.error(
                 .methodNotAllowed, "\(request.method.rawValue) not allowed on \(Echo.value(raw)): expected GET",
                 headers: [HTTPHeader("Allow"): "GET"])
         }
@@ -72,7 +73,7 @@ extension ControlRouter {
 
     /// Segment `name` of `output` when its current playlist lists it and it lies inside the segment directory.
     func segment(_ name: String, of output: HLSOutput) -> HTTPResponse {
-        let notFound = Self.error(.notFound, "no segment \(Echo.value(name)) in the current playlist of \(output.name)")
+        let notFound = ControlRouter.error(.notFound, "no segment \(Echo.value(name)) in the current playlist of \(output.name)")
         guard case .success(let p) = HLSPlaylist.current(output, since: hlsSince), p.segments.contains(name),
             let realDirectory = FilePaths.realPath(output.segmentDirectory),
             let real = Gallery.inside(FilePaths.join(output.segmentDirectory, name), realDirectory: realDirectory),
@@ -87,6 +88,23 @@ extension ControlRouter {
             ],
             body: data)
     }
+
+    /// The `hls: URL` lines printed next to the page's URL: the first HLS output at `/hls/index.m3u8`, every
+    /// other by its element name at `/hls/NAME/index.m3u8` (a name the routes cannot carry is said so).
+    func startLines(serverURL server: String) -> [String] {
+        outputs.enumerated().map { i, o in
+            let plain = o.name.utf8.allSatisfy { c in
+                (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2E || c == 0x5F || c == 0x2D
+            }
+            if i == 0 { return "hls: \(server)hls/index.m3u8 (\(o.name), \(o.playlist))" }
+            guard plain else { return "hls: \(o.name) not served: its name has characters other than A-Z a-z 0-9 . _ -" }
+            return "hls: \(server)hls/\(o.name)/index.m3u8 (\(o.playlist))"
+        }
+    }
+}
+
+extension HLSOutputsService: ServesControlRoutes {
+    public func controlRoutes(_ server: ControlRouteContext) -> any ControlRoutes { HLSRoutes(outputs: outputs, hlsSince: server.started) }
 }
 
 /// Reading and checking an HLS playlist (pure functions but for the file read).

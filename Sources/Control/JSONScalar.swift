@@ -8,7 +8,10 @@ enum JSONScalar: Decodable, Equatable {
     case int(Int)
     case double(Double)
     case bool(Bool)
-    case other
+    /// A JSON number no Swift number holds (`1e400`): refused naming its field, never a trap.
+    case hugeNumber
+    /// null, an array or an object, by its kind ("null", "an array", "an object").
+    case other(String)
 
     /// A field that is wrong, or the body as a whole (`field` nil).
     struct Problem: Error {
@@ -16,25 +19,53 @@ enum JSONScalar: Decodable, Equatable {
         var field: String?
     }
 
-    /// Decoded as any JSON value; null, arrays and objects become `.other` (refused naming the field).
+    /// Decoded as any JSON value. An integer beyond `Int` becomes a `.double` (`99999999999999999999` is 1e20);
+    /// a number beyond `Double` (`1e400`) `.hugeNumber`; null, arrays and objects `.other` (refused naming the
+    /// field). Decoding itself never fails for a well-formed value.
     init(from decoder: any Decoder) throws {
-        switch try JSONValue(from: decoder) {
-        case .bool(let b): self = .bool(b)
-        case .int(let i): self = .int(i)
-        case .double(let d): self = .double(d)
-        case .string(let s): self = .string(s)
-        case .null, .array, .object: self = .other
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() {
+            self = .other("null")
+        } else if let b = try? c.decode(Bool.self) {
+            self = .bool(b)
+        } else if let i = try? c.decode(Int.self) {
+            self = .int(i)
+        } else {
+            do {
+                self = .double(try c.decode(Double.self))
+            } catch DecodingError.typeMismatch {
+                // Not a number: a string, an array or an object.
+                switch try JSONValue(from: decoder) {
+                case .string(let s): self = .string(s)
+                case let v: self = .other(v.kind)
+                }
+            } catch {
+                // A number that Double cannot hold: Foundation reports it as "not representable".
+                self = .hugeNumber
+            }
         }
     }
 
-    /// The value as description text for `PropertySpec.parse`, nil for `.other`.
-    var text: String? {
+    /// The value as text, for quoting back in messages ("?" for what has none).
+    var text: String {
         switch self {
         case .string(let s): s
         case .int(let i): String(i)
-        case .double(let d): String(d)
+        case .double(let d): d == d.rounded() && abs(d) < 1e15 ? String(Int(d)) : String(d)
         case .bool(let b): b ? "true" : "false"
-        case .other: nil
+        case .hugeNumber: "a number too large to represent"
+        case .other(let kind): kind
+        }
+    }
+
+    /// What was given, for "got ..." in messages: "a string", "a boolean", "a number", "null", "an array"...
+    var kind: String {
+        switch self {
+        case .string: "a string"
+        case .int, .double: "a number"
+        case .bool: "a boolean"
+        case .hugeNumber: "a number too large to represent"
+        case .other(let kind): kind
         }
     }
 

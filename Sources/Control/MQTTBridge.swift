@@ -1,3 +1,4 @@
+import Diagnostics
 import Foundation
 import GStreamerKit
 import Host
@@ -32,7 +33,7 @@ public final class MQTTBridge: Sendable {
     public let address: MQTTAddress
     private let session: Session
     private let fire: @Sendable () -> Void
-    private let log: @Sendable (String) -> Void
+    private let logger: Logger
     private let client = Mutex<MQTTClient?>(nil)
 
     /// What the connection did so far, for the messages printed (taken briefly, alone).
@@ -53,24 +54,23 @@ public final class MQTTBridge: Sendable {
     /// Signalled when the state thread ended.
     private let ended = DispatchSemaphore(value: 0)
 
-    /// A bridge for `session`; `fire` is the manual shutter (the CLI passes `Triggers.shared.fire`), `log`
-    /// writes one line for the user (standard error by default); `clock` times every wait.
+    /// A bridge for `session`; `fire` is the manual shutter (the CLI passes `Triggers.shared.fire`); its lines
+    /// for the user (`mqtt: connected to ...`) go to `logger` (`Log.control` unless told); `clock` times every wait.
     public init(
-        session: Session, address: MQTTAddress, fire: @escaping @Sendable () -> Void,
-        log: @escaping @Sendable (String) -> Void = { AppendFile.writeStandardError($0 + "\n") },
+        session: Session, address: MQTTAddress, fire: @escaping @Sendable () -> Void, logger: Logger = Log.control,
         clock: any HostClock = SystemClock.shared
     ) {
         self.clock = clock
         self.session = session
         self.address = address
         self.fire = fire
-        self.log = log
+        self.logger = logger
     }
 
     private var topic: String { address.topic }
 
-    /// Installs the element-message hook (keeping any set before; call before `run()`) and starts
-    /// connecting in the background. Never fails: without a client the camera runs, with a warning.
+    /// Starts connecting in the background (call before `run()`; `MQTTService` hands it every recorded message).
+    /// Never fails: without a client the camera runs, with a warning.
     public func start() {
         let handlers = MQTTClient.Handlers(
             onConnect: { [weak self] in self?.connected() },
@@ -80,16 +80,11 @@ public final class MQTTBridge: Sendable {
         do {
             c = try MQTTClient(clientID: "viewfinder-\(getpid())-\(UInt16.random(in: 0...UInt16.max))", handlers: handlers, clock: clock)
         } catch {
-            log("mqtt: cannot start an MQTT client (\(error.message)); running without \(address.text)")
+            logger.say(.warning, "mqtt: cannot start an MQTT client (\(error.message)); running without \(address.text)")
             ended.signal()
             return
         }
         client.withLock { $0 = c }
-        let previous = session.onElementMessage
-        session.onElementMessage = { [weak self] m in
-            previous?(m)
-            self?.publish(m)
-        }
         let will = MQTTClient.Will(topic: topic + "/state", payload: Self.json(["state": "offline"]), retain: true)
         let thread = Thread { [weak self] in
             guard let self else { return }
@@ -102,7 +97,7 @@ public final class MQTTBridge: Sendable {
                     break
                 } catch {
                     guard error.isRetryable else {
-                        log("mqtt: cannot connect to \(address.text) (\(error.message)); running without it")
+                        self.logger.say(.warning, "mqtt: cannot connect to \(address.text) (\(error.message)); running without it")
                         return
                     }
                     warnUnreachable(error.message)
@@ -142,14 +137,11 @@ public final class MQTTBridge: Sendable {
         thread.start()
         // Real time, whatever the clock: this bounds the process's exit.
         if done.wait(timeout: .now() + 1) == .timedOut {
-            log("mqtt: \(address.text) did not answer in 1 s; leaving without a clean disconnect")
+            logger.say(.warning, "mqtt: \(address.text) did not answer in 1 s; leaving without a clean disconnect")
         }
         let n = dropped.load(ordering: .relaxed)
-        if n > 0 { log("mqtt: \(n) messages not sent (broker not connected or not reading)") }
+        if n > 0 { logger.say(.warning, "mqtt: \(n) messages not sent (broker not connected or not reading)") }
     }
-
-    /// Messages that could not be queued so far.
-    public var droppedCount: Int { dropped.load(ordering: .relaxed) }
 
     // MARK: out
 
@@ -187,13 +179,13 @@ public final class MQTTBridge: Sendable {
         // Retained commands are never run: not sent on subscribing, and one published retained keeps its flag
         // (so the empty message that clears a retained command is not taken for a live one).
         do { try c.subscribe(topic + "/cmd/#", qos: 0, options: [.retainAsPublished, .sendRetainedNever]) } catch {
-            log("mqtt: cannot subscribe to \(topic)/cmd/#: \(error.message)")
+            logger.say(.warning, "mqtt: cannot subscribe to \(topic)/cmd/#: \(error.message)")
         }
         status.withLock { s in
             s.connections += 1
             s.warned = false  // a later loss is said again
         }
-        log("mqtt: connected to \(address.text) topic \(topic)")
+        logger.say(.notice, "mqtt: connected to \(address.text) topic \(topic)")
         publishState(force: true)
     }
 
@@ -206,7 +198,7 @@ public final class MQTTBridge: Sendable {
                 defer { s.warned = true }
                 return !s.warned
             }
-            if say { log("mqtt: lost \(address.text) (\(why)), retrying") }
+            if say { logger.say(.warning, "mqtt: lost \(address.text) (\(why)), retrying") }
         } else {
             warnUnreachable(why)
         }
@@ -218,7 +210,7 @@ public final class MQTTBridge: Sendable {
             defer { s.warned = true }
             return !s.warned && s.connections == 0
         }
-        if say { log("mqtt: cannot reach \(address.text) (\(why)), retrying") }
+        if say { logger.say(.warning, "mqtt: cannot reach \(address.text) (\(why)), retrying") }
     }
 
     // MARK: in
@@ -251,10 +243,12 @@ public final class MQTTBridge: Sendable {
 
     /// What command `name` does with `m`'s payload; its result fields for the reply.
     private func run(_ name: String, _ m: MQTTMessage) throws(Refusal) -> [String: Any] {
-        guard Self.commands.contains(name) else {
+        let served = session.services.compactMap { $0 as? any ServesMQTTCommands }
+        let known = Self.commands + served.flatMap(\.mqttCommands)
+        guard known.contains(name) else {
             throw Refusal(
                 message: "unknown command topic '\(Echo.value(m.topic))': expected "
-                    + Self.commands.map { "\(topic)/cmd/\($0)" }.joined(separator: ", "))
+                    + known.map { "\(topic)/cmd/\($0)" }.joined(separator: ", "))
         }
         guard !m.retained else {
             throw Refusal(
@@ -274,11 +268,14 @@ public final class MQTTBridge: Sendable {
             let (stage, fields) = try Self.setCommand(m.payload)
             do {
                 let applied = try PropertyPatch.apply(fields, to: stage, in: session)
-                return ["stage": stage, "changed": applied]
+                return ["stage": stage, "changed": PropertyJSON.object(applied)]
             } catch { throw Refusal(message: error.message, field: error.field) }
-        default:  // stop
+        case "stop":
             session.requestStop()
-            return ["state": "stopping"]
+            return ["state": Session.Phase.stopping.rawValue]
+        default:  // a service's
+            guard let service = served.first(where: { $0.mqttCommands.contains(name) }) else { return [:] }
+            do { return try service.mqttCommand(name, payload: m.payload) } catch { throw Refusal(message: error.message, field: error.field) }
         }
     }
 

@@ -3,7 +3,7 @@ import Host
 import Stages
 
 /// Changes properties of a running session's stage from JSON fields, for every way in (HTTP PATCH, MQTT
-/// `cmd/set`): validates every field first (known property, scalar value, parses against its spec,
+/// `cmd/set`): validates every field first (known property, the property's JSON type, parses against its spec,
 /// changeable while playing) and applies only when all are good, so a refused request changes nothing.
 enum PropertyPatch {
     /// Why a change was refused: how HTTP answers it, the text, and the field to blame (when one is).
@@ -33,8 +33,9 @@ enum PropertyPatch {
         return specs
     }
 
-    /// Applies `fields` to stage `name`; the applied values as text (property -> value).
-    static func apply(_ fields: [(String, JSONScalar)], to name: String, in session: Session) throws(Refusal) -> [String: String] {
+    /// Applies `fields` to stage `name`; the applied values (property -> value). Each field must have its
+    /// property's JSON type (`PropertyJSON.value`).
+    static func apply(_ fields: [(String, JSONScalar)], to name: String, in session: Session) throws(Refusal) -> [String: PropertyValue] {
         let specs = try specs(of: name, in: session)
         guard !fields.isEmpty else { throw Refusal(kind: .badValue, message: "empty object: expected {\"property\": value, ...}") }
         var changes: [(String, PropertyValue)] = []
@@ -46,13 +47,7 @@ enum PropertyPatch {
                     message: "\(name): no property '\(Echo.value(key))'; properties are: \(specs.map(\.name).joined(separator: ", "))",
                     field: key)
             }
-            guard let text = raw.text else {
-                throw Refusal(
-                    kind: .badValue,
-                    message: "\(name): bad JSON value for '\(key)': expected a string, number or boolean (\(spec.type.rangeText))",
-                    field: key)
-            }
-            do { changes.append((key, try spec.parse(text, stage: name))) } catch {
+            do { changes.append((key, try PropertyJSON.value(raw, for: spec, stage: name))) } catch {
                 throw Refusal(kind: .badValue, message: error.message, field: key)
             }
             if spec.mutability != .playing, refused == nil {
@@ -63,8 +58,6 @@ enum PropertyPatch {
         }
         if let refused { throw refused }
         do { try session.update(stage: name, changes) } catch { throw Refusal(kind: .conflict, message: error.message) }
-        var applied: [String: String] = [:]
-        for (k, v) in changes { applied[k] = v.description }
-        return applied
+        return Dictionary(changes, uniquingKeysWith: { _, last in last })
     }
 }

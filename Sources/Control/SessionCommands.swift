@@ -7,18 +7,14 @@ import Stages
 /// reaches the session only through its thread-safe accessors.
 enum SessionCommands {
     /// `{"state": phase}` plus, once the pipelines play, `framesIn`, `framesOut`, `dropped`, `fps`,
-    /// `seconds`, `copies` (the stats line's figures); with a `webrtcserve`, `webrtc` (peers and frame counts).
+    /// `seconds`, `copies` (the stats line's figures); then the services' own fields (`webrtc` with a `webrtcserve`).
     static func state(of session: Session) -> [String: Any] {
         var o: [String: Any] = ["state": session.phase.rawValue]
         if let r = session.liveReport {
             o["framesIn"] = r.framesIn; o["framesOut"] = r.framesOut; o["dropped"] = r.dropped
             o["fps"] = r.fps; o["seconds"] = r.seconds; o["copies"] = r.copies
         }
-        if let w = session.webrtcServer {
-            // The page opens /api/webrtc when this is here; the counts prove one encode for every peer.
-            let c = w.counts
-            o["webrtc"] = ["peers": w.peerCount, "framesIn": c.received, "framesToEncoder": c.forwarded, "framesEncoded": c.encoded]
-        }
+        for s in session.services { o.merge(s.stateFields()) { a, _ in a } }
         return o
     }
 
@@ -34,7 +30,7 @@ enum SessionCommands {
         if let (_, raw) = fields.first {
             guard case .int(let seconds) = raw, (0...60).contains(seconds) else {
                 throw JSONScalar.Problem(
-                    message: "bad value '\(raw.text ?? "?")' for 'timer': expected an integer 0 - 60 (seconds)", field: "timer")
+                    message: "bad value '\(Echo.value(raw.text))' for 'timer': expected an integer 0 - 60 (seconds)", field: "timer")
             }
             session.sendCustomEvent(MessageStructure(CaptureStage.eventName, [("timer", .int(Int32(seconds)))]))
             return ["trigger": "event", "timer": seconds]

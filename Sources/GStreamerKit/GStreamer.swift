@@ -10,14 +10,6 @@ public enum GStreamer {
         gst_init(nil, nil)
     }()
 
-    /// GStreamer's runtime version string, e.g. "GStreamer 1.22.0".
-    public static var versionString: String {
-        initialize()
-        guard let v = gst_version_string() else { return "GStreamer" }
-        defer { g_free(v) }
-        return String(cString: v)
-    }
-
     /// True when an element factory of that name is registered (a plugin provides it).
     public static func hasElementFactory(_ name: String) -> Bool {
         initialize()

@@ -58,17 +58,6 @@ public final class Pipeline: Element, @unchecked Sendable {
         }
     }
 
-    /// Waits up to `timeout` ns for a pending state change; returns the result.
-    public func waitState(timeout: UInt64) -> StateChange {
-        var cur = GST_STATE_NULL, pend = GST_STATE_NULL
-        switch gst_element_get_state(raw, &cur, &pend, GstClockTime(timeout)) {
-        case GST_STATE_CHANGE_SUCCESS: return .success
-        case GST_STATE_CHANGE_ASYNC: return .async
-        case GST_STATE_CHANGE_NO_PREROLL: return .noPreroll
-        default: return .failure
-        }
-    }
-
     /// The element with that name anywhere inside the pipeline.
     public func element(named name: String) -> Element? {
         guard let e = gst_bin_get_by_name(vf_bin(UnsafeMutableRawPointer(raw)), name) else { return nil }

@@ -1,3 +1,4 @@
+import Diagnostics
 import Foundation
 import GStreamerKit
 import Stages
@@ -55,8 +56,8 @@ final class BranchSupervisor {
         guard let (group, output) = owner(segment: i) else { return nil }
         var backoff = dead[i]?.backoff ?? .outputRestart
         let delay = backoff.next()
-        AppendFile.writeStandardError(
-            "ERROR from element \(source) in the '\(output)' branch (stopped; the stream goes on; retrying in \(Int(delay)) s): \(text)\n")
+        Log.host.say(
+            .error, "ERROR from element \(source) in the '\(output)' branch (stopped; the stream goes on; retrying in \(Int(delay)) s): \(text)")
         if errors.count < 100 { errors.append("\(source): \(text)") }
         pipelines[i].setState(.null)
         dead[i] = DeadBranch(retryAt: clock.now + delay, backoff: backoff, group: group, output: output)
@@ -85,7 +86,7 @@ final class BranchSupervisor {
             eos.remove(i)
             // The worker may have ended the stream while the branch was down: end this branch too.
             if d.group.ended.load(ordering: .sequentiallyConsistent) { d.group.extras[d.output]?.src.endOfStream() }
-            AppendFile.writeStandardError("viewfinder: the '\(d.output)' branch was started again\n")
+            Log.host.say(.notice, "viewfinder: the '\(d.output)' branch was started again")
             let (stageName, out) = Self.split(d.output)
             for st in d.group.stages where st.name == stageName { st.stage.outputRestarted(out) }
             restarted.append(

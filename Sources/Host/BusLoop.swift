@@ -1,7 +1,9 @@
+import Diagnostics
 import Foundation
 import GStreamerKit
 import Stages
 import Synchronization
+import Timing
 
 /// Requests reaching a running session from other threads: stop (drain), abort, and latency changes.
 ///
@@ -37,6 +39,7 @@ final class BusLoop {
         case aborted
     }
 
+    let session: Session
     let pipelines: [Pipeline]
     let groups: [StageGroup]
     /// Our own appsrcs (`sendEOS` leaves them to the workers).
@@ -44,29 +47,23 @@ final class BusLoop {
     let options: SessionOptions
     let signals: SessionSignals
     let log: MessageLog
-    let supervisor: BranchSupervisor
     let reporter: SessionReporter
-    /// Watched source segments (`--reconnect`) by segment index.
-    let keepers: [Int: SourceKeeper]
-    let onElementMessage: (@Sendable (BusMessage) -> Void)?
+    let services: [any SessionService]
 
-    init(
-        pipelines: [Pipeline], groups: [StageGroup], appSources: Set<String>, options: SessionOptions, signals: SessionSignals,
-        log: MessageLog, supervisor: BranchSupervisor, reporter: SessionReporter, keepers: [SourceKeeper] = [],
-        onElementMessage: (@Sendable (BusMessage) -> Void)?
-    ) {
-        self.pipelines = pipelines; self.groups = groups; self.appSources = appSources; self.options = options
-        self.signals = signals; self.log = log; self.supervisor = supervisor; self.reporter = reporter
-        self.keepers = Dictionary(keepers.map { ($0.segment, $0) }, uniquingKeysWith: { a, _ in a })
-        self.onElementMessage = onElementMessage
+    init(session: Session) {
+        self.session = session
+        pipelines = session.pipelines; groups = session.groups; appSources = Set(session.plan.segments.flatMap(\.appSources))
+        options = session.options; signals = session.signals; log = session.log; reporter = session.reporter
+        services = session.services
     }
 
     /// Reads the buses until every segment ended, an error or an abort.
-    func run(start: Date) -> Outcome {
+    func run(start: Double) -> Outcome {
         let buses = pipelines.map(\.bus)
+        let clock = options.clock
         var eos = Set<Int>()
         var handledStops = 0
-        var lastProgress = Date()
+        var lastProgress = clock.now
         while eos.count < pipelines.count {
             if signals.aborted.load(ordering: .relaxed) { return .aborted }
             let stops = signals.eosRequests.load(ordering: .relaxed)
@@ -75,90 +72,103 @@ final class BusLoop {
                 // Off the bus thread: sending EOS can block (a sink waiting for a client), and the
                 // loop must keep reading the bus and the abort flag meanwhile.
                 if stops == 1 {
-                    announce(RunStateMessage(state: "stopping"))
-                    // Supervision ends first, so the end-of-stream below goes through; a source segment that is
-                    // down has nothing to send: its group's stream is ended here and its segment counts as ended.
-                    for (i, k) in keepers where k.release() { eos.insert(i) }
+                    announce(RunStateMessage(state: .stopping))
+                    // Services first (supervision ends, so the end-of-stream below goes through; a segment that is
+                    // down counts as ended).
+                    for s in services { eos.formUnion(s.stopRequested()) }
                     Thread.detachNewThread { [pipelines, appSources] in Self.sendEOS(pipelines, except: appSources) }
                 }
             }
-            for m in supervisor.restartDue(stopping: stops > 0, eos: &eos) { record(m, toStages: false) }
-            for (_, k) in keepers {
-                for m in k.drainMessages() { record(BusMessage(source: "viewfinder", structure: m.structure), toStages: true) }
-                if let text = k.gaveUp {
-                    announce(RunProblemMessage(level: "error", element: k.element, text: text))
-                    return .failed(text)
-                }
-            }
+            var said = ServicePoll()
+            for s in services { s.poll(&said) }
+            if let failure = take(said, eos: &eos) { return .failed(failure) }
             let dirty = signals.latencyDirty.exchange(0, ordering: .relaxed)
             if dirty > 0 { pipelines[dirty - 1].recalculateLatency() }
             var idle = true
             for (i, bus) in buses.enumerated() {
                 while let m = bus.pop() {
                     idle = false
+                    if case .error = m.kind, eos.contains(i) { continue }
                     switch m.kind {
-                    case .eos:
-                        // A watched source that ends while nobody asked for the end is lost, not finished.
-                        if let k = keepers[i], handledStops == 0, !k.isReleased {
-                            k.failed("end of stream")
-                            continue
-                        }
-                        eos.insert(i)
+                    case .eos, .error: break
+                    default:
+                        handle(m, segment: i)
+                        continue
+                    }
+                    var out = ServicePoll()
+                    var verdict = BusVerdict.pass
+                    let seen = ServiceBusMessage(message: m, segment: i, stopping: handledStops > 0)
+                    for s in services where verdict == .pass { verdict = s.busMessage(seen, &out) }
+                    if let failure = take(out, eos: &eos) { return .failed(failure) }
+                    switch verdict {
+                    case .handled: continue
+                    case .segmentEnded: eos.insert(i); continue
+                    case .pass: break
+                    }
+                    switch m.kind {
+                    case .eos: eos.insert(i)
                     case .error(let text, let debug):
-                        if eos.contains(i) { continue }
-                        if let k = keepers[i], handledStops == 0, !k.isReleased {
-                            k.failed("\(m.source): \(text)")
-                            announce(RunProblemMessage(level: "warning", element: m.source, text: "source lost: \(text)"))
-                            continue
-                        }
-                        if let failed = supervisor.branchFailed(segment: i, source: m.source, text: text) {
-                            eos.insert(i)
-                            record(failed, toStages: false)
-                            continue
-                        }
                         let failure = Self.errorText(segment: i, message: m, text: text, debug: debug, groups: groups)
                         announce(RunProblemMessage(level: "error", element: m.source, text: failure))
                         return .failed(failure)
-                    case .warning(let text, let debug):
-                        let warning = MessageText.warning(source: m.source, factory: m.sourceFactory, text: text, debug: debug)
-                        AppendFile.writeStandardError(warning + "\n")
-                        announce(RunProblemMessage(level: "warning", element: m.source, text: warning))
-                    case .latency:
-                        pipelines[i].recalculateLatency()
-                    case .element(let structure):
-                        record(BusMessage(source: m.source, structure: structure), toStages: true)
                     default: break
                     }
                 }
             }
-            if options.progress, Date().timeIntervalSince(lastProgress) >= 1 {
-                lastProgress = Date()
+            if options.progress, clock.elapsed(since: lastProgress) >= 1 {
+                lastProgress = clock.now
                 let r = reporter.report(start: start)
-                AppendFile.writeStandardError(
-                    String(format: "\r[%6.1f s] in %d out %d dropped %d  %.1f fps   ", r.seconds, r.framesIn, r.framesOut, r.dropped, r.fps)
-                )
+                Log.host.say(
+                    .info, String(format: "\r[%6.1f s] in %d out %d dropped %d  %.1f fps   ", r.seconds, r.framesIn, r.framesOut, r.dropped, r.fps),
+                    terminator: "")
             }
             if idle { usleep(5_000) }
         }
-        if options.progress { AppendFile.writeStandardError("\n") }
+        if options.progress { Log.host.say(.info, "") }
         return .ended
+    }
+
+    /// The loop's own handling of messages services do not look at (warnings, latency, element messages).
+    private func handle(_ m: Message, segment i: Int) {
+        switch m.kind {
+        case .warning(let text, let debug):
+            let warning = MessageText.warning(source: m.source, factory: m.sourceFactory, text: text, debug: debug)
+            Log.host.say(.warning, warning)
+            announce(RunProblemMessage(level: "warning", element: m.source, text: warning))
+        case .latency:
+            pipelines[i].recalculateLatency()
+        case .element(let structure):
+            record(BusMessage(source: m.source, structure: structure), toStages: true)
+        default: break
+        }
+    }
+
+    /// Records and announces what services said, applies their ended/restarted segments; their failure, if any.
+    private func take(_ said: ServicePoll, eos: inout Set<Int>) -> String? {
+        for m in said.announce { publish(m) }
+        for (m, toStages) in said.record { record(m, toStages: toStages) }
+        eos.formUnion(said.ended)
+        eos.subtract(said.restarted)
+        return said.failure
     }
 
     /// A message of the host's own about the run (state, problems): kept and handed to `onElementMessage`
     /// (event clients), not to stages, not printed (the terminal has its own lines for them).
-    func announce(_ message: some ViewfinderMessage) {
-        let m = BusMessage(source: "viewfinder", structure: message.structure)
+    func announce(_ message: some ViewfinderMessage) { publish(BusMessage(source: "viewfinder", structure: message.structure)) }
+
+    /// Kept, handed to `onElementMessage` (first: benches stamp the hand-over there) and the services.
+    private func publish(_ m: BusMessage) {
         log.append(m)
-        onElementMessage?(m)
+        session.onElementMessage?(m)
+        for s in services { s.elementMessage(m) }
     }
 
     /// An element message: kept, handed to `onElementMessage`, to every stage (bus messages only: the
     /// host's own output messages reach stages as `outputFailed`/`outputRestarted`), printed with `-m`.
     private func record(_ message: BusMessage, toStages: Bool) {
-        log.append(message)
-        onElementMessage?(message)
+        publish(message)
         if toStages { for g in groups { for st in g.stages { st.stage.busMessage(message) } } }
-        if options.printMessages { print(MessageText.element(source: message.source, structure: message.structure.text)) }
+        if options.printMessages { Log.host.say(.info, MessageText.element(source: message.source, structure: message.structure.text), on: .standardOutput) }
     }
 
     /// Ends the stream at every source element but ours (`except`), as Ctrl-C does.

@@ -1,3 +1,4 @@
+import Diagnostics
 import Foundation
 import GStreamerKit
 import Synchronization
@@ -74,7 +75,7 @@ public final class PreviewTap: @unchecked Sendable {
             guard s.pipeline == nil, !s.failed, !s.closed else { return }
             do throws(GStreamerError) { try start(&s) } catch {
                 s.failed = true
-                AppendFile.writeStandardError("preview: off: \(error.message)\n")
+                Log.host.say(.notice, "preview: off: \(error.message)")
             }
         }
     }
@@ -94,7 +95,7 @@ public final class PreviewTap: @unchecked Sendable {
 
     /// Called by the last group's worker with each frame it is about to push (blended). Never blocks;
     /// two atomic loads when nobody watches. Each call is timed into `timing`.
-    func offer(_ frame: VideoFrame) {
+    public func offer(_ frame: VideoFrame) {
         let start = DispatchTime.now().uptimeNanoseconds
         deliver(frame, now: start)
         timing.record(ns: DispatchTime.now().uptimeNanoseconds &- start)
@@ -114,7 +115,7 @@ public final class PreviewTap: @unchecked Sendable {
                 }
             } catch {
                 s.failed = true
-                AppendFile.writeStandardError("preview: off: \(error.message)\n")
+                Log.host.say(.notice, "preview: off: \(error.message)")
                 return nil
             }
             s.nextNs = s.nextNs + interval > now ? s.nextNs + interval : now + interval

@@ -11,6 +11,8 @@ import Stages
 /// (an IP address, default 127.0.0.1: there is no authentication for RTSP here, so any other address is
 /// only used when written, with a warning at start) and `name`.
 ///
+/// Run by `RTSPServeService` (made by `RTSPServeFactory`).
+///
 /// Threads and locks: none; pure functions of the description, called on the building thread.
 public struct RTSPServe: Equatable, Sendable {
     /// The name used in descriptions.
@@ -38,69 +40,53 @@ public struct RTSPServe: Equatable, Sendable {
     /// The URL clients open.
     public var url: String { "rtsp://\(bind.contains(":") ? "[\(bind)]" : bind):\(port)\(path)" }
 
+    /// `rtspserve` as a description element: its properties, parsed as a stage's are.
+    public static let spec = ServiceElementSpec(
+        factory: factory,
+        properties: [
+            PropertySpec("port", "TCP port the server listens on", .int(1...65535), default: "8554"),
+            PropertySpec("path", "mount path clients open, starting with /", .string, default: "/live"),
+            PropertySpec("bind", "IP address to listen on (anything but loopback is served without authentication)", .string, default: "127.0.0.1"),
+        ],
+        feed: "RTP, e.g. '... ! x264enc ! rtph264pay ! rtspserve port=8554 path=/live'", maxBuffers: 64, sinkPrefix: "vf_rtsp")
+
+    /// The plan of one claimed `rtspserve`, or a usage error naming the bad property and what was expected.
+    init(claim: ClaimedElement) throws(HostError) {
+        let v = claim.values
+        let path = v.string("path"), bind = v.string("bind")
+        guard path.hasPrefix("/") else {
+            throw HostError(.usage, "rtspserve: path '\(Echo.value(path))' must start with '/': expected e.g. path=/\(Echo.value(path))")
+        }
+        guard path.allSatisfy({ !$0.isWhitespace && $0 != "?" && $0 != "#" }) else {
+            throw HostError(.usage, "rtspserve: path '\(Echo.value(path))' has a space, '?' or '#': expected a plain path such as /live")
+        }
+        guard Self.isIPAddress(bind) else {
+            throw HostError(
+                .usage, "rtspserve: bind '\(Echo.value(bind))' is not an IP address: expected e.g. bind=127.0.0.1 (default), 0.0.0.0 or ::1")
+        }
+        self.init(appSink: claim.appSink, port: v.int("port"), path: path, bind: bind)
+    }
+
+    /// The plans of the claimed `rtspserve` elements; two on one port are refused.
+    static func plans(_ claims: [ClaimedElement]) throws(HostError) -> [RTSPServe] {
+        var serves: [RTSPServe] = []
+        for c in claims {
+            let serve = try RTSPServe(claim: c)
+            if let other = serves.first(where: { $0.port == serve.port }) {
+                throw HostError(
+                    .usage,
+                    "rtspserve: port \(serve.port) is used by two rtspserve elements (\(other.path) and \(serve.path)); give each its own port=")
+            }
+            serves.append(serve)
+        }
+        return serves
+    }
+
     /// Replaces every `rtspserve` node of `parsed` by its appsink; returns the description and the servers
     /// to run, or a usage error naming the bad property and what was expected.
     public static func extract(from parsed: ParsedDescription) throws(HostError) -> (ParsedDescription, [RTSPServe]) {
-        var out = parsed
-        var serves: [RTSPServe] = []
-        for (c, chain) in parsed.chains.enumerated() {
-            for (n, node) in chain.nodes.enumerated() {
-                guard case .element(let factory, let properties, let offset) = node, factory == Self.factory else { continue }
-                if n != chain.nodes.count - 1 {
-                    let next = Echo.value(chain.nodes[n + 1].text)
-                    throw HostError(.usage, "rtspserve is a sink: nothing can follow it (found '\(next)' after it)")
-                }
-                if n == 0 {
-                    throw HostError(
-                        .usage,
-                        "rtspserve has nothing before it: expected RTP, e.g. '... ! x264enc ! rtph264pay ! rtspserve port=8554 path=/live'")
-                }
-                var serve = RTSPServe(appSink: "vf_rtsp\(serves.count)", port: 8554, path: "/live", bind: "127.0.0.1")
-                for p in properties { try serve.apply(p) }
-                if let other = serves.first(where: { $0.port == serve.port }) {
-                    throw HostError(
-                        .usage,
-                        "rtspserve: port \(serve.port) is used by two rtspserve elements (\(other.path) and \(serve.path)); "
-                            + "give each its own port=")
-                }
-                serves.append(serve)
-                let sink = PropertyAssignment.relaySink(name: serve.appSink, maxBuffers: 64)
-                out.chains[c].nodes[n] = .element(factory: "appsink", properties: sink, offset: offset)
-            }
-        }
-        return (out, serves)
-    }
-
-    /// Applies one property as written, or throws naming it and what was expected.
-    private mutating func apply(_ p: PropertyAssignment) throws(HostError) {
-        let v = p.value
-        switch p.key {
-        case "name":
-            guard !v.isEmpty else { throw HostError(.usage, "rtspserve: empty name=: expected a name, e.g. name=out") }
-            appSink = v
-        case "port":
-            guard let n = Int(v), (1...65535).contains(n) else {
-                throw HostError(.usage, "rtspserve: port '\(Echo.value(v))' is not a TCP port: expected an integer 1-65535, e.g. port=8554")
-            }
-            port = n
-        case "path":
-            guard v.hasPrefix("/") else {
-                throw HostError(.usage, "rtspserve: path '\(Echo.value(v))' must start with '/': expected e.g. path=/\(Echo.value(v))")
-            }
-            guard v.allSatisfy({ !$0.isWhitespace && $0 != "?" && $0 != "#" }) else {
-                throw HostError(.usage, "rtspserve: path '\(Echo.value(v))' has a space, '?' or '#': expected a plain path such as /live")
-            }
-            path = v
-        case "bind":
-            guard Self.isIPAddress(v) else {
-                throw HostError(
-                    .usage,
-                    "rtspserve: bind '\(Echo.value(v))' is not an IP address: expected e.g. bind=127.0.0.1 (default), 0.0.0.0 or ::1")
-            }
-            bind = v
-        default:
-            throw HostError(.usage, "rtspserve: unknown property '\(Echo.value(p.key))': expected port, path, bind or name")
-        }
+        let (out, claims) = try ServiceClaims.extract(from: parsed, specs: [spec])
+        return (out, try plans(claims))
     }
 
     /// The media re-payloads what the described pipeline payloaded (RTP encoding name -> depayloader, payloader and

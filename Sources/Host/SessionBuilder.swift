@@ -18,21 +18,17 @@ struct SessionBuilder {
         var groups: [StageGroup]
         /// Files the run will create (removed again if it fails to start).
         var createdFiles: [String]
-        /// One RTSP server per `rtspserve`, bound, not yet serving.
-        var rtspServers: [RTSPServer]
-        /// The `webrtcserve` server, idle until a browser peer comes; nil without one.
-        var webrtcServer: WebRTCServer?
+        /// The services the factories made, in factory order.
+        var services: [any SessionService]
     }
 
     let options: SessionOptions
-    /// The live preview, fed by the plan's last group.
-    let preview: PreviewTap
     /// Called by stage workers with the segment whose latency changed.
     let onLatencyChange: @Sendable (Int) -> Void
 
-    /// Every step, in order.
-    func build(_ description: String) throws(HostError) -> Built {
-        let (parsed, serves, web) = try parse(description)
+    /// Every step, in order; the services last, from `factories` (which may claim description elements).
+    func build(_ description: String, factories: [any ServiceFactory] = ServiceRegistry.builtIn) throws(HostError) -> Built {
+        let (parsed, claims) = try parse(description, elements: factories.flatMap(\.elements))
         let (plan, stages) = try planStages(parsed)
         let pipes = try pipelines(plan)
         // Directories stages create when they open (capture's DIR/.partial/...): their branches may write there.
@@ -40,25 +36,25 @@ struct SessionBuilder {
         let created = try Preflight.checkFiles(pipes, stageDirectories: stageDirectories)
         try Preflight.checkLinks(pipes)
         let groups = try groups(plan, stages: stages, pipelines: pipes)
-        var servers: [RTSPServer] = []
-        for s in serves { servers.append(try s.makeServer(in: pipes)) }
-        let webrtc = try web?.makeServer(in: pipes)
-        return Built(plan: plan, pipelines: pipes, groups: groups, createdFiles: created, rtspServers: servers, webrtcServer: webrtc)
+        let build = ServiceBuild(plan: plan, pipelines: pipes, groups: groups, options: options, claims: claims)
+        var services: [any SessionService] = []
+        for f in factories { services += try f.make(build) }
+        return Built(plan: plan, pipelines: pipes, groups: groups, createdFiles: created, services: services)
     }
 
     /// The description with the settings file's stage settings, then the `--set` overrides applied (the
-    /// command line wins), its `rtspserve` and `webrtcserve` sinks replaced by appsinks (`RTSPServe`, `WebRTCServe`); every element factory
-    /// must exist; `srtsink`/`srtsrc` carry their mode inside the uri.
-    func parse(_ description: String) throws(HostError) -> (ParsedDescription, [RTSPServe], WebRTCServe?) {
+    /// command line wins), the elements services provide (`elements`: `rtspserve`, `webrtcserve`...) replaced by
+    /// relay appsinks (`ServiceClaims`); every element factory must exist; `srtsink`/`srtsrc` carry their mode
+    /// inside the uri.
+    func parse(_ description: String, elements: [ServiceElementSpec]) throws(HostError) -> (ParsedDescription, [ClaimedElement]) {
         var parsed: ParsedDescription
         do { parsed = try ParsedDescription.parse(description) } catch { throw HostError(.usage, error.message) }
         if let settings = options.settings { parsed = try settings.applied(to: parsed) }
         do { parsed = try parsed.applying(overrides: options.overrides) } catch { throw HostError(.usage, error.message) }
-        let (rtsp, serves) = try RTSPServe.extract(from: parsed)
-        let (rewritten, web) = try WebRTCServe.extract(from: rtsp)
+        let (rewritten, claims) = try ServiceClaims.extract(from: parsed, specs: elements)
         try Preflight.checkFactories(rewritten)
         try Preflight.checkSRTModes(rewritten)
-        return (rewritten, serves, web)
+        return (rewritten, claims)
     }
 
     /// Expands the description and makes its stages (which validates their properties) while planning;
@@ -150,7 +146,7 @@ struct SessionBuilder {
             gs.append(
                 try StageGroup(
                     plan: g, stages: stages, sink: sink, sinkSegment: si, main: main, extras: extras,
-                    handoff: handoff, budgetNs: budget, preview: gs.isEmpty ? preview : nil, onLatencyChange: onLatencyChange))
+                    handoff: handoff, budgetNs: budget, clock: options.clock, onLatencyChange: onLatencyChange))
         }
         return gs.reversed()
     }

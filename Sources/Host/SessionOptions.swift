@@ -1,3 +1,5 @@
+import Timing
+
 /// How the host runs a description.
 public struct SessionOptions: Sendable {
     /// The hand-off between a segment and a stage worker.
@@ -44,6 +46,11 @@ public struct SessionOptions: Sendable {
     public var reconnectMaxDelay: Double = 30
     /// Install SIGINT/SIGUSR1 handlers and read keys on a terminal.
     public var interactive = false
+    /// The clock the session and its services time things by (a `ManualClock` in tests).
+    public var clock: any HostClock = SystemClock.shared
+    /// Services this process adds to the built-in ones (`ServiceRegistry.builtIn`): the settings writer, the
+    /// control server, the MQTT bridge, a test's own. Made in this order, before the built-in ones.
+    public var services: [any ServiceFactory] = []
     /// Creates default options.
     public init() {}
 }

@@ -22,9 +22,6 @@ struct SessionReporter: Sendable {
         self.clock = clock
     }
 
-    /// The figures so far, timed from `start` (a wall date: `clock.wallNow` when the run started).
-    func report(start: Date) -> SessionReport { report(seconds: clock.wallNow.timeIntervalSince(start)) }
-
     /// The figures so far, timed from `start` (a value of `clock.now` when the run started).
     func report(start: Double) -> SessionReport { report(seconds: clock.elapsed(since: start)) }
 

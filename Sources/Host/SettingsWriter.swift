@@ -1,3 +1,4 @@
+import Diagnostics
 import Foundation
 import GStreamerKit
 import Stages
@@ -37,7 +38,7 @@ public final class SettingsWriter: Sendable {
     public init(
         _ settings: SettingsFile,
         save: @escaping @Sendable (SettingsFile) throws(HostError) -> Void = { s throws(HostError) in try s.save() },
-        report: @escaping @Sendable (String) -> Void = { AppendFile.writeStandardError($0 + "\n") }
+        report: @escaping @Sendable (String) -> Void = { Log.host.say(.warning, $0) }
     ) {
         state = Mutex(State(settings: settings))
         self.save = save

@@ -1,3 +1,4 @@
+import Diagnostics
 import Foundation
 import GStreamerKit
 import Stages
@@ -60,6 +61,8 @@ final class SourceKeeper: @unchecked Sendable {
     private var pipelineClock: Clock?
     private var baseTime: UInt64 = 0
     private var thread: Thread?
+    /// The group's input gate, installed by `start` (its counters are what "restored" is judged by).
+    private(set) var gate: SourceGate?
     private let slate = SlateCache()
     /// The slate cache is used by the keeper's thread and the worker (`fill`).
     private let slateLock = Mutex(())
@@ -82,8 +85,9 @@ final class SourceKeeper: @unchecked Sendable {
         let now = self.clock.now
         state.withLock { $0.start(at: now) }
         group.sink.holdEndOfStream(true)
-        group.supervised = true
-        group.holeFiller.withLock { $0 = { [weak self] after, before, caps, segment in self?.fill(after: after, before: before, caps: caps, segment: segment) ?? [] } }
+        let gate = SourceGate { [weak self] after, before, caps, segment in self?.fill(after: after, before: before, caps: caps, segment: segment) ?? [] }
+        self.gate = gate
+        group.inputGate.withLock { $0 = gate }
         let t = Thread { [self] in tickLoop() }
         t.name = "vf-source-\(segment)"
         thread = t
@@ -94,7 +98,7 @@ final class SourceKeeper: @unchecked Sendable {
     /// An error while lost is the current attempt failing: noted on stderr, the schedule stands.
     func failed(_ reason: String) {
         let now = clock.now
-        let passed = group.livePassed.load(ordering: .relaxed)
+        let passed = (gate?.livePassed.load(ordering: .relaxed) ?? 0)
         let (note, lines) = state.withLock { s in (s.failed(reason, at: now, passed: passed), s.drainLines()) }
         write(lines + (note.map { [$0] } ?? []))
     }
@@ -132,7 +136,7 @@ final class SourceKeeper: @unchecked Sendable {
 
     private func tick(now: Double) {
         let count = group.arrivals.value
-        let passed = group.livePassed.load(ordering: .relaxed)
+        let passed = (gate?.livePassed.load(ordering: .relaxed) ?? 0)
         let lateness = currentLateness()
         let restore = restoreFrames()
         let timing = placeholderTiming()
@@ -153,9 +157,9 @@ final class SourceKeeper: @unchecked Sendable {
         if attemptDue { restartSegment() }
     }
 
-    /// Writes the state machine's lines on stderr (never under the lock).
+    /// Says the state machine's lines (`Log.host`: the CLI's stderr; never under the lock).
     private func write(_ lines: [String]) {
-        for l in lines { AppendFile.writeStandardError(l) }
+        for l in lines { Log.host.say(.warning, l.hasSuffix("\n") ? String(l.dropLast()) : l) }
     }
 
     /// Running time now minus that of the newest frame that arrived, when one arrived since the last look.
@@ -180,12 +184,12 @@ final class SourceKeeper: @unchecked Sendable {
     private func placeholderTiming() -> (runningTime: Int64, after: UInt64, duration: UInt64)? {
         guard let pipelineClock, let last = group.sink.lastArrival, let info = last.caps?.videoInfo else { return nil }
         return (
-            Int64(bitPattern: pipelineClock.now &- baseTime), group.lastLiveRunningTime.load(ordering: .relaxed),
+            Int64(bitPattern: pipelineClock.now &- baseTime), (gate?.lastLiveRunningTime.load(ordering: .relaxed) ?? 0),
             Self.frameDuration(info: info, fallback: last.duration)
         )
     }
 
-    /// For the worker (`StageGroup.holeFiller`): while lost, the placeholders between the last frame it passed
+    /// For the worker (the `SourceGate` it installs): while lost, the placeholders between the last frame it passed
     /// on (`after`) and a live frame at `before`, leaving less than one frame duration; none otherwise.
     private func fill(after: UInt64, before: UInt64, caps: Caps, segment: Segment) -> [Buffer] {
         guard let info = caps.videoInfo else { return [] }

@@ -124,7 +124,7 @@ struct SourceRecovery {
         restarting = true
         let delay = backoff.next()
         nextAttemptAt = now + delay
-        post("retrying", retryIn: delay, now: now)
+        post(.retrying, retryIn: delay, now: now)
         return true
     }
 
@@ -195,7 +195,7 @@ struct SourceRecovery {
         backoff.reset()
         nextAttemptAt = now + backoff.current
         passedAtLoss = passed
-        post("lost", retryIn: backoff.current, now: now)
+        post(.lost, retryIn: backoff.current, now: now)
     }
 
     private mutating func restore(at now: Double, arrivals: Int) {
@@ -203,7 +203,7 @@ struct SourceRecovery {
         restores += 1
         lastCount = arrivals
         lastFrameAt = now
-        post("restored", retryIn: 0, now: now)
+        post(.restored, retryIn: 0, now: now)
         attempt = 0
         backoff.reset()
         nextAttemptAt = .infinity
@@ -211,26 +211,26 @@ struct SourceRecovery {
 
     private mutating func giveUp(at now: Double) {
         phase = .ended
-        post("gave-up", retryIn: 0, now: now)
+        post(.gaveUp, retryIn: 0, now: now)
         gaveUp =
             "source '\(element)' lost (\(reason)) and not back after \(attempt) attempt\(attempt == 1 ? "" : "s") (--reconnect-attempts \(policy.attempts))"
     }
 
     /// Queues the message and its stderr line.
-    private mutating func post(_ kind: String, retryIn: Double, now: Double) {
-        let outage = kind == "restored" || kind == "gave-up" ? now - lostAt : 0
+    private mutating func post(_ kind: SourceMessage.State, retryIn: Double, now: Double) {
+        let outage = kind == .restored || kind == .gaveUp ? now - lostAt : 0
         let m = SourceMessage(
-            state: kind, element: element, reason: kind == "lost" || kind == "gave-up" ? reason : "", attempt: attempt,
+            state: kind, element: element, reason: kind == .lost || kind == .gaveUp ? reason : "", attempt: attempt,
             retryIn: retryIn, losses: losses, restores: restores, outage: outage, placeholders: placeholders)
         if messages.count >= 64 { messages.removeFirst() }
         messages.append(m)
         let line: String
         switch kind {
-        case "lost": line = "source '\(element)' lost (\(reason)); placeholder frames go on; retrying in \(Self.seconds(retryIn))"
-        case "retrying": line = "source '\(element)': attempt \(attempt) (next in \(Self.seconds(retryIn)) if this one fails)"
-        case "restored":
+        case .lost: line = "source '\(element)' lost (\(reason)); placeholder frames go on; retrying in \(Self.seconds(retryIn))"
+        case .retrying: line = "source '\(element)': attempt \(attempt) (next in \(Self.seconds(retryIn)) if this one fails)"
+        case .restored:
             line = String(format: "source '\(element)' restored after %.1f s (attempt %d, %d placeholder frames so far)", outage, attempt, placeholders)
-        default: line = "source '\(element)' gave up after \(attempt) attempts"
+        case .gaveUp: line = "source '\(element)' gave up after \(attempt) attempts"
         }
         if lines.count >= 64 { lines.removeFirst() }
         lines.append("viewfinder: \(line)\n")

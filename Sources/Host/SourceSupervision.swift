@@ -1,3 +1,4 @@
+import Diagnostics
 import GStreamerKit
 
 /// Which source segments a `SourceKeeper` watches, decided when the session is built.
@@ -40,9 +41,10 @@ enum SourceSupervision {
             guard let source = pick else { continue }
             let others = elements.filter { $0.isSink && $0.name != group.sink.name }.map(\.name)
             if !others.isEmpty {
-                AppendFile.writeStandardError(
+                Log.host.say(
+                    .warning,
                     "viewfinder: warning: --reconnect restarts everything before the first stage with the source '\(source.name)', "
-                        + "including \(others.joined(separator: ", ")): put branches after a stage to keep them running\n")
+                        + "including \(others.joined(separator: ", ")): put branches after a stage to keep them running")
             }
             out.append((seg.index, group, source.name))
         }

@@ -2,6 +2,7 @@ import Foundation
 import GStreamerKit
 import Stages
 import Synchronization
+import Timing
 
 /// One fused group of adjacent stages: pulls from an appsink, runs every stage, pushes to appsrcs.
 ///
@@ -41,27 +42,19 @@ final class StageGroup: @unchecked Sendable {
     let budgetNs: UInt64
     /// The appsink's hand-off, as configured at init.
     let handoff: Handoff
-    /// The live preview fed with every frame pushed (the last group of the plan only).
-    let preview: PreviewTap?
+    /// Frames pushed by the group go to these taps too (services' `frameTap`; the last group of the plan only).
+    /// Set by the session before the worker starts.
+    var taps: [any FrameTap] = []
+    /// The session's clock, which the stages see through their context (`StageContext.clock`).
+    let clock: any HostClock
     /// Called with the segment index whose latency changed, so the session recalculates it.
     let onLatencyChange: (@Sendable (Int) -> Void)?
     /// Whether the group's input is live; set by `prepare(live:)` before the worker starts.
     private(set) var live = false
     private let stopFlag = Atomic<Bool>(false)
-    /// Set when a `SourceKeeper` watches the group's source: frames whose running time is not after the
-    /// last one pushed (live frames arriving behind the placeholders that stood in for them) are dropped.
-    private let supervisedFlag = Atomic<Bool>(false)
-    var supervised: Bool {
-        get { supervisedFlag.load(ordering: .relaxed) }
-        set { supervisedFlag.store(newValue, ordering: .relaxed) }
-    }
-    /// Running time of the last live (not placeholder) frame the worker passed on, and how many it passed:
-    /// what a `SourceKeeper` fills up to and counts for "restored". Written by the worker only.
-    let lastLiveRunningTime = Atomic<UInt64>(0)
-    let livePassed = Atomic<Int>(0)
-    /// Set by a `SourceKeeper`: the placeholders that fill the hole between the last frame passed on and a
-    /// live frame at a later running time (none unless the source is lost). Called by the worker.
-    let holeFiller = Mutex<(@Sendable (UInt64, UInt64, Caps, Segment) -> [Buffer])?>(nil)
+    /// Decides over every frame before the stages see it (a service's; nil: every frame goes through). Set from
+    /// any thread once the group runs (source recovery starts watching after the pipelines play).
+    let inputGate = Mutex<(any GroupInputGate)?>(nil)
     private var thread: Thread?
     private let done = DispatchSemaphore(value: 0)
 
@@ -70,9 +63,9 @@ final class StageGroup: @unchecked Sendable {
     init(
         plan: StageGroupPlan, stages: [(String, any Stage)], sink: AppSink, sinkSegment: Int,
         main: (AppSource, Int)?, extras: [String: (AppSource, Int)], handoff: Handoff, budgetNs: UInt64,
-        preview: PreviewTap? = nil, onLatencyChange: (@Sendable (Int) -> Void)?
+        clock: any HostClock = SystemClock.shared, onLatencyChange: (@Sendable (Int) -> Void)?
     ) throws(HostError) {
-        self.preview = preview
+        self.clock = clock
         self.plan = plan
         self.stages = stages.map { (name: $0.0, stage: $0.1) }
         self.sink = sink; self.sinkSegment = sinkSegment
@@ -106,9 +99,6 @@ final class StageGroup: @unchecked Sendable {
         for e in extras.values { e.src.configure(live: false, maxBuffers: 8, minLatency: 0) }
         _ = eventWatches
     }
-
-    /// Caps the stages take: raw video in the formats every stage of the group accepts.
-    var stageCaps: String { Self.stageCaps(accepted) }
 
     /// Raw video in the `accepted` formats (any raw video when nil), overlay formats first.
     static func stageCaps(_ accepted: Set<String>?) -> String { StageChain.capsText(accepted) }
@@ -222,21 +212,10 @@ final class StageGroup: @unchecked Sendable {
 
     private func run() {
         var latencySet = false
-        var lastRunningTime: UInt64?
+        let taps = self.taps
         let chain = StageChain(stages: stages, contexts: stages.map { GroupContext(stageName: $0.name, group: self) })
         /// One frame through the chain and out; false when the worker must end.
         func handle(_ buffer: Buffer, _ capsOrNil: Caps?, _ segment: Segment) -> Bool {
-            if supervised, let rt = buffer.pts.flatMap({ segment.runningTime($0) }) {
-                if let last = lastRunningTime, rt <= last {
-                    stats.values.withLock { $0.behind += 1 }
-                    return true
-                }
-                lastRunningTime = rt
-                if !buffer.isGap {
-                    lastLiveRunningTime.store(rt, ordering: .relaxed)
-                    livePassed.add(1, ordering: .relaxed)
-                }
-            }
             guard let caps = capsOrNil ?? chain.caps else { fail("stage '\(name)': a frame arrived without caps"); return false }
             let frame: VideoFrame, times: [Double]
             do {
@@ -269,7 +248,7 @@ final class StageGroup: @unchecked Sendable {
                 if placeholder { v.placeholders += 1 } else { v.pulled += 1 }
                 for (i, s) in stages.enumerated() { v.perStage[s.name]?.record(ms: times[i]) }
             }
-            preview?.offer(frame)
+            for t in taps { t.offer(frame) }
             if let main {
                 // Given away: the next group finds the frame writable (no copy-on-write race with us).
                 if main.src.push(consuming: frame.buffer, caps: caps, segment: segment) {
@@ -293,14 +272,13 @@ final class StageGroup: @unchecked Sendable {
                 endAll()
                 return
             case .sample(let buffer, let capsOrNil, let segment):
-                if supervised, !buffer.isGap, let last = lastRunningTime, let caps = capsOrNil ?? chain.caps,
-                    let rt = buffer.pts.flatMap({ segment.runningTime($0) }), let filler = holeFiller.withLock({ $0 })
-                {
-                    // Live frames back after a loss may start further on than the placeholders reached:
-                    // fill the hole first, so a recording never has one.
-                    for b in filler(last, rt, caps, segment) where !handle(b, caps, segment) { return }
+                guard let gate = inputGate.withLock({ $0 }) else {
+                    if !handle(buffer, capsOrNil, segment) { return }
+                    continue
                 }
-                if !handle(buffer, capsOrNil, segment) { return }
+                let admitted = gate.admit(buffer, caps: capsOrNil ?? chain.caps, segment: segment)
+                if admitted.behind > 0 { stats.values.withLock { $0.behind += admitted.behind } }
+                for b in admitted.buffers where !handle(b, b === buffer ? capsOrNil : (capsOrNil ?? chain.caps), segment) { return }
             }
         }
     }
@@ -322,6 +300,7 @@ final class GroupContext: StageContext, @unchecked Sendable {
     let stageName: String
     unowned let group: StageGroup
     init(stageName: String, group: StageGroup) { self.stageName = stageName; self.group = group }
+    var clock: any HostClock { group.clock }
     func push(_ frame: VideoFrame, on output: String) -> Bool { group.push(frame, stage: stageName, output: output) }
     func push(_ tags: TagList, on output: String) -> Bool {
         group.extras["\(stageName).\(output)"]?.src.sendTags(tags) ?? false

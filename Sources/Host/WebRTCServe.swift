@@ -30,61 +30,42 @@ public struct WebRTCServe: Equatable, Sendable {
         self.codec = codec
     }
 
-    /// Replaces the `webrtcserve` node of `parsed` by its appsink; returns the description and the server to run
-    /// (nil without one), or a usage error naming the bad property and what was expected.
-    public static func extract(from parsed: ParsedDescription) throws(HostError) -> (ParsedDescription, WebRTCServe?) {
-        var out = parsed
-        var found: WebRTCServe?
-        for (c, chain) in parsed.chains.enumerated() {
-            for (n, node) in chain.nodes.enumerated() {
-                guard case .element(let factory, let properties, let offset) = node, factory == Self.factory else { continue }
-                if n != chain.nodes.count - 1 {
-                    let next = Echo.value(chain.nodes[n + 1].text)
-                    throw HostError(.usage, "webrtcserve is a sink: nothing can follow it (found '\(next)' after it)")
-                }
-                if n == 0 {
-                    throw HostError(
-                        .usage,
-                        "webrtcserve has nothing before it: expected raw video, e.g. 'videotestsrc is-live=true ! compose ! webrtcserve'")
-                }
-                if found != nil {
-                    throw HostError(
-                        .usage, "webrtcserve: only one per description (the page shows one preview): remove the second webrtcserve")
-                }
-                var serve = WebRTCServe(appSink: "vf_webrtc0")
-                for p in properties { try serve.apply(p) }
-                found = serve
-                let sink = PropertyAssignment.relaySink(name: serve.appSink, maxBuffers: 2)
-                out.chains[c].nodes[n] = .element(factory: "appsink", properties: sink, offset: offset)
-            }
-        }
-        return (out, found)
-    }
+    /// `webrtcserve` as a description element: its properties, parsed as a stage's are.
+    public static let spec = ServiceElementSpec(
+        factory: factory,
+        properties: [
+            PropertySpec("codec", "video codec sent to the browsers", .choice(WebRTCServer.Codec.allCases.map(\.rawValue)), default: "vp8"),
+            PropertySpec("stun-server", "STUN server as stun://HOST:PORT (off when empty)", .string, default: ""),
+        ],
+        feed: "raw video, e.g. 'videotestsrc is-live=true ! compose ! webrtcserve'", maxBuffers: 2, sinkPrefix: "vf_webrtc")
 
-    /// Applies one property as written, or throws naming it and what was expected.
-    private mutating func apply(_ p: PropertyAssignment) throws(HostError) {
-        let v = p.value
-        switch p.key {
-        case "name":
-            guard !v.isEmpty else { throw HostError(.usage, "webrtcserve: empty name=: expected a name, e.g. name=web") }
-            appSink = v
-        case "codec":
-            guard let c = WebRTCServer.Codec(rawValue: v.lowercased()) else {
-                throw HostError(.usage, "webrtcserve: codec '\(Echo.value(v))' is not known: expected vp8 (default) or h264")
-            }
-            codec = c
-        case "stun-server":
-            let rest = v.hasPrefix("stun://") ? String(v.dropFirst("stun://".count)) : ""
+    /// The plan of the claimed `webrtcserve` (nil without one): only one per description.
+    static func plan(_ claims: [ClaimedElement]) throws(HostError) -> WebRTCServe? {
+        guard let claim = claims.first else { return nil }
+        if claims.count > 1 {
+            throw HostError(.usage, "webrtcserve: only one per description (the page shows one preview): remove the second webrtcserve")
+        }
+        let v = claim.values
+        var serve = WebRTCServe(appSink: claim.appSink, codec: WebRTCServer.Codec(rawValue: v.string("codec")) ?? .vp8)
+        let stun = v.string("stun-server")
+        if v.assigned.contains("stun-server") {
+            let rest = stun.hasPrefix("stun://") ? String(stun.dropFirst("stun://".count)) : ""
             let parts = rest.split(separator: ":", omittingEmptySubsequences: false)
             guard parts.count == 2, !parts[0].isEmpty, let port = Int(parts[1]), (1...65535).contains(port) else {
                 throw HostError(
                     .usage,
-                    "webrtcserve: stun-server '\(Echo.value(v))' is not stun://HOST:PORT: expected e.g. stun-server=stun://127.0.0.1:3478")
+                    "webrtcserve: stun-server '\(Echo.value(stun))' is not stun://HOST:PORT: expected e.g. stun-server=stun://127.0.0.1:3478")
             }
-            stunServer = v
-        default:
-            throw HostError(.usage, "webrtcserve: unknown property '\(Echo.value(p.key))': expected name, codec or stun-server")
+            serve.stunServer = stun
         }
+        return serve
+    }
+
+    /// Replaces the `webrtcserve` node of `parsed` by its appsink; returns the description and the server to run
+    /// (nil without one), or a usage error naming the bad property and what was expected.
+    public static func extract(from parsed: ParsedDescription) throws(HostError) -> (ParsedDescription, WebRTCServe?) {
+        let (out, claims) = try ServiceClaims.extract(from: parsed, specs: [spec])
+        return (out, try plan(claims))
     }
 
     /// The elements the server needs, with the Debian package that brings each.

@@ -21,8 +21,16 @@ import Timing
 public final class CaptureStage: Stage {
     /// The custom event (upstream or downstream) that triggers a capture; optional field `timer` (int seconds).
     public static let eventName = "viewfinder-capture"
-    /// Element messages posted on every state change and capture.
-    public static let messageName = CaptureMessage.structureName
+
+    /// Its extra outputs (in `inspect`'s order).
+    public enum Output: String, StageOutputName {
+        /// The chosen photo.
+        case snapshot
+        /// The same frame for a thumbnail branch.
+        case thumbnail
+        /// The uncropped frame (crop and keep-full).
+        case full
+    }
 
     /// Descriptor.
     public static let descriptor = StageDescriptor(
@@ -32,10 +40,10 @@ public final class CaptureStage: Stage {
         properties: CaptureSettings.specs,
         outputs: [
             OutputSpec(
-                "snapshot",
+                Output.snapshot,
                 "the chosen full-resolution (or cropped) clean frame, after its tags (datetime, description, application, orientation)"),
-            OutputSpec("thumbnail", "the same frame for a thumbnail branch"),
-            OutputSpec("full", "the uncropped frame when crop and keep-full are set"),
+            OutputSpec(Output.thumbnail, "the same frame for a thumbnail branch"),
+            OutputSpec(Output.full, "the uncropped frame when crop and keep-full are set"),
         ],
         formats: overlayFormats)
 
@@ -163,7 +171,7 @@ public final class CaptureStage: Stage {
         let spare = runtime.withLock { $0.ring.spare(at: time, keepMs: s.ringMs) }
         let copy = s.ringMs > 0 || analysing ? frame.copied(reusing: spare) : nil
         let fired = triggers.count
-        let backlog = context.backlog(on: "snapshot")
+        let backlog = context.backlog(on: Output.snapshot)
         var posts: [CaptureMessage] = []
         let capture = runtime.withLock { rt in
             rt.context = context
@@ -197,15 +205,15 @@ public final class CaptureStage: Stage {
         let tracked = saver.register(
             number: number, pts: photo.pts, trigger: kind, composition: framed.composition,
             crop: framed.window, full: framed.full != nil, thumbnails: s.thumbnails, date: taken)
-        guard ShotSender.send(photo, tags: tags, on: "snapshot", context: context) else {
+        guard ShotSender.send(photo, tags: tags, on: Output.snapshot, context: context) else {
             let why = "the snapshot output is not running"
             saver.cancel(number)
             runtime.withLock { _ = $0.shutter.machine.handle(.saveFailed(why, time: pick.time)) }
             return [CaptureMessage(.error(number: nil, file: nil, reason: why))]
         }
-        var missing: Set<String> = []
-        if s.thumbnails, !context.push(photo, on: "thumbnail") { missing.insert("thumbnail") }
-        if let full = framed.full, !ShotSender.send(full, tags: tags, on: "full", context: context) { missing.insert("full") }
+        var missing: Set<Output> = []
+        if s.thumbnails, !context.push(photo, on: Output.thumbnail) { missing.insert(.thumbnail) }
+        if let full = framed.full, !ShotSender.send(full, tags: tags, on: Output.full, context: context) { missing.insert(.full) }
         // A branch of the user's own: handed over counts as saved for the state machine.
         let (phase, readiness) = runtime.withLock { rt in
             if !tracked { _ = rt.shutter.machine.handle(.saved) }

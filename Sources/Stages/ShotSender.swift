@@ -17,7 +17,7 @@ public enum ShotSender {
 
     /// Sends `tags` then `frame` on `output`; false when the output is not linked or has stopped.
     @discardableResult
-    public static func send(_ frame: VideoFrame, tags: TagList, on output: String, context: StageContext) -> Bool {
+    public static func send(_ frame: VideoFrame, tags: TagList, on output: some StageOutputName, context: StageContext) -> Bool {
         context.push(tags, on: output)
         return context.push(frame, on: output)
     }

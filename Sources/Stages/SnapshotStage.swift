@@ -22,6 +22,12 @@ public final class SnapshotStage: Stage {
         "location", "Files written by the default branch when 'snapshot' is not linked (multifilesink pattern)",
         .string, default: "snapshot-%05d.jpg")
 
+    /// Its one extra output.
+    public enum Output: String, StageOutputName {
+        /// The clean frame at each trigger.
+        case snapshot
+    }
+
     /// Descriptor.
     public static let descriptor = StageDescriptor(
         kind: "snapshot",
@@ -29,7 +35,7 @@ public final class SnapshotStage: Stage {
         properties: [
             schedule.interval.spec, schedule.at.spec, schedule.manual.spec, schedule.maxShots.spec, location.spec, schedule.quality.spec,
         ],
-        outputs: [OutputSpec("snapshot", "the clean frame at each trigger, with its timestamps")],
+        outputs: [OutputSpec(Output.snapshot, "the clean frame at each trigger, with its timestamps")],
         formats: ["ANY"])
 
     private struct State { var schedule: ShotSchedule; var shots = 0 }
@@ -83,7 +89,7 @@ public final class SnapshotStage: Stage {
             tags: ShotSender.tags(
                 description: "Viewfinder snapshot \(shot.number) by \(context.stageName) (\(shot.reason.rawValue)) at frame \(frame.index)",
                 date: context.clock.wallNow),
-            on: "snapshot", context: context)
+            on: Output.snapshot, context: context)
         context.post(
             SnapshotMessage(
                 stage: context.stageName, shot: shot.number, frame: UInt64(frame.index),

@@ -9,7 +9,14 @@ public struct OutputSpec: Sendable {
     public var blurb: String
     /// Creates an output spec.
     public init(_ name: String, _ blurb: String) { self.name = name; self.blurb = blurb }
+    /// Creates the spec of one of a stage's named outputs.
+    public init(_ output: some StageOutputName, _ blurb: String) { self.init(output.rawValue, blurb) }
 }
+
+/// A stage's extra outputs as an enum (`CaptureStage.Output`): the stage declares, pushes to and compares
+/// its outputs by case, never by a string literal. The host and descriptions know them by `rawValue`
+/// (`cap.snapshot`), which is what `Stage.defaultBranch(for:)`, `outputsPlanned` and `outputFailed` receive.
+public protocol StageOutputName: RawRepresentable<String>, CaseIterable, Hashable, Sendable {}
 
 /// What the host made of a stage's extra output.
 public enum OutputPlan: Sendable, Equatable {
@@ -68,6 +75,13 @@ public protocol StageContext: AnyObject, Sendable {
 extension StageContext {
     /// No backlog by default (contexts without queues).
     public func backlog(on output: String) -> Int { 0 }
+
+    /// `push(_:on:)` on a named output.
+    @discardableResult public func push(_ frame: VideoFrame, on output: some StageOutputName) -> Bool { push(frame, on: output.rawValue) }
+    /// `push(_:on:)` (tags) on a named output.
+    @discardableResult public func push(_ tags: TagList, on output: some StageOutputName) -> Bool { push(tags, on: output.rawValue) }
+    /// `backlog(on:)` of a named output.
+    public func backlog(on output: some StageOutputName) -> Int { backlog(on: output.rawValue) }
     /// The system clock by default (a host or test that injects one overrides it).
     public var clock: any HostClock { SystemClock.shared }
 }

@@ -98,9 +98,13 @@ extension Bench {
     ) throws(HostError) -> ControlResult {
         let loadAtStart = loadAverage()
         let clockReadNs = clockReadCost()
-        let session = try Session(description: controlDescription)
-        let server = ControlServer(session: session, address: try ControlAddress(parsing: "127.0.0.1:0", token: nil), fire: {})
-        let url = try server.start()
+        var options = SessionOptions()
+        options.services = [ControlServerFactory(address: try ControlAddress(parsing: "127.0.0.1:0", token: nil), fire: {})]
+        let session = try Session(description: controlDescription, options: options)
+        try session.prepare()
+        guard let server = session.services(ControlServer.self).first, let url = server.url, let tap = session.preview else {
+            throw HostError(.runtime, "bench control: the session has no control server or no preview")
+        }
         let base = String(url.dropLast())  // no trailing slash
         // The bus loop's hand-over: chained after the server's own hook, stamped just before it runs.
         let stamps = EventStamps()
@@ -124,14 +128,13 @@ extension Bench {
                 session.abort()
                 _ = ended.wait(timeout: .now() + 5)
             }
-            server.stop()
+            session.close()
         }
         guard playing.wait(timeout: .now() + 20) == .success else {
             throw HostError(.runtime, "bench control: the session did not play within 20 s: \(session.errors.joined(separator: "; "))")
         }
 
         // 1. The preview: 0 viewers, then 1, per round.
-        let tap = session.preview
         var idle = PreviewWindow.Sum(), watched = PreviewWindow.Sum()
         var received = (parts: 0, bytes: 0), size = (width: 0, height: 0)
         for round in 1...max(1, rounds) {

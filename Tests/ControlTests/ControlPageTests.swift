@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The control page in a real browser (headless Chromium through chromedriver) against the real binary:
@@ -69,6 +70,32 @@ import Testing
         #expect(try browser.wait(until: "return document.getElementById('rule').textContent === 'thirds'"), "the readout did not follow the events")
         let stages = try ControlTools.curl("GET", vf.base + "/api/stages")
         #expect(ControlServerTests.property(stages.json, "compose0", "rule")["value"] as? String == "thirds")
+
+        // Typed values both ways: the checkbox shows the JSON boolean it read and sends one; a Double slider
+        // and an Integer slider send JSON numbers, which the API takes (it refuses "5" for a number).
+        let overlay = "input[type=checkbox][data-stage=compose0][data-prop=overlay]"
+        #expect(
+            try browser.run("return document.querySelector('\(overlay)').checked") as? Bool == true, "overlay=true not shown as checked")
+        try browser.click(overlay)
+        #expect(try browser.wait(until: "return document.getElementById('message').textContent === 'compose0.overlay = false'"))
+        func setSlider(_ stage: String, _ prop: String, _ value: String) throws {
+            try browser.run(
+                """
+                const i = document.querySelector('input[type=range][data-stage=\(stage)][data-prop=\(prop)]');
+                i.value = '\(value)'; i.dispatchEvent(new Event('change')); return true
+                """)
+        }
+        try setSlider("compose0", "analysis-fps", "5")
+        #expect(try browser.wait(until: "return document.getElementById('message').textContent === 'compose0.analysis-fps = 5'"))
+        try setSlider("capture0", "max-shots", "7")
+        #expect(try browser.wait(until: "return document.getElementById('message').textContent === 'capture0.max-shots = 7'"))
+        #expect(try browser.run("return document.getElementById('message').className") as? String == "", "the page shows an error")
+        let typed = try ControlTools.curl("GET", vf.base + "/api/stages").json
+        #expect(ControlServerTests.property(typed, "compose0", "overlay")["value"] as? Bool == false)
+        #expect(ControlTools.jsonKind(ControlServerTests.property(typed, "compose0", "overlay")["value"]) == "boolean")
+        #expect(ControlServerTests.property(typed, "compose0", "analysis-fps")["value"] as? Double == 5)
+        #expect(ControlServerTests.property(typed, "capture0", "max-shots")["value"] as? Int == 7)
+        #expect(ControlTools.jsonKind(ControlServerTests.property(typed, "capture0", "max-shots")["value"]) == "number")
 
         // The shutter adds a photo, which shows in the gallery.
         try browser.click("#shutter")

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The control API through the real binary (`viewfinder launch --http`) and a real client (curl).
@@ -37,17 +38,20 @@ import Testing
         #expect(rule["value"] as? String == "auto" && rule["mutable"] as? Bool == true && rule["type"] as? String == "Enum")
         #expect(Self.property(list.json, "compose0", "engine")["mutable"] as? Bool == false)
         #expect((rule["range"] as? String ?? "").contains("thirds"))
-        #expect(Self.property(list.json, "capture0", "auto")["value"] as? String == "false")
+        #expect(Self.property(list.json, "capture0", "auto")["value"] as? Bool == false)
+        #expect(ControlTools.jsonKind(Self.property(list.json, "capture0", "auto")["value"]) == "boolean")
         #expect(Self.property(list.json, "capture0", "directory")["value"] as? String == dir.path)
         let fps = Self.property(list.json, "compose0", "analysis-fps")
-        #expect(fps["value"] as? String == "10" && fps["default"] as? String == "10" && fps["mutable"] as? Bool == true)
+        #expect(fps["value"] as? Double == 10 && fps["default"] as? Double == 10 && fps["mutable"] as? Bool == true)
+        #expect(ControlTools.jsonKind(fps["value"]) == "number" && ControlTools.jsonKind(fps["default"]) == "number")
 
         // A good PATCH applies and shows in the listing.
         let ok = try ControlTools.curl("PATCH", api + "/stages/compose0", body: #"{"analysis-fps": 5, "overlay": false}"#)
         #expect(ok.status == 200, "\(ok.body)")
         let after = try ControlTools.curl("GET", api + "/stages").json
-        #expect(Self.property(after, "compose0", "analysis-fps")["value"] as? String == "5")
-        #expect(Self.property(after, "compose0", "overlay")["value"] as? String == "false")
+        #expect(Self.property(after, "compose0", "analysis-fps")["value"] as? Double == 5)
+        #expect(Self.property(after, "compose0", "overlay")["value"] as? Bool == false)
+        #expect(ControlTools.jsonKind(Self.property(after, "compose0", "overlay")["value"]) == "boolean")
 
         // Refusals, each with its JSON error; nothing changes when one field is bad.
         let early = try ControlTools.curl("PATCH", api + "/stages/compose0", body: #"{"engine": "faces", "overlay": true}"#)
@@ -67,7 +71,7 @@ import Testing
         let badJSON = try ControlTools.curl("PATCH", api + "/stages/compose0", body: "{overlay")
         #expect(badJSON.status == 400 && (badJSON.json["error"] as? String ?? "").contains("expected a JSON object"), "\(badJSON.body)")
         let unchanged = try ControlTools.curl("GET", api + "/stages").json
-        #expect(Self.property(unchanged, "compose0", "overlay")["value"] as? String == "false")
+        #expect(Self.property(unchanged, "compose0", "overlay")["value"] as? Bool == false)
         let huge = try ControlTools.curl(
             "PATCH", api + "/stages/compose0", body: "{\"x\": \"" + String(repeating: "a", count: 70_000) + "\"}")
         #expect(huge.status == 413 && (huge.json["error"] as? String ?? "").contains("65536"), "\(huge.status) \(huge.body.prefix(200))")
@@ -117,6 +121,121 @@ import Testing
         #expect(stop.status == 202)
         #expect(vf.finish() == 0, "\(vf.stderr)")
         #expect(vf.stderr.contains("frames:"))
+    }
+
+    /// `value` and `default` are typed JSON: numbers for int and double, booleans for bool, strings for the rest;
+    /// a PATCH field of another JSON type is a 400 naming the field and the type expected, and changes nothing.
+    @Test func valuesAreTypedJSONAndOtherTypesAreRefused() throws {
+        let vf = try ControlTools.launch(
+            "videotestsrc is-live=true ! video/x-raw,width=320,height=240,framerate=30/1 ! compose analysis-width=160 warmup=0 ! ringlight width=12 color=#ff0000 ! fakesink"
+        )
+        defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
+        let api = vf.base + "/api"
+        func kinds(_ json: [String: Any], _ stage: String, _ name: String) -> [String] {
+            let p = Self.property(json, stage, name)
+            return [ControlTools.jsonKind(p["value"]), ControlTools.jsonKind(p["default"])]
+        }
+
+        let list = try ControlTools.curl("GET", api + "/stages").json
+        // int: numbers (the value set in the description, the spec's default).
+        #expect(kinds(list, "ringlight0", "width") == ["number", "number"])
+        #expect(Self.property(list, "ringlight0", "width")["value"] as? Int == 12)
+        #expect(Self.property(list, "ringlight0", "width")["default"] as? Int == 40)
+        #expect(Self.property(list, "compose0", "analysis-width")["value"] as? Int == 160)
+        // double: numbers.
+        #expect(kinds(list, "compose0", "text-scale") == ["number", "number"])
+        #expect(Self.property(list, "compose0", "text-scale")["value"] as? Double == 1)
+        #expect(Self.property(list, "compose0", "analysis-fps")["default"] as? Double == 10)
+        // bool: booleans.
+        #expect(kinds(list, "ringlight0", "enabled") == ["boolean", "boolean"])
+        #expect(Self.property(list, "ringlight0", "enabled")["value"] as? Bool == true)
+        #expect(kinds(list, "compose0", "overlay") == ["boolean", "boolean"])
+        // choice, colour, flags, string: strings in their description form.
+        #expect(kinds(list, "compose0", "rule") == ["string", "string"])
+        #expect(Self.property(list, "compose0", "rule")["value"] as? String == "auto")
+        #expect(kinds(list, "ringlight0", "color") == ["string", "string"])
+        #expect(Self.property(list, "ringlight0", "color")["value"] as? String == "#ff0000ff")
+        #expect(Self.property(list, "ringlight0", "color")["default"] as? String == "#ffffff")
+        #expect(kinds(list, "ringlight0", "preset") == ["string", "string"])
+
+        // A double takes any JSON number, an integer literal too; the answer's `changed` is typed as well.
+        let good = try ControlTools.curl("PATCH", api + "/stages/ringlight0", body: #"{"width": 20, "enabled": false}"#)
+        #expect(good.status == 200, "\(good.body)")
+        let changed = good.json["changed"] as? [String: Any] ?? [:]
+        #expect(changed["width"] as? Int == 20 && ControlTools.jsonKind(changed["width"]) == "number", "\(good.body)")
+        #expect(changed["enabled"] as? Bool == false && ControlTools.jsonKind(changed["enabled"]) == "boolean", "\(good.body)")
+        let integer = try ControlTools.curl("PATCH", api + "/stages/compose0", body: #"{"analysis-fps": 5, "text-scale": 1.5}"#)
+        #expect(integer.status == 200, "\(integer.body)")
+        #expect((integer.json["changed"] as? [String: Any])?["analysis-fps"] as? Double == 5, "\(integer.body)")
+        let after = try ControlTools.curl("GET", api + "/stages").json
+        #expect(Self.property(after, "ringlight0", "width")["value"] as? Int == 20)
+        #expect(Self.property(after, "ringlight0", "enabled")["value"] as? Bool == false)
+        #expect(Self.property(after, "compose0", "analysis-fps")["value"] as? Double == 5)
+        #expect(Self.property(after, "compose0", "text-scale")["value"] as? Double == 1.5)
+
+        // Each refusal: 400, the field, the exact text; huge numbers are refused as cleanly.
+        let ruleWords = Self.property(list, "compose0", "rule")["range"] as? String ?? "?"
+        #expect(ruleWords.hasPrefix("auto, thirds"))
+        let refusals: [(stage: String, body: String, field: String, error: String)] = [
+            (
+                "compose0", #"{"analysis-fps": "5"}"#, "analysis-fps",
+                "compose0: 'analysis-fps' takes a JSON number (0.1 - 120.0), got a string"
+            ),
+            ("compose0", #"{"overlay": 1}"#, "overlay", "compose0: 'overlay' takes a JSON boolean (true or false), got a number"),
+            ("compose0", #"{"overlay": "false"}"#, "overlay", "compose0: 'overlay' takes a JSON boolean (true or false), got a string"),
+            ("compose0", #"{"overlay": null}"#, "overlay", "compose0: 'overlay' takes a JSON boolean (true or false), got null"),
+            ("compose0", #"{"text-scale": true}"#, "text-scale", "compose0: 'text-scale' takes a JSON number (0.25 - 4.0), got a boolean"),
+            ("ringlight0", #"{"width": "20"}"#, "width", "ringlight0: 'width' takes a JSON number (integer 10 - 120), got a string"),
+            ("ringlight0", #"{"width": 2.5}"#, "width", "ringlight0: 'width' takes a JSON number (integer 10 - 120), got 2.5"),
+            ("ringlight0", #"{"width": 500}"#, "width", "ringlight0: bad value '500' for property 'width': expected integer 10 - 120"),
+            (
+                "ringlight0", #"{"width": 99999999999999999999}"#, "width",
+                "ringlight0: 'width' takes a JSON number (integer 10 - 120), got 1e+20"
+            ),
+            (
+                "ringlight0", #"{"width": 1e400}"#, "width",
+                "ringlight0: 'width' takes a JSON number (integer 10 - 120), got a number too large to represent"
+            ),
+            (
+                "compose0", #"{"analysis-fps": 1e400}"#, "analysis-fps",
+                "compose0: 'analysis-fps' takes a JSON number (0.1 - 120.0), got a number too large to represent"
+            ),
+            (
+                "compose0", #"{"analysis-fps": -1e400}"#, "analysis-fps",
+                "compose0: 'analysis-fps' takes a JSON number (0.1 - 120.0), got a number too large to represent"
+            ),
+            (
+                "compose0", #"{"analysis-fps": 99999999999999999999}"#, "analysis-fps",
+                "compose0: bad value '1e+20' for property 'analysis-fps': expected double 0.1 - 120.0"
+            ),
+            (
+                "ringlight0", #"{"color": 255}"#, "color",
+                "ringlight0: 'color' takes a JSON string (#rrggbb, #rrggbbaa or a colour name), got a number"
+            ),
+            (
+                "compose0", #"{"rule": ["thirds"]}"#, "rule",
+                "compose0: 'rule' takes a JSON string (\(ruleWords)), got an array"
+            ),
+            // One bad field refuses the whole object: the good one is not applied either.
+            (
+                "ringlight0", #"{"opacity": 50, "width": "30"}"#, "width",
+                "ringlight0: 'width' takes a JSON number (integer 10 - 120), got a string"
+            ),
+        ]
+        for r in refusals {
+            let answer = try ControlTools.curl("PATCH", api + "/stages/" + r.stage, body: r.body)
+            #expect(answer.status == 400, "\(r.body): \(answer.status) \(answer.body)")
+            #expect(answer.json["field"] as? String == r.field, "\(r.body): \(answer.body)")
+            #expect(answer.json["error"] as? String == r.error, "\(r.body): \(answer.body)")
+        }
+        let unchanged = try ControlTools.curl("GET", api + "/stages").json
+        #expect(Self.property(unchanged, "ringlight0", "width")["value"] as? Int == 20)
+        #expect(Self.property(unchanged, "ringlight0", "opacity")["value"] as? Int == 80)
+        #expect(Self.property(unchanged, "compose0", "overlay")["value"] as? Bool == true)
+        #expect(Self.property(unchanged, "compose0", "analysis-fps")["value"] as? Double == 5)
+
+        #expect(try ControlTools.curl("POST", api + "/stop").status == 202)
+        #expect(vf.finish() == 0, "\(vf.stderr)")
     }
 
     @Test func tokenIsDemandedOfEveryRequest() throws {

@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Starts the real `viewfinder` binary with `--http` and talks to it with `/usr/bin/curl` (the binary and
-/// temporary directories come from the CLI tests' `Tools`, shared by symlink as in HostTests).
+/// temporary directories come from TestSupport's `Tools`).
 enum ControlTools {
     /// A port nothing listens on right now (bound to 0, read back, closed).
     static func freePort() -> UInt16 {
@@ -94,6 +95,20 @@ enum ControlTools {
         return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { line in
             guard line.hasPrefix("data: ") else { return nil }
             return (try? JSONSerialization.jsonObject(with: Data(line.dropFirst(6).utf8))) as? [String: Any]
+        }
+    }
+
+    /// The JSON type `JSONSerialization` decoded `value` from: "boolean", "number", "string", "null", "array",
+    /// "object" or "missing" (a JSON boolean is an NSNumber of the boolean class, a number any other NSNumber).
+    static func jsonKind(_ value: Any?) -> String {
+        switch value {
+        case nil: "missing"
+        case is String: "string"
+        case let n as NSNumber: ObjectIdentifier(type(of: n)) == ObjectIdentifier(type(of: NSNumber(value: true))) ? "boolean" : "number"
+        case is NSNull: "null"
+        case is [Any]: "array"
+        case is [String: Any]: "object"
+        default: "\(type(of: value))"
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `pipelines/demo-live.pipeline` (what `launch/demo` serves without a display) really shows the product:

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The gallery routes through the real binary (`viewfinder launch --http`) and real curl, on photos a

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The `/hls` routes through the real binary (`viewfinder run pipelines/hls.pipeline --http`) and real clients

@@ -3,21 +3,40 @@ import Testing
 
 @testable import Control
 
-/// PATCH bodies: a JSON object of strings, numbers and booleans, as description text; other values and
-/// other bodies refused with what was expected.
+/// PATCH bodies: a JSON object of strings, numbers and booleans; other values kept by kind and other bodies
+/// refused with what was expected. No number traps: beyond Int it is a Double, beyond Double `.hugeNumber`.
 struct JSONScalarTests {
-    @Test func scalarsBecomeDescriptionText() throws {
-        let fields = try JSONScalar.object(Data(#"{"b": true, "a": 3, "c": 0.5, "d": "thirds"}"#.utf8))
-        #expect(fields.map(\.0) == ["a", "b", "c", "d"])
-        #expect(fields.map { $0.1.text } == ["3", "true", "0.5", "thirds"])
+    @Test func scalarsKeepTheirJSONType() throws {
+        let fields = try JSONScalar.object(Data(#"{"b": true, "a": 3, "c": 0.5, "d": "thirds", "e": "5"}"#.utf8))
+        #expect(fields.map(\.0) == ["a", "b", "c", "d", "e"])
+        #expect(fields.map(\.1) == [.int(3), .bool(true), .double(0.5), .string("thirds"), .string("5")])
+        #expect(fields.map { $0.1.text } == ["3", "true", "0.5", "thirds", "5"])
+        #expect(fields.map { $0.1.kind } == ["a number", "a boolean", "a number", "a string", "a string"])
     }
 
-    @Test func nonScalarValuesAreKeptAsOther() throws {
+    @Test func nonScalarValuesAreKeptByKind() throws {
         let fields = try JSONScalar.object(Data(#"{"x": [1], "y": {"z": 1}, "n": null}"#.utf8))
-        #expect(fields.allSatisfy { $0.1 == .other && $0.1.text == nil })
+        #expect(fields.map(\.0) == ["n", "x", "y"])
+        #expect(fields.map(\.1) == [.other("null"), .other("an array"), .other("an object")])
+        #expect(fields.map { $0.1.kind } == ["null", "an array", "an object"])
     }
 
-    @Test(arguments: ["", "{", "[1, 2]", "\"text\"", "3"])
+    /// A whole number literal is an `.int` (2.0 too, as JSON does not tell them apart); one beyond `Int` is a
+    /// `.double`; one beyond `Double`, either sign, is `.hugeNumber`; a tiny one underflows to 0.
+    @Test func largeAndSmallNumbersDecodeWithoutTrapping() throws {
+        let body =
+            #"{"a": 99999999999999999999, "b": 1e400, "c": -1e400, "d": 9223372036854775807, "e": 9223372036854775808, "f": 2.0, "g": 1e-400, "h": -2.5}"#
+        let fields = try JSONScalar.object(Data(body.utf8))
+        #expect(
+            fields.map(\.1) == [
+                .double(1e20), .hugeNumber, .hugeNumber, .int(Int.max), .double(9_223_372_036_854_775_808), .int(2), .int(0), .double(-2.5),
+            ])
+        #expect(fields[0].1.text == "1e+20")
+        #expect(fields[1].1.text == "a number too large to represent")
+        #expect(fields[4].1.text == "9.223372036854776e+18")
+    }
+
+    @Test(arguments: ["", "{", "[1, 2]", "\"text\"", "3", "{\"a\": 1e400"])
     func otherBodiesAreRefused(_ body: String) {
         do {
             _ = try JSONScalar.object(Data(body.utf8))

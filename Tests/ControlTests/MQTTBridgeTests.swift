@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `--mqtt`/`--topic` through the real binary, Debian's real broker (`mosquitto` on a free loopback port)
@@ -179,6 +180,19 @@ import Testing
             ("set", #"{"stage":"compose0","rule":"thirds"}"#, "rule", "unknown field 'rule'"),
             ("set", #"{"stage":"compose0"}"#, "set", "missing 'set'"),
             ("set", "{rule", nil, "bad JSON '{rule'"),
+            // A property takes its own JSON type only, as PATCH does.
+            (
+                "set", #"{"stage":"compose0","set":{"analysis-fps":"5"}}"#, "analysis-fps",
+                "compose0: 'analysis-fps' takes a JSON number (0.1 - 120.0), got a string"
+            ),
+            (
+                "set", #"{"stage":"compose0","set":{"overlay":1}}"#, "overlay",
+                "compose0: 'overlay' takes a JSON boolean (true or false), got a number"
+            ),
+            (
+                "set", #"{"stage":"compose0","set":{"analysis-fps":1e400}}"#, "analysis-fps",
+                "compose0: 'analysis-fps' takes a JSON number (0.1 - 120.0), got a number too large to represent"
+            ),
             ("capture", #"{"timer":"soon"}"#, "timer", "expected an integer 0 - 60"),
             (
                 "explode", "{}", nil,
@@ -197,6 +211,14 @@ import Testing
         let after = rules().count
         #expect(sub.wait(timeout: 5) { _ in rules().count >= after + 3 })
         #expect(rules().suffix(3).allSatisfy { $0 == "golden" }, "\(rules())")
+
+        // The reply's `changed` is typed JSON: a boolean and a number (an integer literal for a double).
+        let answered = replies().count
+        try broker.publish("cams/door/cmd/set", #"{"stage":"compose0","set":{"overlay":false,"analysis-fps":5}}"#)
+        #expect(sub.wait(timeout: 5) { _ in replies().count > answered }, "\(replies())")
+        let typed = replies().last?["changed"] as? [String: Any] ?? [:]
+        #expect(typed["overlay"] as? Bool == false && ControlTools.jsonKind(typed["overlay"]) == "boolean", "\(typed)")
+        #expect(typed["analysis-fps"] as? Double == 5 && ControlTools.jsonKind(typed["analysis-fps"]) == "number", "\(typed)")
 
         try broker.publish("cams/door/cmd/stop", nil)
         let r = vf.finish()

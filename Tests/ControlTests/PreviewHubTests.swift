@@ -9,8 +9,9 @@ import Timing
 @Suite(.serialized) struct PreviewHubTests {
     /// A hub on `clock` over the tap of a session that is built, never run.
     static func hub(_ clock: ManualClock) throws -> (PreviewHub, Session) {
-        let session = try Session(description: "videotestsrc num-buffers=1 ! fakesink")
-        return (PreviewHub(tap: session.preview, clock: clock), session)
+        // A session with a stage group has a preview (a PreviewService).
+        let session = try Session(description: "videotestsrc num-buffers=1 ! passthrough ! fakesink")
+        return (PreviewHub(tap: try #require(session.preview), clock: clock), session)
     }
 
     @Test func aFreshPictureIsAnsweredAtOnceAStaleOneWaitsForTheNext() async throws {

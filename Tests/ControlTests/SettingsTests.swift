@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Settings that last, through the real binary and curl: `--config FILE`, `--save-settings`, the file
@@ -10,11 +11,12 @@ import Testing
     static let description =
         "videotestsrc is-live=true pattern=ball ! video/x-raw,width=320,height=240,framerate=30/1 ! compose analysis-width=160 warmup=0 ! ringlight ! fakesink"
 
-    /// The current value of a stage's property, as `GET /api/stages` lists it.
-    static func value(_ stages: [String: Any], _ stage: String, _ name: String) -> String? {
+    /// The current value of a stage's property, as `GET /api/stages` lists it (typed JSON: a number, a
+    /// boolean or a string).
+    static func value(_ stages: [String: Any], _ stage: String, _ name: String) -> Any? {
         let list = stages["stages"] as? [[String: Any]] ?? []
         let props = list.first { $0["name"] as? String == stage }?["properties"] as? [[String: Any]] ?? []
-        return props.first { $0["name"] as? String == name }?["value"] as? String
+        return props.first { $0["name"] as? String == name }?["value"]
     }
 
     /// The file's `stages` object.
@@ -61,8 +63,8 @@ import Testing
         defer { if second.process.isRunning { kill(second.process.processIdentifier, SIGKILL) } }
         let list = try ControlTools.curl("GET", second.base + "/api/stages")
         #expect(list.status == 200)
-        #expect(Self.value(list.json, "compose0", "rule") == "golden", "\(list.body)")
-        #expect(Self.value(list.json, "ringlight0", "opacity") == "40", "\(list.body)")
+        #expect(Self.value(list.json, "compose0", "rule") as? String == "golden", "\(list.body)")
+        #expect(Self.value(list.json, "ringlight0", "opacity") as? Int == 40, "\(list.body)")
         // compose judges with the restored rule.
         let events = try ControlTools.events(second.base + "/api/events", seconds: 2)
         let rules = events.filter { $0["name"] as? String == "viewfinder/composition" }.compactMap {
@@ -92,7 +94,7 @@ import Testing
         let state = try ControlTools.curl("GET", vf.base + "/api/state")
         #expect(state.json["state"] as? String == "running", "\(state.body)")
         let list = try ControlTools.curl("GET", vf.base + "/api/stages")
-        #expect(Self.value(list.json, "ringlight0", "opacity") == "70")
+        #expect(Self.value(list.json, "ringlight0", "opacity") as? Int == 70)
         try Self.stop(vf)
         let line = "settings: cannot write \(config.path): No such file or directory\n"
         #expect(vf.stderr.components(separatedBy: line).count == 2, "reported once: \(vf.stderr)")
@@ -111,7 +113,7 @@ import Testing
         #expect(vf.waitListening(), "\(vf.stderr)")
         #expect(vf.stderr.contains("settings: \(beside.path)\n"), "\(vf.stderr)")
         let list = try ControlTools.curl("GET", vf.base + "/api/stages")
-        #expect(Self.value(list.json, "ringlight0", "opacity") == "30", "\(list.body)")
+        #expect(Self.value(list.json, "ringlight0", "opacity") as? Int == 30, "\(list.body)")
         // --save-settings writes back into the file beside the pipeline.
         let r = try ControlTools.curl("PATCH", vf.base + "/api/stages/ringlight0", body: #"{"enabled": false}"#)
         #expect(r.status == 200, "\(r.body)")
@@ -134,9 +136,9 @@ import Testing
         let vf = try ControlTools.launch(description, extra: ["--config", config.path, "--set", "compose0.rule=center"])
         defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
         let list = try ControlTools.curl("GET", vf.base + "/api/stages").json
-        #expect(Self.value(list, "compose0", "rule") == "center")
-        #expect(Self.value(list, "ringlight0", "opacity") == "30")
-        #expect(Self.value(list, "ringlight0", "width") == "12")
+        #expect(Self.value(list, "compose0", "rule") as? String == "center")
+        #expect(Self.value(list, "ringlight0", "opacity") as? Int == 30)
+        #expect(Self.value(list, "ringlight0", "width") as? Int == 12)
         try Self.stop(vf)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Stages
+import TestSupport
 import Testing
 
 @testable import Host

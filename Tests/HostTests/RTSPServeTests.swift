@@ -31,10 +31,11 @@ import Testing
         let cases: [(String, String)] = [
             ("rtspserve path=live", "rtspserve: path 'live' must start with '/': expected e.g. path=/live"),
             ("rtspserve path=\"/a b\"", "rtspserve: path '/a b' has a space"),
-            ("rtspserve port=0", "rtspserve: port '0' is not a TCP port: expected an integer 1-65535, e.g. port=8554"),
-            ("rtspserve port=65536", "rtspserve: port '65536' is not a TCP port"),
+            // Properties are parsed as a stage's are (PropertySpec), with the same messages.
+            ("rtspserve port=0", "rtspserve: bad value '0' for property 'port': expected integer 1 - 65535"),
+            ("rtspserve port=65536", "rtspserve: bad value '65536' for property 'port': expected integer 1 - 65535"),
             ("rtspserve bind=localhost", "rtspserve: bind 'localhost' is not an IP address"),
-            ("rtspserve location=/x", "rtspserve: unknown property 'location': expected port, path, bind or name"),
+            ("rtspserve location=/x", "rtspserve: no property 'location'; properties are: name, port, path, bind"),
             ("rtspserve ! fakesink", "rtspserve is a sink: nothing can follow it (found 'fakesink' after it)"),
             ("rtspserve port=9000 t. ! queue ! rtspserve port=9000 path=/b", "rtspserve: port 9000 is used by two rtspserve elements"),
         ]

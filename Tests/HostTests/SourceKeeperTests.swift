@@ -25,12 +25,12 @@ import Testing
             reconnect: .on, seconds: 7.5)
         #expect(code == 0, "\(s.errors)")
         let m = s.messages(SourceMessage.self)
-        let lost = m.filter { $0.state == "lost" }, back = m.filter { $0.state == "restored" }
+        let lost = m.filter { $0.state == .lost }, back = m.filter { $0.state == .restored }
         #expect(lost.count >= 2, "\(m)")
         #expect(back.count >= 2, "\(m)")
         #expect(lost.allSatisfy { $0.reason == "end of stream" && $0.element == "cam" && $0.retryIn == 1 })
         // Each loss is followed by an attempt after 1 s, and that attempt brings the source back.
-        #expect(m.filter { $0.state == "retrying" }.allSatisfy { $0.attempt == 1 && $0.retryIn == 1 })
+        #expect(m.filter { $0.state == .retrying }.allSatisfy { $0.attempt == 1 && $0.retryIn == 1 })
         #expect(back.allSatisfy { $0.attempt == 1 && $0.outage > 0.9 && $0.outage < 3 })
         #expect(zip(back, back.dropFirst()).allSatisfy { $1.restores == $0.restores + 1 && $1.placeholders > $0.placeholders })
         let r = try #require(s.report)

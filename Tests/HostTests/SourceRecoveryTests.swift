@@ -64,8 +64,8 @@ import Timing
         w.run(200)
         #expect(w.attempts.map { $0 - lostAt } == [1, 2, 4, 8, 16, 32, 62, 92, 122, 152, 182])
         let m = w.messages()
-        #expect(m.first == SourceMessage(state: "lost", element: "cam", reason: "no frame for 2.0 s", retryIn: 1, losses: 1, restores: 0, placeholders: 0))
-        let retrying = m.filter { $0.state == "retrying" }
+        #expect(m.first == SourceMessage(state: .lost, element: "cam", reason: "no frame for 2.0 s", retryIn: 1, losses: 1, restores: 0, placeholders: 0))
+        let retrying = m.filter { $0.state == .retrying }
         #expect(retrying.map(\.attempt) == Array(1...11))
         #expect(retrying.map(\.retryIn) == [1, 2, 4, 8, 16, 30, 30, 30, 30, 30, 30])
         #expect(w.r.gaveUp == nil)
@@ -92,7 +92,7 @@ import Timing
         #expect(w.attempts.map { $0 - lostAt } == [1, 2, 4])
         #expect(w.r.phase == .ended)
         let m = w.messages()
-        #expect(m.map(\.state) == ["lost", "retrying", "retrying", "retrying", "gave-up"])
+        #expect(m.map(\.state) == [.lost, .retrying, .retrying, .retrying, .gaveUp])
         // It gives up when the third attempt's wait (4 s) is over without the source back.
         let gaveUp = m.last
         #expect(gaveUp?.attempt == 3 && gaveUp?.reason == "end of stream")
@@ -118,7 +118,7 @@ import Timing
         w.run(0.01)
         #expect(w.r.phase == .live)
         let back = w.messages().last
-        #expect(back?.state == "restored" && back?.attempt == 2 && back?.restores == 1)
+        #expect(back?.state == .restored && back?.attempt == 2 && back?.restores == 1)
         #expect(back?.outage == 2.5 + 13.0 / 128 + 1.0 / 128)  // 2.5 s, then 13 ticks, then the one that saw the 15th frame
         // Lost again later: 1 s to the first attempt again, not the 4 s the schedule had reached.
         w.attempts = []

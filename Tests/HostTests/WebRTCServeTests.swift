@@ -37,8 +37,9 @@ import Testing
             ),
             ("videotestsrc ! webrtcserve stun-server=stun://h:0", "webrtcserve: stun-server 'stun://h:0' is not stun://HOST:PORT"),
             ("videotestsrc ! webrtcserve name=\"\"", "webrtcserve: empty name=: expected a name"),
-            ("videotestsrc ! webrtcserve codec=av1", "webrtcserve: codec 'av1' is not known: expected vp8 (default) or h264"),
-            ("videotestsrc ! webrtcserve location=x", "webrtcserve: unknown property 'location': expected name, codec or stun-server"),
+            // Properties are parsed as a stage's are (PropertySpec), with the same messages.
+            ("videotestsrc ! webrtcserve codec=av1", "webrtcserve: bad value 'av1' for property 'codec': expected enum vp8, h264"),
+            ("videotestsrc ! webrtcserve location=x", "webrtcserve: no property 'location'; properties are: name, codec, stun-server"),
             ("videotestsrc ! webrtcserve ! fakesink", "webrtcserve is a sink: nothing can follow it (found 'fakesink' after it)"),
             ("webrtcserve", "webrtcserve has nothing before it: expected raw video"),
             ("videotestsrc ! tee name=t ! webrtcserve t. ! queue ! webrtcserve", "webrtcserve: only one per description"),

@@ -1,6 +1,7 @@
 import Foundation
 import Mosquitto
 import Synchronization
+import TestSupport
 import Testing
 import Timing
 

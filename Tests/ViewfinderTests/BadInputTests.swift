@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Bad descriptions: a clear message naming the token, exit 2, nothing written.

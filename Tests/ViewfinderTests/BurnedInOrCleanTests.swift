@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// pipelines/record-clean-stream-overlay.pipeline through the real binary: one description, the guidance burned

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `capture` through the real binary: photos by jpegenc/jifmux/multifilesink, EXIF read by exiftool,

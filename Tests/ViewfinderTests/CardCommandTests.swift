@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `viewfinder card`: a 1080x1440 share card from a captured photo, by id or by file.

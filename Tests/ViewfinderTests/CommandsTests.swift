@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `stages`, `inspect`, `run FILE --set`, `bench bridge` through the real binary.

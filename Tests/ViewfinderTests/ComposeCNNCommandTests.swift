@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `compose engine=cnn` and `engine=auto`'s use of it, through the real `viewfinder` binary. The library

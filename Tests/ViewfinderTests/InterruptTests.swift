@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Ctrl-C (SIGINT) drains with end-of-stream so recordings stay playable; SIGUSR1 takes a snapshot.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `viewfinder bench latency` through the real binary: the printed figures are real measurements (frames

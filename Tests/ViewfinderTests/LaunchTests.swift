@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `viewfinder launch` with real elements, checked with ffprobe and gst-launch-1.0.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Paths users really write (one-character and relative names, trailing slashes, spaces, quotes, URLs):

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `rtspserve` through the real binary and real RTSP clients (ffprobe, gst-launch-1.0 rtspsrc), loopback only.
@@ -240,10 +241,11 @@ import Testing
         let src = "videotestsrc is-live=true num-buffers=30 ! video/x-raw,width=320,height=240 ! x264enc"
         let cases: [(String, String)] = [
             ("\(src) ! rtph264pay ! rtspserve path=live", "rtspserve: path 'live' must start with '/'"),
-            ("\(src) ! rtph264pay ! rtspserve port=99999", "rtspserve: port '99999' is not a TCP port: expected an integer 1-65535"),
-            ("\(src) ! rtph264pay ! rtspserve port=http", "rtspserve: port 'http' is not a TCP port"),
+            // Properties are parsed as a stage's are (PropertySpec), with the same messages.
+            ("\(src) ! rtph264pay ! rtspserve port=99999", "rtspserve: bad value '99999' for property 'port': expected integer 1 - 65535"),
+            ("\(src) ! rtph264pay ! rtspserve port=http", "rtspserve: bad value 'http' for property 'port': expected integer 1 - 65535"),
             ("\(src) ! rtph264pay ! rtspserve bind=example.org", "rtspserve: bind 'example.org' is not an IP address"),
-            ("\(src) ! rtph264pay ! rtspserve mount=/x", "rtspserve: unknown property 'mount': expected port, path, bind or name"),
+            ("\(src) ! rtph264pay ! rtspserve mount=/x", "rtspserve: no property 'mount'; properties are: name, port, path, bind"),
             ("\(src) ! rtph264pay ! rtspserve ! fakesink", "rtspserve is a sink: nothing can follow it"),
             ("\(src) ! rtspserve", "is fed with video/x-h264, expected RTP (application/x-rtp): put a payloader such as rtph264pay before rtspserve"),
             ("videotestsrc num-buffers=5 ! compose ! rtspserve", "is fed with anything (ANY caps), expected RTP (application/x-rtp): put a payloader"),

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `--reconnect` with real network sources: an SRT camera served by a second process (gst-launch-1.0, SRT

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The shipped stream-out pipelines (srt-out, srt-caller, udp-out, hls) through the real binary, received by real

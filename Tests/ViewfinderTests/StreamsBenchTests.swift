@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `viewfinder bench streams N` through the real binary: the printed figures are real (the N asked, frames

@@ -55,4 +55,18 @@ void vfsw_custom_event(void *instance, const char *structure);
 /// End of stream reached the sink pad: stages finish, extra outputs end, default branches drain.
 void vfsw_end_of_stream(void *instance);
 
+// ---- Logging. plugin_init calls vfsw_logging_install (Swift) once, which bootstraps swift-log with a handler that
+// sends every line of the library (`Diagnostics` loggers: viewfinder.stages, ...) to GStreamer's debug log through
+// the vf_log_* functions below (C, plugin.c): the application's stdout and stderr get nothing from the plugin.
+void vfsw_logging_install(void);
+
+/// GStreamer debug levels as vf_log takes them (GstDebugLevel's values).
+enum { VF_LOG_ERROR = 1, VF_LOG_WARNING = 2, VF_LOG_INFO = 4, VF_LOG_DEBUG = 5, VF_LOG_TRACE = 7 };
+/// The debug category named `label` (a GstDebugCategory, made on first use and kept for the process).
+void *vf_log_category(const char *label);
+/// The category's threshold (GST_DEBUG): the highest level it prints, 0 for none.
+int vf_log_threshold(void *category);
+/// One line to the category at `level` (ignored above its threshold); file, function and line say where it came from.
+void vf_log(void *category, int level, const char *file, const char *function, int line, const char *text);
+
 #endif

@@ -1,7 +1,8 @@
 extension ControlPage {
     /// `/app.js`: controls from `/api/stages`, the readout from `/api/events`, the shutter, the gallery; the preview
     /// over WebRTC (`/api/webrtc`) when the session has a `webrtcserve`, else (or when it fails) the MJPEG image.
-    /// Plain ES2017, no libraries; every request goes to this server (same origin).
+    /// Plain ES2017, no libraries; every request goes to this server (same origin). Property values come and go
+    /// as typed JSON: numbers for Integer and Double, booleans for Boolean, strings for the rest.
     static let script = #"""
         "use strict";
         const $ = (id) => document.getElementById(id);
@@ -60,7 +61,7 @@ extension ControlPage {
               input.append(el("label", {}, box, " " + c + " "));
             }
           } else if (p.type === "Boolean") {
-            input = el("input", { id, type: "checkbox", checked: p.value === "true" });
+            input = el("input", { id, type: "checkbox", checked: p.value === true });
             input.addEventListener("change", () => send(input.checked));
           } else if ((p.type === "Integer" || p.type === "Double") && p.min !== undefined) {
             const wide = p.max - p.min;
@@ -70,8 +71,10 @@ extension ControlPage {
             input.addEventListener("input", () => { out.textContent = input.value; });
             input.addEventListener("change", () => send(p.type === "Integer" ? parseInt(input.value, 10) : parseFloat(input.value)));
           } else {
-            input = el("input", { id, type: "text", value: p.value });
-            input.addEventListener("change", () => send(input.value));
+            // Values are typed JSON: numbers go back as numbers (the API refuses "5" for a number).
+            const numeric = p.type === "Integer" || p.type === "Double";
+            input = el("input", { id, type: "text", value: String(p.value) });
+            input.addEventListener("change", () => send(numeric && input.value.trim() !== "" ? Number(input.value) : input.value));
           }
           input.setAttribute("data-stage", stage);
           input.setAttribute("data-prop", p.name);

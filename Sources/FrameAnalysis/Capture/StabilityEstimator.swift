@@ -80,12 +80,6 @@ public struct StabilityEstimator: Sendable {
             dx: dx, dy: dy, rotation: m.rotation * 180 / .pi, sharpness: sharp, magnitude: magnitude, steady: steady, stable: stable)
     }
 
-    /// Median of per-block best shifts from `a` to `b` (content moving right gives dx > 0).
-    public func globalMotion(from a: GrayImage, to b: GrayImage) -> (dx: Int, dy: Int) {
-        let m = motion(from: a, to: b)
-        return (m.dx, m.dy)
-    }
-
     /// Translation (median of block shifts) and roll: each textured block's shift left after removing the
     /// translation, seen from the image centre, gives an angle (c x r / |c|^2); the roll is their median
     /// (radians), `radius` the distance of the farthest block used.

@@ -1,3 +1,4 @@
+import Diagnostics
 import Foundation
 import Synchronization
 
@@ -29,7 +30,7 @@ import Synchronization
 ///
 /// Thread-safe and stateless: the shim builds its detector once per process and only reads it afterwards;
 /// every call allocates its own buffers and frees them before returning. A failure inside OpenCV (reported by
-/// the shim as an error code, never an exception) yields no detection, reported once on stderr.
+/// the shim as an error code, never an exception) yields no detection, reported once (`Log.analysis`).
 public struct PeopleEngine: DetectionEngine {
     /// "people".
     public var name: String { "people" }
@@ -93,12 +94,13 @@ public struct PeopleEngine: DetectionEngine {
 
     private static let reported = Mutex<Bool>(false)
 
-    /// Writes the first OpenCV failure of the process to stderr (later ones are dropped: one per frame would flood).
+    /// Reports the first OpenCV failure of the process (`Log.analysis`: the CLI's stderr; later ones are dropped: one
+    /// per frame would flood).
     private static func reportOnce(_ failure: PeopleHOG.Failure) {
         let first = reported.withLock { r in
             defer { r = true }
             return !r
         }
-        if first { FileHandle.standardError.write(Data("people engine: \(failure)\n".utf8)) }
+        if first { Log.analysis.say(.error, "people engine: \(failure)") }
     }
 }

@@ -6,23 +6,36 @@ import GStreamerKit
 public struct RunStateMessage: ViewfinderMessage {
     /// `viewfinder/state`.
     public static let structureName = "viewfinder/state"
+    /// Where the run is; the raw value is the message's `state` field.
+    public enum State: String, Sendable, CaseIterable {
+        /// The pipelines play.
+        case running
+        /// End-of-stream was requested; the pipelines drain.
+        case stopping
+        /// The run is over (with its exit code).
+        case ended
+    }
     /// `running`, `stopping` (end-of-stream requested) or `ended`.
-    public var state: String
+    public var state: State
     /// The exit code, once ended.
     public var code: Int?
 
     /// Creates one.
-    public init(state: String, code: Int? = nil) { self.state = state; self.code = code }
+    public init(state: State, code: Int? = nil) { self.state = state; self.code = code }
 
-    /// Decodes a `viewfinder/state` structure.
+    /// Decodes a `viewfinder/state` structure; a state other than the three is refused.
     public init(structure s: MessageStructure) throws(MessageDecodingError) {
         try s.expect(Self.self)
-        self.init(state: try s.required(string: "state"), code: s.integer("code").map { Int($0) })
+        let text = try s.required(string: "state")
+        guard let state = State(rawValue: text) else {
+            throw MessageDecodingError("\(s.name): state '\(text)' is none of running, stopping, ended")
+        }
+        self.init(state: state, code: s.integer("code").map { Int($0) })
     }
 
     /// The structure: state, and code once ended.
     public var structure: MessageStructure {
-        var f: [(String, MessageStructure.Value)] = [("state", .string(state))]
+        var f: [(String, MessageStructure.Value)] = [("state", .string(state.rawValue))]
         if let code { f.append(("code", .int(Int32(clamping: code)))) }
         return MessageStructure(Self.structureName, f)
     }
@@ -64,8 +77,19 @@ public struct RunProblemMessage: ViewfinderMessage {
 public struct SourceMessage: ViewfinderMessage {
     /// `viewfinder/source`.
     public static let structureName = "viewfinder/source"
+    /// A supervised source's transitions.
+    public enum State: String, Sendable, CaseIterable {
+        /// The source segment failed, ended or went silent.
+        case lost
+        /// An attempt starts the source segment again.
+        case retrying
+        /// Frames flow again.
+        case restored
+        /// The attempts are used up (the run ends).
+        case gaveUp = "gave-up"
+    }
     /// `lost`, `retrying`, `restored` or `gave-up`.
-    public var state: String
+    public var state: State
     /// The source element (the first source of the segment).
     public var element: String
     /// Why it was lost (the error text, "end of stream", "no frame for 2.0 s"); empty otherwise.
@@ -85,7 +109,7 @@ public struct SourceMessage: ViewfinderMessage {
 
     /// Creates one.
     public init(
-        state: String, element: String, reason: String = "", attempt: Int = 0, retryIn: Double = 0, losses: Int, restores: Int,
+        state: State, element: String, reason: String = "", attempt: Int = 0, retryIn: Double = 0, losses: Int, restores: Int,
         outage: Double = 0, placeholders: Int
     ) {
         self.state = state; self.element = element; self.reason = reason; self.attempt = attempt; self.retryIn = retryIn
@@ -95,8 +119,12 @@ public struct SourceMessage: ViewfinderMessage {
     /// Decodes a `viewfinder/source` structure.
     public init(structure s: MessageStructure) throws(MessageDecodingError) {
         try s.expect(Self.self)
+        let text = try s.required(string: "state")
+        guard let state = State(rawValue: text) else {
+            throw MessageDecodingError("\(s.name): state '\(text)' is none of \(State.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
         self.init(
-            state: try s.required(string: "state"), element: try s.required(string: "element"), reason: s.string("reason") ?? "",
+            state: state, element: try s.required(string: "element"), reason: s.string("reason") ?? "",
             attempt: Int(try s.required(integer: "attempt")), retryIn: try s.required(double: "retry-in"),
             losses: Int(try s.required(integer: "losses")), restores: Int(try s.required(integer: "restores")),
             outage: try s.required(double: "outage"), placeholders: Int(try s.required(integer: "placeholders")))
@@ -107,7 +135,7 @@ public struct SourceMessage: ViewfinderMessage {
         MessageStructure(
             Self.structureName,
             [
-                ("state", .string(state)), ("element", .string(element)), ("reason", .string(reason)),
+                ("state", .string(state.rawValue)), ("element", .string(element)), ("reason", .string(reason)),
                 ("attempt", .int(Int32(clamping: attempt))), ("retry-in", .double(retryIn)), ("losses", .int(Int32(clamping: losses))),
                 ("restores", .int(Int32(clamping: restores))), ("outage", .double(outage)),
                 ("placeholders", .int(Int32(clamping: placeholders))),

@@ -1,3 +1,4 @@
+import Diagnostics
 import Foundation
 import FrameAnalysis
 import GStreamerKit
@@ -19,6 +20,9 @@ import Glibc
 /// saver's own serial `writer` queue (so saving never blocks the video), which alone touches the index.
 /// `report` is called on that queue (or the host's thread) with no saver lock held.
 final class PhotoSaver: Sendable {
+    /// Capture's outputs, whose files the saver follows.
+    typealias Output = CaptureStage.Output
+
     /// One capture on its way to disk.
     struct Pending: Sendable {
         var number: Int
@@ -28,10 +32,10 @@ final class PhotoSaver: Sendable {
         var composition: FrameComposition?
         var crop: FrameComposition.Window?
         var date: Date
-        /// Outputs whose default branch writes a file for it ("snapshot", "thumbnail", "full").
-        var expected: Set<String>
+        /// Outputs whose default branch writes a file for it.
+        var expected: Set<Output>
         /// Files reported complete by multifilesink, by output.
-        var files: [String: String] = [:]
+        var files: [Output: String] = [:]
         /// False when the snapshot branch is the user's own: the record is made if a multifilesink reports it.
         var tracked: Bool
         /// Every expected file reported (a user's branch: its one file).
@@ -53,7 +57,7 @@ final class PhotoSaver: Sendable {
     private let maxPending: Int
     private let pending = Mutex<[Pending]>([])
     /// Default branches the planner gave outputs (outputs nothing linked).
-    private let defaultOutputs = Mutex<Set<String>>([])
+    private let defaultOutputs = Mutex<Set<Output>>([])
     private let openedIndex = Mutex<PhotoIndex?>(nil)
     private let warnings = Mutex<[String]>([])
     private let saved = Mutex(0)
@@ -71,7 +75,7 @@ final class PhotoSaver: Sendable {
     func onReport(_ report: @escaping @Sendable (Report) -> Void) { listener.withLock { $0 = report } }
 
     /// multifilesink name of the default branch of `output`.
-    func sinkName(_ output: String) -> String { "\(stage)_\(output)_files" }
+    func sinkName(_ output: Output) -> String { "\(stage)_\(output.rawValue)_files" }
 
     /// Directory, `thumbs/` and the `.partial/` work area, created by `open()`.
     var createsDirectories: [String] {
@@ -83,23 +87,23 @@ final class PhotoSaver: Sendable {
     /// complete) from number `firstNumber`: snapshot `jpegenc ! jifmux ! multifilesink`, thumbnail
     /// `videoscale ! <=300 px ! jpegenc ! multifilesink` (when `thumbnails`), full like snapshot with
     /// `_full` names (when `full`); nil for any other output.
-    func defaultBranch(for output: String, firstNumber: Int, quality: Int, thumbnails: Bool, full: Bool) -> String? {
+    func defaultBranch(for name: String, firstNumber: Int, quality: Int, thumbnails: Bool, full: Bool) -> String? {
+        guard let output = Output(rawValue: name) else { return nil }
         let partial = FilePaths.join(directory, ".partial")
         let sink = { (pattern: String) in
             "multifilesink name=\(self.sinkName(output)) location=\(Pipeline.quoted(FilePaths.join(partial, pattern))) index=\(firstNumber) post-messages=true"
         }
         switch output {
-        case "snapshot":
+        case .snapshot:
             return "queue max-size-buffers=8 ! jpegenc quality=\(quality) ! jifmux ! " + sink("IMG_%05d.jpg")
-        case "thumbnail":
+        case .thumbnail:
             guard thumbnails else { return nil }
             return
                 "queue max-size-buffers=8 ! videoscale ! video/x-raw,width=[1,300],height=[1,300],pixel-aspect-ratio=1/1 ! jpegenc quality=85 ! "
                 + sink("thumbs/IMG_%05d.jpg")
-        case "full":
+        case .full:
             guard full else { return nil }
             return "queue max-size-buffers=8 ! jpegenc quality=\(quality) ! jifmux ! " + sink("IMG_%05d_full.jpg")
-        default: return nil
         }
     }
 
@@ -109,7 +113,7 @@ final class PhotoSaver: Sendable {
         do { idx = try PhotoIndex(directory: directory) } catch { throw StageError(error.domain, "\(stage): \(error.message)") }
         let found = keepIndex ? idx.warnings : []
         warnings.withLock { $0 = found }
-        for w in found { AppendFile.writeStandardError("WARNING from stage \(stage): \(w)\n") }
+        for w in found { Log.stages.say(.warning, "WARNING from stage \(stage): \(w)") }
         writer.sync { openedIndex.withLock { $0 = keepIndex ? idx : nil } }
     }
 
@@ -123,7 +127,7 @@ final class PhotoSaver: Sendable {
     /// Remembers which outputs feed a default branch: their photos are tracked file by file.
     func outputsPlanned(_ plans: [String: OutputPlan]) {
         defaultOutputs.withLock { d in
-            d = Set(plans.compactMap { if case .defaultBranch = $0.value { return $0.key } else { return nil } })
+            d = Set(plans.compactMap { if case .defaultBranch = $0.value { return Output(rawValue: $0.key) } else { return nil } })
         }
     }
 
@@ -134,10 +138,10 @@ final class PhotoSaver: Sendable {
         crop: FrameComposition.Window?, full: Bool, thumbnails: Bool, date: Date
     ) -> Bool {
         let defaults = defaultOutputs.withLock { $0 }
-        let tracked = defaults.contains("snapshot")
-        var expected: Set<String> = tracked ? ["snapshot"] : []
-        if thumbnails && defaults.contains("thumbnail") { expected.insert("thumbnail") }
-        if full && defaults.contains("full") { expected.insert("full") }
+        let tracked = defaults.contains(.snapshot)
+        var expected: Set<Output> = tracked ? [.snapshot] : []
+        if thumbnails && defaults.contains(.thumbnail) { expected.insert(.thumbnail) }
+        if full && defaults.contains(.full) { expected.insert(.full) }
         guard keepIndex || tracked else { return tracked }
         pending.withLock { list in
             list.append(
@@ -154,7 +158,7 @@ final class PhotoSaver: Sendable {
     func cancel(_ number: Int) { pending.withLock { $0.removeAll { $0.number == number } } }
 
     /// Outputs that did not take photo `number`: no file is awaited from them (the photo may be complete now).
-    func dropOutputs(_ missing: Set<String>, of number: Int) {
+    func dropOutputs(_ missing: Set<Output>, of number: Int) {
         guard !missing.isEmpty else { return }
         let done: Pending? = pending.withLock { list in
             guard let i = list.firstIndex(where: { $0.number == number }) else { return nil }
@@ -169,10 +173,10 @@ final class PhotoSaver: Sendable {
         let m = message.structure, source = message.source
         guard m.name == "GstMultiFileSink", let file = m.string("filename") else { return }
         let ts = m.integer("timestamp").map { UInt64(bitPattern: $0) }
-        let output = ["snapshot", "thumbnail", "full"].first { sinkName($0) == source }
+        let output = Output.allCases.first { sinkName($0) == source }
         let done: Pending? = pending.withLock { list in
             // Our default sinks name their output; any other multifilesink is the user's snapshot branch.
-            let kind = output ?? "snapshot"
+            let kind = output ?? .snapshot
             guard
                 let i = list.firstIndex(where: { p in
                     p.pts == ts && p.files[kind] == nil && (output != nil ? p.expected.contains(kind) : !p.tracked)
@@ -188,9 +192,11 @@ final class PhotoSaver: Sendable {
     /// A branch stopped with an error (full disk, unwritable directory): its pending photos are failed
     /// and their unfinished files removed; the stream goes on.
     func outputFailed(_ output: String, reason text: String) {
+        let named = Output(rawValue: output)
+        let hit = { (p: Pending) in named.map { p.expected.contains($0) } == true || named == .snapshot }
         let failed: [Pending] = pending.withLock { list in
-            let f = list.filter { $0.expected.contains(output) || (output == "snapshot") }
-            list.removeAll { $0.expected.contains(output) || (output == "snapshot") }
+            let f = list.filter(hit)
+            list.removeAll(where: hit)
             return f
         }
         let why = "\(output) branch: \(text)"
@@ -216,22 +222,22 @@ final class PhotoSaver: Sendable {
     /// Moves the files of a complete capture into place, reads the photo back, indexes it. On `writer`.
     private func finish(_ p: Pending) {
         let dir = directory
-        var final: [String: String] = [:]
+        var final: [Output: String] = [:]
         var problem: String?
         // Never replace a photo already in DIR (a restarted branch may count from an old number):
         // such a capture takes the next free number for all of its files.
         var renumber: Int?
-        if p.tracked, let photo = p.files["snapshot"],
+        if p.tracked, let photo = p.files[.snapshot],
             FileManager.default.fileExists(atPath: (dir as NSString).appendingPathComponent((photo as NSString).lastPathComponent))
         {
             renumber = PhotoIndex.highestNumber(in: dir) + 1
         }
-        for (output, file) in p.files.sorted(by: { $0.key < $1.key }) {
+        for (output, file) in p.files.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             guard PhotoIndex.syncFile(file) else { problem = "cannot read back '\(file)'"; break }
             guard p.tracked else { final[output] = file; continue }
             var base = (file as NSString).lastPathComponent
-            if let n = renumber { base = String(format: output == "full" ? "IMG_%05d_full.jpg" : "IMG_%05d.jpg", n) }
-            let rel = output == "thumbnail" ? "thumbs/" + base : base
+            if let n = renumber { base = String(format: output == .full ? "IMG_%05d_full.jpg" : "IMG_%05d.jpg", n) }
+            let rel = output == .thumbnail ? "thumbs/" + base : base
             let dest = (dir as NSString).appendingPathComponent(rel)
             if rename(file, dest) != 0 { problem = "cannot move '\(file)' to '\(dest)'"; break }
             final[output] = dest
@@ -241,7 +247,7 @@ final class PhotoSaver: Sendable {
             PhotoIndex.syncDirectory((dir as NSString).appendingPathComponent("thumbs"))
         }
         var record: PhotoRecord?
-        if problem == nil, let photo = final["snapshot"] {
+        if problem == nil, let photo = final[.snapshot] {
             // A branch of the user's own may write PNG (pngenc): its header gives the size, it has no EXIF.
             if let info = JPEGFile.read(photo) ?? JPEGFile.readPNG(photo), info.complete {
                 record = self.record(p, photo: photo, files: final, info: info)
@@ -252,21 +258,21 @@ final class PhotoSaver: Sendable {
         if problem == nil, let record, let index = openedIndex.withLock({ $0 }) {
             do { try index.add(record) } catch { problem = error.message }
         }
-        if problem == nil, let f = final["snapshot"] {
-            // Say what happened: one line per photo on stderr.
+        if problem == nil, let f = final[.snapshot] {
+            // Say what happened: one line per photo (the CLI's stderr, the plugin's debug log).
             let how = p.composition.map { String(format: ", %@ %.2f", $0.rule, $0.score) } ?? ""
-            AppendFile.writeStandardError("saved \(f) (\(p.trigger.rawValue)\(how))\n")
+            Log.stages.say(.info, "saved \(f) (\(p.trigger.rawValue)\(how))")
             saved.withLock { $0 += 1 }
         }
         let events: [CaptureStateMachine.Event] = !p.tracked ? [] : problem.map { [.saveFailed($0, time: p.pts ?? 0)] } ?? [.saved]
         let message =
-            problem.map { CaptureMessage(.error(number: p.number, file: final["snapshot"], reason: $0)) }
-            ?? CaptureMessage(.saved(number: p.number, file: final["snapshot"]))
+            problem.map { CaptureMessage(.error(number: p.number, file: final[.snapshot], reason: $0)) }
+            ?? CaptureMessage(.saved(number: p.number, file: final[.snapshot]))
         listener.withLock { $0 }?(Report(events: events, message: message))
     }
 
     /// The index record of a photo read back as `info`, its paths relative to DIR.
-    private func record(_ p: Pending, photo: String, files: [String: String], info: JPEGFile) -> PhotoRecord {
+    private func record(_ p: Pending, photo: String, files: [Output: String], info: JPEGFile) -> PhotoRecord {
         let rel: (String) -> String = { [directory] path in
             let dir = (directory as NSString).standardizingPath + "/"
             let std = (path as NSString).standardizingPath
@@ -274,8 +280,8 @@ final class PhotoSaver: Sendable {
         }
         let c = p.composition
         return PhotoRecord(
-            id: PhotoIndex.number(of: photo) ?? p.number, file: rel(photo), thumbnail: files["thumbnail"].map(rel),
-            full: files["full"].map(rel), time: PhotoIndex.timeText(p.date), pts: p.pts, width: info.width, height: info.height,
+            id: PhotoIndex.number(of: photo) ?? p.number, file: rel(photo), thumbnail: files[.thumbnail].map(rel),
+            full: files[.full].map(rel), time: PhotoIndex.timeText(p.date), pts: p.pts, width: info.width, height: info.height,
             rule: c?.rule, score: c?.score, advice: c?.advice,
             subject: c?.subject.map { PhotoRecord.Rect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) },
             analysisPts: c?.analysisPts,

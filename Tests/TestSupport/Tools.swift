@@ -1,9 +1,9 @@
 import Foundation
 
 /// Runs the built `viewfinder` binary and real GStreamer/FFmpeg clients for the CLI tests.
-enum Tools {
+public enum Tools {
     /// The `viewfinder` executable next to the test bundle.
-    static var viewfinder: String {
+    public static var viewfinder: String {
         let dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for candidate in [dir, dir.deletingLastPathComponent()] {
             let p = candidate.appendingPathComponent("viewfinder").path
@@ -14,22 +14,26 @@ enum Tools {
     }
 
     /// The repository root (for pipelines/).
-    static var root: URL {
+    public static var root: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
     /// Result of a finished process.
-    struct Result {
-        var code: Int32; var out: String; var err: String
+    public struct Result: Sendable {
+        public var code: Int32; public var out: String; public var err: String
         /// The signal that ended the process (a crash: SIGILL, SIGSEGV, SIGABRT...), nil after a normal exit.
-        var signal: Int32? = nil
+        public var signal: Int32? = nil
         /// True when it had to be killed: still running `timeout` s after it started (and, with an
         /// interrupt grace, still running that long after a SIGINT too).
-        var hung = false
+        public var hung = false
+
+        public init(code: Int32, out: String, err: String, signal: Int32? = nil, hung: Bool = false) {
+            self.code = code; self.out = out; self.err = err; self.signal = signal; self.hung = hung
+        }
     }
 
     /// Starts a process with stdout/stderr captured to files.
-    static func start(_ exe: String, _ args: [String], cwd: URL? = nil, environment: [String: String]? = nil) throws -> (Process, URL, URL)
+    public static func start(_ exe: String, _ args: [String], cwd: URL? = nil, environment: [String: String]? = nil) throws -> (Process, URL, URL)
     {
         let p = Process()
         if let environment { p.environment = environment }
@@ -50,7 +54,7 @@ enum Tools {
     /// Waits (bounded) and collects the output. With `interruptGrace`, a process still running after
     /// `timeout` first gets SIGINT (Ctrl-C: end of stream) and that many more seconds before SIGKILL;
     /// `hung` says it had to be killed.
-    static func finish(_ p: Process, _ o: URL, _ e: URL, timeout: Double = 120, interruptGrace: Double? = nil) -> Result {
+    public static func finish(_ p: Process, _ o: URL, _ e: URL, timeout: Double = 120, interruptGrace: Double? = nil) -> Result {
         func wait(_ seconds: Double) {
             let deadline = Date().addingTimeInterval(seconds)
             while p.isRunning && Date() < deadline { usleep(20_000) }
@@ -70,7 +74,7 @@ enum Tools {
     }
 
     /// Runs a program to the end.
-    static func run(
+    public static func run(
         _ exe: String, _ args: [String], cwd: URL? = nil, environment: [String: String]? = nil, timeout: Double = 120,
         interruptGrace: Double? = nil
     ) throws -> Result {
@@ -79,13 +83,13 @@ enum Tools {
     }
 
     /// Runs `viewfinder ARGS`.
-    static func vf(_ args: String..., cwd: URL? = nil, timeout: Double = 120) throws -> Result {
+    public static func vf(_ args: String..., cwd: URL? = nil, timeout: Double = 120) throws -> Result {
         try run(viewfinder, args, cwd: cwd, timeout: timeout)
     }
 
     /// A fresh empty directory.
     /// A loopback port nothing is bound to right now (TCP, or UDP with `udp`): bound to 0, read back, closed.
-    static func freePort(udp: Bool = false) -> UInt16 {
+    public static func freePort(udp: Bool = false) -> UInt16 {
         let fd = socket(AF_INET, Int32((udp ? SOCK_DGRAM : SOCK_STREAM).rawValue), 0)
         defer { close(fd) }
         var a = sockaddr_in()
@@ -99,14 +103,14 @@ enum Tools {
         return UInt16(bigEndian: a.sin_port)
     }
 
-    static func tempDir() -> URL {
+    public static func tempDir() -> URL {
         let d = FileManager.default.temporaryDirectory.appendingPathComponent("vf-test-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
         return d
     }
 
     /// Frames ffprobe decodes in the first video stream.
-    static func ffprobeFrames(_ file: String) throws -> Int {
+    public static func ffprobeFrames(_ file: String) throws -> Int {
         let r = try run(
             "/usr/bin/ffprobe",
             [
@@ -117,7 +121,7 @@ enum Tools {
     }
 
     /// Per-frame presentation times (s) and sizes of the first video stream, by ffprobe.
-    static func ffprobeVideoFrames(_ file: String) throws -> [(pts: Double, width: Int, height: Int)] {
+    public static func ffprobeVideoFrames(_ file: String) throws -> [(pts: Double, width: Int, height: Int)] {
         let r = try run(
             "/usr/bin/ffprobe",
             [
@@ -133,13 +137,13 @@ enum Tools {
     }
 
     /// Stream types ffprobe finds ("video", "audio").
-    static func ffprobeStreams(_ file: String) throws -> [String] {
+    public static func ffprobeStreams(_ file: String) throws -> [String] {
         let r = try run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_type", "-of", "csv=p=0", file])
         return r.out.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
     }
 
     /// Decodes an image or the first frame of a video with gst-launch-1.0 into 8-bit luma.
-    static func luma(of file: String, decoder: String = "decodebin") throws -> (pixels: [UInt8], width: Int, height: Int) {
+    public static func luma(of file: String, decoder: String = "decodebin") throws -> (pixels: [UInt8], width: Int, height: Int) {
         let info = try run(
             "/usr/bin/ffprobe",
             [
@@ -160,7 +164,7 @@ enum Tools {
     }
 
     /// Mean luma of a column over all rows.
-    static func columnMean(_ img: (pixels: [UInt8], width: Int, height: Int), x: Int) -> Double {
+    public static func columnMean(_ img: (pixels: [UInt8], width: Int, height: Int), x: Int) -> Double {
         guard img.width > 0 else { return -1 }
         var s = 0
         for y in 0..<img.height { s += Int(img.pixels[y * img.width + x]) }
@@ -168,7 +172,7 @@ enum Tools {
     }
 
     /// Files in a directory with a suffix, sorted.
-    static func files(in dir: URL, suffix: String) -> [String] {
+    public static func files(in dir: URL, suffix: String) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).filter { $0.hasSuffix(suffix) }.sorted()
     }
 }

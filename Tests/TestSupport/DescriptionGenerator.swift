@@ -1,21 +1,19 @@
 import Foundation
 import Stages
 
-@testable import Host
-
 // A seeded, deterministic generator of pipeline descriptions "as users really write them": it starts
-// from valid descriptions (README examples, pipelines/*.pipeline, stages and elements mixed, tees,
+// from valid descriptions (README and docs/ examples, pipelines/*.pipeline, stages and elements mixed, tees,
 // references, bins, caps, several chains, long chains) and mutates them — tokens dropped, duplicated,
 // swapped; `!`, `.`, `(`, `)`, `,`, `=` and quotes inserted; odd values for every property type
 // (empty, negative, huge, 10k characters, NaN, unicode, `%`, paths, URLs); dangling references;
 // unknown elements. Used by GeneratedDescriptionTests (in-process, HostTests) and GeneratedRunTests
-// (the real binary, ViewfinderTests: this file is linked there).
+// (the real binary, ViewfinderTests), through the TestSupport target.
 
 /// SplitMix64: a tiny seeded generator, so every run generates the same descriptions.
-struct SplitMix64: RandomNumberGenerator {
+public struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -24,34 +22,34 @@ struct SplitMix64: RandomNumberGenerator {
     }
 }
 
-struct DescriptionGenerator {
+public struct DescriptionGenerator {
     /// How the descriptions will be used.
-    enum Mode {
+    public enum Mode {
         /// Parsed, planned and built in the test process: writing properties stay under the temp directory.
         case inProcess
         /// Run by the binary (current directory = the temp directory): sources are bounded, no display sinks.
         case run
     }
 
-    let mode: Mode
+    public let mode: Mode
     /// The temp directory paths are put under (created and removed by the caller).
-    let tmp: String
+    public let tmp: String
     private var rng: SplitMix64
 
-    init(seed: UInt64, mode: Mode, tmp: String) {
+    public init(seed: UInt64, mode: Mode, tmp: String) {
         self.mode = mode
         self.tmp = tmp
         rng = SplitMix64(seed: seed)
     }
 
-    static var root: URL {
+    public static var root: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
     // MARK: corpus
 
     /// Valid descriptions to start from; `@T` is the temp directory.
-    static let handWritten: [String] = [
+    public static let handWritten: [String] = [
         "videotestsrc num-buffers=5 ! fakesink",
         "videotestsrc num-buffers=5 ! passthrough ! identity ! passthrough ! fakesink",
         "videotestsrc num-buffers=5 ! grid lines=thirds ! videoconvert ! fakesink",
@@ -80,10 +78,13 @@ struct DescriptionGenerator {
         "videotestsrc num-buffers=5 ! snapshot location=\"@T/a b %05d.jpg\" at=0 ! fakesink",
     ]
 
-    /// README examples and pipelines/*.pipeline, with display sinks and written paths made harmless.
-    static func corpus() -> [String] {
+    /// README and docs/*.md examples and pipelines/*.pipeline, with display sinks and written paths made harmless.
+    public static func corpus() -> [String] {
         var out = handWritten
-        let readme = (try? String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
+        let docs = root.appendingPathComponent("docs")
+        let pages = ((try? FileManager.default.contentsOfDirectory(atPath: docs.path)) ?? []).filter { $0.hasSuffix(".md") }.sorted()
+        let readme = ([root.appendingPathComponent("README.md")] + pages.map { docs.appendingPathComponent($0) })
+            .map { (try? String(contentsOf: $0, encoding: .utf8)) ?? "" }.joined(separator: "\n")
         for line in readme.split(separator: "\n") {
             guard let open = line.range(of: "launch '"), let close = line[open.upperBound...].firstIndex(of: "'") else { continue }
             out.append(String(line[open.upperBound..<close]))
@@ -167,7 +168,7 @@ struct DescriptionGenerator {
     private mutating func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &rng) < p }
 
     /// The `index`-th description: a corpus entry, a long chain, or either mutated 1 to 4 times.
-    mutating func next(corpus: [String]) -> String {
+    public mutating func next(corpus: [String]) -> String {
         var text: String
         if chance(0.05) {
             text = longChain()
@@ -287,7 +288,7 @@ struct DescriptionGenerator {
     /// be created), else the same path under `tmp`: in-process relative paths would land in the package
     /// directory; in `.run` mode relative paths land in `tmp` (the current directory) and absolute ones
     /// become relative.
-    static func harmlessWrittenPath(_ path: String, tmp: String, mode: Mode) -> String {
+    public static func harmlessWrittenPath(_ path: String, tmp: String, mode: Mode) -> String {
         if path.isEmpty { return path }
         for failing in ["/etc/passwd/", "/dev/null/", "/proc/nope/", "/dev/full"] where path.hasPrefix(failing) { return path }
         let p = path.replacingOccurrences(of: "..", with: "_dd_")
@@ -316,7 +317,7 @@ struct DescriptionGenerator {
 
 // MARK: - what an exit-2 message must name
 
-enum MessageCheck {
+public enum MessageCheck {
     static func isWordChar(_ c: Character) -> Bool { c.isLetter || c.isNumber || c == "_" || c == "-" }
 
     /// The words of a description: the text between whitespace and gst-launch punctuation (`!`, `(`,
@@ -331,7 +332,7 @@ enum MessageCheck {
     /// identifier), or a word followed by digits (`grid0`, `identity3`: the names the host and
     /// GStreamer give unnamed elements); or a punctuation character of the description quoted in the
     /// message (`'!'`, `'('`, `'"'`, `'.src'`). An empty description passes when the message says so.
-    static func namesToken(_ message: String, description: String) -> Bool {
+    public static func namesToken(_ message: String, description: String) -> Bool {
         if description.allSatisfy(\.isWhitespace) { return message.contains("empty") }
         for c in Set(description) where !isWordChar(c) && !c.isWhitespace && message.contains("'" + String(c)) {
             return true

@@ -1,16 +1,16 @@
 import Foundation
 
 /// Debian's real `mosquitto` broker on a free loopback port for one test, and the real `mosquitto_sub`
-/// and `mosquitto_pub` clients (shared with ControlTests by symlink). Tests stop them with `defer`: a
-/// child process outlives the test process, and a failed expectation may keep objects alive until exit.
-final class Broker {
-    let port: UInt16
-    let process = Process()
-    let dir: URL
+/// and `mosquitto_pub` clients (MosquittoTests and ControlTests, through TestSupport). Tests stop them with
+/// `defer`: a child process outlives the test process, and a failed expectation may keep objects alive until exit.
+public final class Broker {
+    public let port: UInt16
+    public let process = Process()
+    public let dir: URL
 
     /// Starts `/usr/sbin/mosquitto -c CONF` (`listener PORT 127.0.0.1`, anonymous allowed) on `port` (a free
     /// one when nil) and waits until the port accepts connections (at most 10 s).
-    init(port: UInt16? = nil) throws {
+    public init(port: UInt16? = nil) throws {
         self.port = port ?? Broker.freePort()
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("vf-broker-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -34,14 +34,14 @@ final class Broker {
         }
     }
 
-    struct BrokerError: Error { var text: String }
+    public struct BrokerError: Error { public var text: String }
 
     /// The broker's own log.
-    var log: String { (try? String(contentsOf: dir.appendingPathComponent("broker.log"), encoding: .utf8)) ?? "" }
+    public var log: String { (try? String(contentsOf: dir.appendingPathComponent("broker.log"), encoding: .utf8)) ?? "" }
 
     /// Ends the broker with SIGKILL: children of the test process inherit its blocked signal mask, so
     /// SIGTERM would stay pending (and `Process.terminate` hang the test).
-    func stop() {
+    public func stop() {
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -53,7 +53,7 @@ final class Broker {
     }
 
     /// A port nothing listens on right now (bound to 0, read back, closed).
-    static func freePort() -> UInt16 {
+    public static func freePort() -> UInt16 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var a = address(0)
@@ -66,7 +66,7 @@ final class Broker {
     }
 
     /// True when something accepts TCP connections on 127.0.0.1:`port`.
-    static func accepts(_ port: UInt16) -> Bool {
+    public static func accepts(_ port: UInt16) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var a = address(port)
@@ -76,7 +76,7 @@ final class Broker {
         return r == 0
     }
 
-    static func address(_ port: UInt16) -> sockaddr_in {
+    public static func address(_ port: UInt16) -> sockaddr_in {
         var a = sockaddr_in()
         a.sin_family = sa_family_t(AF_INET)
         a.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -85,12 +85,12 @@ final class Broker {
     }
 
     /// A running `mosquitto_sub -v` (lines `TOPIC PAYLOAD`) writing to a file.
-    final class Subscriber {
-        let process = Process()
-        let out: URL
+    public final class Subscriber {
+        public let process = Process()
+        public let out: URL
 
         /// Subscribes to `topics`; `extra` are more mosquitto_sub options (`-C 1`, `-W 5`...).
-        init(port: UInt16, topics: [String], extra: [String] = []) throws {
+        public init(port: UInt16, topics: [String], extra: [String] = []) throws {
             out = FileManager.default.temporaryDirectory.appendingPathComponent("vf-sub-\(UUID().uuidString)")
             _ = FileManager.default.createFile(atPath: out.path, contents: nil)
             process.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
@@ -102,12 +102,12 @@ final class Broker {
         }
 
         /// What it printed so far, line by line.
-        var lines: [String] {
+        public var lines: [String] {
             ((try? String(contentsOf: out, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
         }
 
         /// The payloads printed for `topic`, as JSON objects (lines that are not JSON are left out).
-        func json(_ topic: String) -> [[String: Any]] {
+        public func json(_ topic: String) -> [[String: Any]] {
             lines.compactMap { line in
                 guard line.hasPrefix(topic + " ") else { return nil }
                 return (try? JSONSerialization.jsonObject(with: Data(line.dropFirst(topic.count + 1).utf8))) as? [String: Any]
@@ -115,7 +115,7 @@ final class Broker {
         }
 
         /// Waits until `done` holds (at most `timeout` s); whether it did.
-        func wait(timeout: Double, until done: (Subscriber) -> Bool) -> Bool {
+        public func wait(timeout: Double, until done: (Subscriber) -> Bool) -> Bool {
             let deadline = Date().addingTimeInterval(timeout)
             while Date() < deadline {
                 if done(self) { return true }
@@ -125,7 +125,7 @@ final class Broker {
         }
 
         /// Ends it (SIGKILL: SIGTERM is blocked in the test's children, see `Broker.stop`) and waits.
-        func stop() {
+        public func stop() {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
         }
@@ -137,7 +137,7 @@ final class Broker {
     }
 
     /// Runs `mosquitto_sub -v ... -C count -W seconds` to its end; the lines it printed.
-    func subscribeOnce(_ topic: String, count: Int, seconds: Int) throws -> [String] {
+    public func subscribeOnce(_ topic: String, count: Int, seconds: Int) throws -> [String] {
         let s = try Subscriber(port: port, topics: [topic], extra: ["-C", String(count), "-W", String(seconds)])
         s.process.waitUntilExit()
         return s.lines
@@ -145,7 +145,7 @@ final class Broker {
 
     /// Runs `mosquitto_pub -t TOPIC` with `message` (`-m`), or an empty message (`-n`) when nil; its exit code.
     @discardableResult
-    func publish(_ topic: String, _ message: String?, retain: Bool = false) throws -> Int32 {
+    public func publish(_ topic: String, _ message: String?, retain: Bool = false) throws -> Int32 {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_pub")
         p.arguments =

@@ -1,0 +1,29 @@
+import FlyingFox
+import Foundation
+import GStreamerKit
+import Host
+
+/// `GET /api/webrtc`: the WebSocket of one browser peer of the session's `webrtcserve` (`WebRTCSignalling`).
+struct WebRTCRoutes: ControlRoutes {
+    let server: WebRTCServer
+
+    func answer(_ request: HTTPRequest) async -> HTTPResponse? {
+        guard request.path == "/api/webrtc" else { return nil }
+        guard request.method == .GET else { return ControlRouter.only(.GET, request) { HTTPResponse(statusCode: .ok) } }
+        do { return try await WebSocketHTTPHandler.webSocket(WebRTCSignalling(server: server)).handleRequest(request) } catch {
+            return ControlRouter.error(.badRequest, "cannot open the WebSocket: \(error)")
+        }
+    }
+
+    func startLines(serverURL: String) -> [String] {
+        ["webrtc: the page at \(serverURL) shows the preview over WebRTC (signalling: GET /api/webrtc)"]
+    }
+}
+
+extension WebRTCServeService: ServesControlRoutes {
+    public func controlRoutes(_ context: ControlRouteContext) -> any ControlRoutes {
+        // On loopback ICE uses 127.0.0.1 only (libnice skips loopback interfaces unless told; nothing leaves the machine).
+        server.loopbackOnly.withLock { $0 = context.address.host.hasPrefix("127.") }
+        return WebRTCRoutes(server: server)
+    }
+}

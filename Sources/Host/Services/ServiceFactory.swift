@@ -1,0 +1,135 @@
+import Foundation
+import GStreamerKit
+import Stages
+
+/// Makes a session's services once its description is planned and its pipelines built. Factories are listed in
+/// `SessionOptions.services` (the ones a process adds: the settings writer, the control server, the MQTT bridge;
+/// a test's own) and `ServiceRegistry.builtIn` (the host's own), in that order: the order services are made,
+/// prepared, print their lines and are told things (closed in the reverse order). A factory may claim description
+/// elements (`elements`): those are replaced by relay appsinks before planning and handed to `make`.
+public protocol ServiceFactory: Sendable {
+    /// The description elements it provides (none by default).
+    var elements: [ServiceElementSpec] { get }
+    /// The services for this session (none when it has nothing to do here). Usage errors are exit 2.
+    func make(_ build: ServiceBuild) throws(HostError) -> [any SessionService]
+}
+
+extension ServiceFactory {
+    public var elements: [ServiceElementSpec] { [] }
+}
+
+/// A description element a service provides, such as `rtspserve`: a sink that is not a GStreamer element. Its
+/// properties are declared and parsed as a stage's are (`PropertySpec`, the same code and the same messages);
+/// `name=` is every such element's and names the relay appsink it becomes.
+public struct ServiceElementSpec: Sendable {
+    /// The name written in descriptions.
+    public var factory: String
+    /// Its properties but `name` (which every one has).
+    public var properties: [PropertySpec]
+    /// What must feed it, for the error when nothing does (e.g. "RTP, e.g. '... ! rtph264pay ! rtspserve'").
+    public var feed: String
+    /// Buffers the relay appsink holds (it drops the oldest beyond).
+    public var maxBuffers: Int
+    /// Default appsink names: this prefix and a count (`vf_rtsp0`, `vf_rtsp1`...).
+    public var sinkPrefix: String
+
+    public init(factory: String, properties: [PropertySpec], feed: String, maxBuffers: Int, sinkPrefix: String) {
+        self.factory = factory; self.properties = properties; self.feed = feed; self.maxBuffers = maxBuffers
+        self.sinkPrefix = sinkPrefix
+    }
+
+    /// Every property, `name` first.
+    public var allProperties: [PropertySpec] {
+        [PropertySpec("name", "name of the relay appsink the element becomes", .string, default: "")] + properties
+    }
+}
+
+/// One claimed element of a description, as its factory gets it.
+public struct ClaimedElement: Sendable {
+    /// The element's factory name (`rtspserve`).
+    public var factory: String
+    /// The relay appsink it became (`name=` as written, else the spec's prefix and a count).
+    public var appSink: String
+    /// Its validated properties (defaults filled in).
+    public var values: PropertyValues
+    /// The properties as written, in order.
+    public var written: [(key: String, value: String)]
+}
+
+/// What a factory sees of a built session.
+public struct ServiceBuild: @unchecked Sendable {
+    /// The expanded plan.
+    public let plan: ExpansionPlan
+    /// One pipeline per segment, in plan order.
+    public let pipelines: [Pipeline]
+    /// The stage groups, in plan order (host services only: `StageGroup` is the host's).
+    let groups: [StageGroup]
+    /// The options the session was made with.
+    public let options: SessionOptions
+    /// Every claimed element, in description order.
+    public let claims: [ClaimedElement]
+
+    /// The claimed elements of one factory, in description order.
+    public func claims(of factory: String) -> [ClaimedElement] { claims.filter { $0.factory == factory } }
+
+    /// The appsink a claimed element became, or a usage error (it must be there: the builder put it there).
+    public func appSink(of claim: ClaimedElement) throws(HostError) -> AppSink {
+        guard let sink = pipelines.lazy.compactMap({ $0.appSink(named: claim.appSink) }).first else {
+            throw HostError(.usage, "internal: \(claim.factory)'s appsink '\(claim.appSink)' missing from the expanded segments")
+        }
+        return sink
+    }
+}
+
+/// The services every session has (each makes nothing when its session does not need it), in the order their
+/// hooks are called.
+public enum ServiceRegistry {
+    /// The host's own factories.
+    public static var builtIn: [any ServiceFactory] {
+        [
+            RTSPServeFactory(), HLSOutputsFactory(), WebRTCServeFactory(), PreviewFactory(), SourceRecoveryFactory(),
+            PhotoBranchFactory(),
+        ]
+    }
+}
+
+/// Replaces the claimed elements of a description by relay appsinks.
+enum ServiceClaims {
+    /// The description with every element of `specs` replaced by its appsink, and the claims; usage errors name the
+    /// element, the bad property or neighbour, and what was expected.
+    static func extract(from parsed: ParsedDescription, specs: [ServiceElementSpec]) throws(HostError) -> (ParsedDescription, [ClaimedElement]) {
+        var out = parsed
+        var claims: [ClaimedElement] = []
+        for (c, chain) in parsed.chains.enumerated() {
+            for (n, node) in chain.nodes.enumerated() {
+                guard case .element(let factory, let properties, let offset) = node,
+                    let spec = specs.first(where: { $0.factory == factory })
+                else { continue }
+                if n != chain.nodes.count - 1 {
+                    let next = Echo.value(chain.nodes[n + 1].text)
+                    throw HostError(.usage, "\(factory) is a sink: nothing can follow it (found '\(next)' after it)")
+                }
+                if n == 0 { throw HostError(.usage, "\(factory) has nothing before it: expected \(spec.feed)") }
+                // Choices are matched without case (`codec=H264`), as the host's elements always took them.
+                let written = properties.map { p -> (key: String, value: String) in
+                    guard case .choice? = spec.properties.first(where: { $0.name == p.key })?.type else { return (p.key, p.value) }
+                    return (p.key, p.value.lowercased())
+                }
+                let values: PropertyValues
+                do { values = try PropertyValues(specs: spec.allProperties, assignments: written.map { ($0.key, $0.value) }, stage: factory) } catch {
+                    throw HostError(.usage, error.message)
+                }
+                var sink = "\(spec.sinkPrefix)\(claims.filter { $0.factory == factory }.count)"
+                if values.assigned.contains("name") {
+                    let name = values.string("name")
+                    guard !name.isEmpty else { throw HostError(.usage, "\(factory): empty name=: expected a name, e.g. name=out") }
+                    sink = name
+                }
+                claims.append(ClaimedElement(factory: factory, appSink: sink, values: values, written: written))
+                out.chains[c].nodes[n] = .element(
+                    factory: "appsink", properties: PropertyAssignment.relaySink(name: sink, maxBuffers: spec.maxBuffers), offset: offset)
+            }
+        }
+        return (out, claims)
+    }
+}

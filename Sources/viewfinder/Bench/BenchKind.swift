@@ -1,0 +1,64 @@
+import Host
+
+/// One kind of `viewfinder bench WHAT`: its word, the arguments it takes and what it prints.
+/// `BenchCommand` finds the kind by its word, has it check the arguments, makes it and runs it.
+protocol BenchKind: Sendable {
+    /// The word after `bench`.
+    static var name: String { get }
+    /// Whether `--seconds` applies (default: no).
+    static var takesSeconds: Bool { get }
+    /// Refuses what this kind does not take and bad values (usage errors, exit 2), before anything runs.
+    /// The default: the common checks (`--frames`, `--rounds`, `--seconds`), then no count and no `--max`.
+    static func check(_ arguments: BenchArguments) throws(HostError)
+    /// Keeps what `run` needs from arguments `check` accepted.
+    init(_ arguments: BenchArguments)
+    /// Measures and prints the figures on stdout.
+    func run() throws
+}
+
+extension BenchKind {
+    static var takesSeconds: Bool { false }
+
+    static func check(_ arguments: BenchArguments) throws(HostError) {
+        try arguments.checkCommon(takesSeconds: takesSeconds)
+        try arguments.refuseCount()
+    }
+
+    /// Checks the arguments, then measures and prints.
+    static func measure(_ arguments: BenchArguments) throws {
+        try check(arguments)
+        try Self(arguments).run()
+    }
+}
+
+/// `bench`'s arguments as parsed, whatever the kind.
+struct BenchArguments {
+    var what: String
+    var count: Int?
+    var frames: Int
+    var rounds: Int
+    var video: String?
+    var seconds: Double?
+    var searchMax: Bool
+
+    /// Every kind's checks, in this order: `--frames`, `--rounds`, then `--seconds` (refused unless the kind
+    /// `takesSeconds`, else its range).
+    func checkCommon(takesSeconds: Bool) throws(HostError) {
+        guard (1...100_000).contains(frames) else { throw HostError(.usage, "bad value '\(frames)' for --frames: expected 1 - 100000") }
+        guard (1...100).contains(rounds) else { throw HostError(.usage, "bad value '\(rounds)' for --rounds: expected 1 - 100") }
+        if let seconds {
+            guard takesSeconds else {
+                throw HostError(.usage, "--seconds is for bench latency and bench streams only")
+            }
+            guard seconds.isFinite && (0.5...3600).contains(seconds) else {
+                throw HostError(.usage, "bad value '\(seconds)' for --seconds: expected 0.5 - 3600")
+            }
+        }
+    }
+
+    /// Refuses a count and `--max` (only `bench streams` takes them).
+    func refuseCount() throws(HostError) {
+        if let count { throw HostError(.usage, "unexpected '\(count)' after 'bench \(what)': only bench streams takes a count") }
+        if searchMax { throw HostError(.usage, "--max is for bench streams only") }
+    }
+}

@@ -1,1 +1,0 @@
-../MosquittoTests/Broker.swift

@@ -1,1 +1,0 @@
-../ViewfinderTests/Tools.swift

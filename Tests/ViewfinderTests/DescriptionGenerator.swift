@@ -1,1 +1,0 @@
-../HostTests/DescriptionGenerator.swift
