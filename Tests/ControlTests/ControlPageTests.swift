@@ -5,7 +5,7 @@ import Testing
 /// The control page in a real browser (headless Chromium through chromedriver) against the real binary:
 /// the preview moves, the rule select steers the running pipeline, the shutter adds a photo to the
 /// gallery; screenshots are kept in out/artifacts and must not be blank.
-@Suite(.serialized) struct ControlPageTests {
+@Suite(.serialized, .tags(.live, .process, .browser, .network), .tier) struct ControlPageTests {
     init() { signal(SIGPIPE, SIG_IGN) }
 
     /// Where screenshots are kept (the package's out/artifacts).

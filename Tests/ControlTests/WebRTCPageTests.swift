@@ -1,11 +1,12 @@
 import Foundation
+import TestTags
 import Testing
 
 /// The control page's preview over WebRTC in a real browser (headless Chromium through chromedriver) against the
 /// real binary: the `<video>` decodes frames (`getStats` inbound-rtp framesDecoded), at the same rate with and
 /// without a second peer that never answers; its picture shows compose's grid lines (pixels of the video frame
 /// drawn to a canvas); the screenshot is kept in out/artifacts.
-@Suite(.serialized) struct WebRTCPageTests {
+@Suite(.serialized, .tags(.live, .process, .browser, .network), .tier) struct WebRTCPageTests {
     init() { signal(SIGPIPE, SIG_IGN) }
 
     /// The browser's decoded frames so far (0 before the peer exists), through the page's `window.vfPeer`.

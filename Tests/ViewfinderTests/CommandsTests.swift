@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `stages`, `inspect`, `run FILE --set`, `bench bridge` through the real binary.
-@Suite(.serialized) struct CommandsTests {
+@Suite(.serialized, .tags(.process), .tier) struct CommandsTests {
     @Test func stagesListsEveryStage() throws {
         let r = try Tools.vf("stages")
         #expect(r.code == 0)
