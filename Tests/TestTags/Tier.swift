@@ -48,7 +48,7 @@ public struct Tier: TestTrait, SuiteTrait {
             h.write(line)
             h.closeFile()
         } else {
-            FileManager.default.createFile(atPath: path, contents: line)
+            _ = FileManager.default.createFile(atPath: path, contents: line)
         }
     }
 }
