@@ -101,16 +101,19 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // What several test targets share, once (no symlinks): `Tools` (the built binary, ffprobe, free ports),
-        // `Broker` (a real mosquitto), `DescriptionGenerator` (seeded descriptions). A regular target in Tests/, only
-        // test targets depend on it; public API of Stages only, so it builds in release too.
-        .target(name: "TestSupport", dependencies: ["Stages"], path: "Tests/TestSupport"),
+        // `Broker` (a real mosquitto), `DescriptionGenerator` (seeded descriptions), and TestTags re-exported. A regular
+        // target in Tests/, only test targets depend on it; public API of Stages only, so it builds in release too.
+        .target(name: "TestSupport", dependencies: ["Stages", "TestTags"], path: "Tests/TestSupport"),
+        // The tiers' tags (live, process, browser, network, evaluation), declared once: no dependencies, so every
+        // test target can use them (FrameAnalysisTests builds without GStreamer). docs/testing.md.
+        .target(name: "TestTags", path: "Tests/TestTags"),
         // Fixtures are read by path (#filePath), with the script that produced them.
-        .testTarget(name: "FrameAnalysisTests", dependencies: ["FrameAnalysis"], exclude: ["Fixtures"]),
+        .testTarget(name: "FrameAnalysisTests", dependencies: ["FrameAnalysis", "TestTags"], exclude: ["Fixtures"]),
         .testTarget(name: "HostTests", dependencies: ["Host", "Stages", "TestSupport", "Timing"]),
         .testTarget(name: "OverlayTests", dependencies: ["Overlay"]),
-        .testTarget(name: "StagesTests", dependencies: ["Stages", "Host", "StageTesting", "Timing"]),
+        .testTarget(name: "StagesTests", dependencies: ["Stages", "Host", "StageTesting", "Timing", "TestTags"]),
         .testTarget(name: "StageTestingTests", dependencies: ["StageTesting", "Stages", "GStreamerKit"]),
-        .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit", "GStreamerTrace"]),
+        .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit", "GStreamerTrace", "TestTags"]),
         .testTarget(name: "ViewfinderTests", dependencies: ["viewfinder", "ViewfinderBench", "TestSupport"]),
         .testTarget(name: "ControlTests", dependencies: ["viewfinder", "Control", "TestSupport", "Timing"]),
         .testTarget(name: "MosquittoTests", dependencies: ["Mosquitto", "TestSupport", "Timing"]),
@@ -118,6 +121,6 @@ let package = Package(
         .testTarget(
             name: "DiagnosticsTests", dependencies: ["Diagnostics", .product(name: "InMemoryLogging", package: "swift-log")]),
         // Stock gst-launch-1.0 / gst-inspect-1.0 / python3 with the built libgstviewfinder.so (no link to it).
-        .testTarget(name: "PluginTests", dependencies: ["Stages"]),
+        .testTarget(name: "PluginTests", dependencies: ["Stages", "TestTags"]),
     ]
 )

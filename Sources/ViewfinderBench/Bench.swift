@@ -389,12 +389,15 @@ extension Bench {
     /// Recall and false faces of every face engine on the labelled real-photo set (`FaceRecall`, photos at 640 px
     /// on the long side): the cascade without and with verification, the cnn (when installed) and `engine=auto`'s
     /// chain (cnn, then the verified cascade). `labels` is `face_labels.json`, `photos` the folder of `NAME.ppm`
-    /// that `launch/testdata` fills.
-    public static func faceRecall(labels: URL, photos: URL) throws(HostError) -> [(engine: String, summary: FaceRecall.Summary)] {
-        let set: FaceLabelSet
+    /// that `launch/testdata` fills; `limit`: the first that many photos only (`bench faces --photos`).
+    public static func faceRecall(labels: URL, photos: URL, limit: Int? = nil) throws(HostError) -> [(
+        engine: String, summary: FaceRecall.Summary
+    )] {
+        var set: FaceLabelSet
         do { set = try FaceLabelSet.load(labels) } catch {
             throw HostError(.usage, "bench faces: cannot read the labels '\(labels.path)': \(error)")
         }
+        if let limit { set.photos = Array(set.photos.prefix(limit)) }
         let r = FaceRecall()
         let prepared: [(LabelledPhoto, RGBImage)]
         do {

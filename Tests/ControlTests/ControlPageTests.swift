@@ -5,7 +5,7 @@ import Testing
 /// The control page in a real browser (headless Chromium through chromedriver) against the real binary:
 /// the preview moves, the rule select steers the running pipeline, the shutter adds a photo to the
 /// gallery; screenshots are kept in out/artifacts and must not be blank.
-@Suite(.serialized) struct ControlPageTests {
+@Suite(.serialized, .tags(.live, .process, .browser, .network), .tier, .sharedBrowser()) struct ControlPageTests {
     init() { signal(SIGPIPE, SIG_IGN) }
 
     /// Where screenshots are kept (the package's out/artifacts).
@@ -47,7 +47,7 @@ import Testing
             "videotestsrc is-live=true pattern=ball ! video/x-raw,width=320,height=240,framerate=30/1 ! compose analysis-width=160 warmup=0 ! capture directory=\(dir.path) auto=false ! fakesink"
         )
         defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
-        let browser = try WebDriver()
+        let browser = try WebDriver.shared()
         try browser.open(vf.base + "/")
 
         // The preview plays: two reads a moment apart differ (the ball moves).

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// The control API through the real binary (`viewfinder launch --http`) and a real client (curl).
-@Suite(.serialized) struct ControlServerTests {
+@Suite(.serialized, .tags(.live, .process, .network), .tier) struct ControlServerTests {
     /// A closed connection must fail the test's write, not kill the test process.
     init() { signal(SIGPIPE, SIG_IGN) }
 

@@ -5,7 +5,7 @@ import Testing
 /// `pipelines/demo-live.pipeline` (what `launch/demo` serves without a display) really shows the product:
 /// real footage of people, the people engine (HOG; the upper-body cascade behind it) finds them, the rule of
 /// thirds judges them, the preview plays.
-@Suite(.serialized) struct DemoLivePipelineTests {
+@Suite(.serialized, .tags(.live, .process, .network), .tier) struct DemoLivePipelineTests {
     static let frames = Tools.root.appendingPathComponent(".testdata/people/0795.jpg").path
 
     @Test(.enabled(if: FileManager.default.fileExists(atPath: frames))) func theDemoFindsPeopleAndServesThePreview() throws {

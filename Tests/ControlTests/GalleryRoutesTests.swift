@@ -4,7 +4,7 @@ import Testing
 
 /// The gallery routes through the real binary (`viewfinder launch --http`) and real curl, on photos a
 /// running capture stage took: listing, file serving (and every traversal refused), delete, share card.
-@Suite(.serialized) struct GalleryRoutesTests {
+@Suite(.serialized, .tags(.live, .process, .network), .tier) struct GalleryRoutesTests {
     /// A closed connection must fail the test's write, not kill the test process.
     init() { signal(SIGPIPE, SIG_IGN) }
 

@@ -4,7 +4,7 @@ import Testing
 
 /// The `/hls` routes through the real binary (`viewfinder run pipelines/hls.pipeline --http`) and real clients
 /// (ffprobe over HTTP, curl): the playlist and every segment it lists, and nothing else of the directory.
-@Suite(.serialized) struct HLSRoutesTests {
+@Suite(.serialized, .tags(.live, .process, .network), .tier) struct HLSRoutesTests {
     /// `viewfinder run pipelines/hls.pipeline --http 127.0.0.1:PORT` in a fresh directory holding out/hls, with the
     /// fastest encoder preset and `sets`; with `light`, `viewfinder launch` of the same graph at 320x240 with 1 s
     /// segments instead (the tests of refused paths need segments, not the shipped file's 720p).

@@ -4,7 +4,7 @@ import Testing
 
 /// `--mqtt`/`--topic` through the real binary, Debian's real broker (`mosquitto` on a free loopback port)
 /// and its real clients (`mosquitto_sub`, `mosquitto_pub`).
-@Suite(.serialized) struct MQTTBridgeTests {
+@Suite(.serialized, .tags(.live, .process, .network), .tier) struct MQTTBridgeTests {
     static let source = "videotestsrc is-live=true pattern=ball num-buffers=%d ! video/x-raw,width=320,height=240,framerate=30/1"
     static let compose = "compose analysis-width=160 warmup=0"
 

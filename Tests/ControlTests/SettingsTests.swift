@@ -4,7 +4,7 @@ import Testing
 
 /// Settings that last, through the real binary and curl: `--config FILE`, `--save-settings`, the file
 /// beside a `.pipeline`, and the order description < settings < `--set`.
-@Suite(.serialized) struct SettingsTests {
+@Suite(.serialized, .tags(.live, .process, .network), .tier) struct SettingsTests {
     init() { signal(SIGPIPE, SIG_IGN) }
 
     /// A live source into compose and ringlight.

@@ -6,6 +6,7 @@ import Host
 import Stages
 import Synchronization
 import TestSupport
+import TestTags
 import Testing
 
 /// A service written only for this test, the way a new capability plugs in beside the core: it claims a
@@ -93,7 +94,7 @@ struct TallyRoutes: ControlRoutes {
     func startLines(serverURL: String) -> [String] { ["tally: \(serverURL)api/tally"] }
 }
 
-@Suite(.serialized) struct TallyServiceTests {
+@Suite(.serialized, .tags(.live, .process, .network), .tier) struct TallyServiceTests {
     static func options(port: UInt16) throws -> SessionOptions {
         var o = SessionOptions()
         o.services = [TallyFactory(), ControlServerFactory(address: try ControlAddress(parsing: "127.0.0.1:\(port)", token: nil), fire: {})]

@@ -3,12 +3,24 @@ import Testing
 
 /// Headless Chromium driven through chromedriver's W3C WebDriver HTTP API (Debian's chromium and
 /// chromium-driver), with curl as the HTTP client: the page is loaded, clicked and read by a real
-/// browser.
-final class WebDriver {
+/// browser. One per browser suite (`@Suite(.sharedBrowser(...))`), not one per test: its tests take it with
+/// `WebDriver.shared()`. (Unchecked Sendable: a suite's tests use it one at a time, `.serialized`.)
+final class WebDriver: @unchecked Sendable {
     let process = Process()
     let port: UInt16
+    let width: Int, height: Int
     private(set) var session = ""
     var base: String { "http://127.0.0.1:\(port)" }
+
+    /// The browser of the running suite (`SharedBrowser`).
+    @TaskLocal static var current: WebDriver?
+
+    /// The suite's browser, at its starting window size; a browser of its own when the suite has none.
+    static func shared() throws -> WebDriver {
+        guard let browser = current else { return try WebDriver() }
+        try browser.resize(width: browser.width, height: browser.height)
+        return browser
+    }
 
     /// Whether chromium and chromedriver are installed (launch/setup installs them).
     static var available: Bool {
@@ -17,6 +29,7 @@ final class WebDriver {
 
     /// Starts chromedriver and a headless browser of `width` x `height`, with `flags` added to Chromium's.
     init(width: Int = 1280, height: Int = 1000, flags: [String] = []) throws {
+        self.width = width; self.height = height
         port = ControlTools.freePort()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/chromedriver")
         process.arguments = ["--port=\(port)"]
@@ -32,7 +45,12 @@ final class WebDriver {
         #expect(!session.isEmpty, "chromedriver: \(answer.body)")
     }
 
-    deinit {
+    deinit { quit() }
+
+    /// Ends the browser session and chromedriver (once).
+    func quit() {
+        guard !ended else { return }
+        ended = true
         if !session.isEmpty { _ = try? ControlTools.curl("DELETE", base + "/session/\(session)") }
         // chromedriver ends on its /shutdown command (it ignores SIGTERM); SIGKILL if it does not.
         _ = try? ControlTools.curl("GET", base + "/shutdown", maxTime: 3)
@@ -41,6 +59,8 @@ final class WebDriver {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
+
+    private var ended = false
 
     static func text(_ object: Any) -> String {
         String(decoding: (try? JSONSerialization.data(withJSONObject: object)) ?? Data("{}".utf8), as: UTF8.self)
@@ -85,4 +105,27 @@ final class WebDriver {
         let value = try command("GET", "/screenshot") as? String ?? ""
         return Data(base64Encoded: value) ?? Data()
     }
+}
+
+/// One Chromium and one chromedriver around a whole suite: started before its first test, quit after its last; the
+/// suite's tests reach it through `WebDriver.shared()`. Nothing is started when they are not installed (the tests
+/// are `.enabled(if: WebDriver.available)`).
+struct SharedBrowser: SuiteTrait, TestScoping {
+    var width = 1280, height = 1000
+    var flags: [String] = []
+    var isRecursive: Bool { false }
+
+    func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        guard WebDriver.available else { return try await function() }
+        let browser = try WebDriver(width: width, height: height, flags: flags)
+        defer { browser.quit() }
+        try await WebDriver.$current.withValue(browser) { try await function() }
+    }
+}
+
+extension Trait where Self == SharedBrowser {
+    /// One browser for the suite's tests, with `flags` added to Chromium's.
+    static func sharedBrowser(flags: [String] = []) -> Self { SharedBrowser(flags: flags) }
 }

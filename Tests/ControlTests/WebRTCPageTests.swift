@@ -1,11 +1,15 @@
 import Foundation
+import TestTags
 import Testing
 
 /// The control page's preview over WebRTC in a real browser (headless Chromium through chromedriver) against the
 /// real binary: the `<video>` decodes frames (`getStats` inbound-rtp framesDecoded), at the same rate with and
 /// without a second peer that never answers; its picture shows compose's grid lines (pixels of the video frame
 /// drawn to a canvas); the screenshot is kept in out/artifacts.
-@Suite(.serialized) struct WebRTCPageTests {
+/// One browser for the three tests; Chromium gathers 127.0.0.1 with the flag (it leaves loopback out by default).
+@Suite(
+    .serialized, .tags(.live, .process, .browser, .network), .tier, .sharedBrowser(flags: ["--allow-loopback-in-peer-connection"])
+) struct WebRTCPageTests {
     init() { signal(SIGPIPE, SIG_IGN) }
 
     /// The browser's decoded frames so far (0 before the peer exists), through the page's `window.vfPeer`.
@@ -47,8 +51,8 @@ import Testing
             "videotestsrc is-live=true pattern=black ! video/x-raw,width=320,height=240,framerate=30/1 "
                 + "! compose analysis-width=160 warmup=0 grid=thirds ! webrtcserve")
         defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
-        // Loopback only: Chromium gathers 127.0.0.1 with this flag (it leaves loopback out by default).
-        let browser = try WebDriver(flags: ["--allow-loopback-in-peer-connection"])
+        // Loopback only: the suite's browser has the flag.
+        let browser = try WebDriver.shared()
         try browser.open(vf.base + "/")
         let started = Date()
         func decoded() throws -> Int {
@@ -129,7 +133,7 @@ import Testing
             "videotestsrc is-live=true pattern=ball ! video/x-raw,width=320,height=240,framerate=30/1 "
                 + "! compose analysis-width=160 warmup=0 ! webrtcserve codec=h264")
         defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
-        let browser = try WebDriver(flags: ["--allow-loopback-in-peer-connection"])
+        let browser = try WebDriver.shared()
         try browser.open(vf.base + "/")
         let started = Date()
         var count = 0
@@ -148,7 +152,7 @@ import Testing
             "videotestsrc is-live=true pattern=ball ! video/x-raw,width=320,height=240,framerate=30/1 ! compose analysis-width=160 warmup=0 ! fakesink"
         )
         defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
-        let browser = try WebDriver()
+        let browser = try WebDriver.shared()
         try browser.open(vf.base + "/")
         #expect(try browser.wait(until: "return document.getElementById('preview').naturalWidth === 320"), "no MJPEG preview")
         usleep(500_000)

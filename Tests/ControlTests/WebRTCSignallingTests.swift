@@ -1,10 +1,11 @@
 import Foundation
+import TestTags
 import Testing
 
 /// `GET /api/webrtc` against the real binary with a WebSocket client (no browser): the offer, the server's ICE
 /// candidates on loopback, bad messages, the peer limit, the route's checks; a peer that never answers does not
 /// stall the encoder (measured); `webrtcserve` without `--http` is refused.
-@Suite(.serialized) struct WebRTCSignallingTests {
+@Suite(.serialized, .tags(.live, .process, .network), .tier) struct WebRTCSignallingTests {
     init() { signal(SIGPIPE, SIG_IGN) }
 
     static let live = "videotestsrc is-live=true ! video/x-raw,width=320,height=240,framerate=30/1 ! compose analysis-width=160 warmup=0"

@@ -1,4 +1,5 @@
 import Foundation
+import TestTags
 import Testing
 
 @testable import FrameAnalysis
@@ -6,7 +7,7 @@ import Testing
 /// The Swift Viola-Jones evaluator against OpenCV 4.6 itself: the fixture was recorded with Debian's
 /// python3-opencv by `Fixtures/make_opencv_boxes.py` (see there: same cascade files, same PPM photos,
 /// `detectMultiScale2(gray, scaleFactor, minNeighbors, minSize)`).
-@Suite struct CascadeClassifierTests {
+@Suite(.tier) struct CascadeClassifierTests {
     @Test func loadsTheNewHaarLayout() throws {
         let c = try CascadeClassifier(contentsOf: CascadeTestSupport.cascade("haarcascades/haarcascade_frontalface_default.xml"))
         #expect(c.windowWidth == 24 && c.windowHeight == 24)
@@ -62,7 +63,7 @@ import Testing
 
     /// Issue 3, Proof (a): the frontal cascade at scale 1.1, 5 neighbours, 24 px returns OpenCV's boxes on
     /// every photo — here bit for bit (same boxes and neighbour counts), stronger than IoU >= 0.8.
-    @Test func matchesOpenCVOnEveryPhoto() throws {
+    @Test(.tags(.evaluation)) func matchesOpenCVOnEveryPhoto() throws {
         let fixture = try OpenCVFixture.load()
         #expect(fixture.opencv.hasPrefix("4.6"))
         for run in fixture.runs {

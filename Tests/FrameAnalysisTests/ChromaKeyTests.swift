@@ -1,10 +1,11 @@
 import Foundation
+import TestTags
 import Testing
 
 @testable import FrameAnalysis
 
 /// The key on synthetic green-screen frames whose true mask is known by construction.
-@Suite struct ChromaKeyTests {
+@Suite(.tier) struct ChromaKeyTests {
     static let green: (UInt8, UInt8, UInt8) = (20, 190, 40)
 
     /// A "person" on green: skin face (ellipse), dark hair, blue shirt; a 1-px rim around the subject is
@@ -184,7 +185,7 @@ import Testing
     /// Real people (labelme's VOC photos, hand-drawn polygons) on a green screen: hard edges on pure #00ff00, soft
     /// edges (sigma 1 px) on pure #00ff00, and hard edges on a ±15 % screen of #14be28; keyed with the defaults
     /// (key #00ff00) and with the key measured from the border (pick=auto).
-    @Test(arguments: ["2011_000003", "2011_000006"]) func realCompositesKeyAtTheTrueMatte(photo: String) throws {
+    @Test(.tags(.evaluation), arguments: ["2011_000003", "2011_000006"]) func realCompositesKeyAtTheTrueMatte(photo: String) throws {
         let image = try TestImages.rgb("keying/\(photo)")
         let json = try #require(FileManager.default.contents(atPath: TestImages.directory.appendingPathComponent("keying/\(photo).json").path))
         let mask = try LabelmePolygons(json: json).mask(label: "person")

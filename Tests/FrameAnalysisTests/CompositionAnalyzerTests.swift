@@ -1,8 +1,9 @@
+import TestTags
 import Testing
 
 @testable import FrameAnalysis
 
-@Suite struct CompositionAnalyzerTests {
+@Suite(.tier) struct CompositionAnalyzerTests {
     /// An engine that returns fixed detections.
     struct StubEngine: DetectionEngine {
         let name: String
@@ -153,7 +154,7 @@ import Testing
     /// Issue 13, groups: on the real three-face photo the faces engine finds all three, the subject is the
     /// group (its box covers every face), thirds advises moving the group's centre (not one face's), and
     /// capture's 3:4 crop of the frame contains all three faces with headroom.
-    @Test func threeRealFacesSideBySideAreOneSubject() throws {
+    @Test(.tags(.evaluation)) func threeRealFacesSideBySideAreOneSubject() throws {
         let (image, faces) = try Self.groupPhoto()
         let analyzer = CompositionAnalyzer(engines: [try FaceEngine()], engine: "faces", rule: ThirdsRule())
         let g = analyzer.analyze(image)

@@ -1,10 +1,11 @@
 import Foundation
+import TestTags
 import Testing
 
 @testable import FrameAnalysis
 
 /// The faces engine on real photos (issue 3, Proof (a) and (b), tilted faces).
-@Suite struct FaceEngineTests {
+@Suite(.tier) struct FaceEngineTests {
     /// Engines are loaded once (five XML cascades each).
     static let verified = Result { try FaceEngine() }
     static let upright = Result { try FaceEngine(rotations: false) }
@@ -29,7 +30,7 @@ import Testing
     /// Proof (a): with verification (and the extra passes) off, the engine is OpenCV's
     /// `detectMultiScale(gray, 1.1, 5, minSize 24)`: same count and IoU >= 0.8 per box on every photo
     /// (reference boxes from `Fixtures/make_opencv_boxes.py`, Debian python3-opencv 4.6).
-    @Test func withoutVerificationItReturnsOpenCVsBoxes() throws {
+    @Test(.tags(.evaluation)) func withoutVerificationItReturnsOpenCVsBoxes() throws {
         let run = try #require(try OpenCVFixture.load().run("haarcascades/haarcascade_frontalface_default.xml"))
         let engine = try Self.raw.get()
         #expect(run.boxes.count == 16)
@@ -48,7 +49,7 @@ import Testing
     /// Proof (b): OpenCV's cascade alone puts a false face on the monitor in left01/02/05/08/11/14; with
     /// the default verification no false face is left on any of the 13 photos. (left06 shows the person's
     /// real profile at the monitor; a detection there is a true face, nothing else may be reported.)
-    @Test func noFalseFaceOnTheChessboardPhotos() throws {
+    @Test(.tags(.evaluation)) func noFalseFaceOnTheChessboardPhotos() throws {
         let engine = try Self.verified.get()
         let profileInLeft06 = Box(x: 218, y: 113, width: 124, height: 124)  // OpenCV's profile cascade box
         let monitor = Box(x: 136, y: 215, width: 56, height: 56)
@@ -62,7 +63,7 @@ import Testing
     }
 
     /// Proof (b), second half: every face in the portraits is still found, once, with its OpenCV box.
-    @Test func everyFaceInThePortraitsIsFound() throws {
+    @Test(.tags(.evaluation)) func everyFaceInThePortraitsIsFound() throws {
         let engine = try Self.verified.get()
         for (name, face) in Self.faces.sorted(by: { $0.key < $1.key }) {
             let found = engine.detect(in: try TestImages.rgb(name))
@@ -76,7 +77,7 @@ import Testing
 
     /// Faces rolled by +-20 degrees (the photo rotated in Swift, bilinear) are found by the rotated passes;
     /// the expected box is the upright face box moved with the rotation.
-    @Test func findsFacesTiltedBy20Degrees() throws {
+    @Test(.tags(.evaluation)) func findsFacesTiltedBy20Degrees() throws {
         let engine = try Self.verified.get(), uprightOnly = try Self.upright.get()
         var missedUpright = 0
         for name in ["basketball1", "astronaut"] {

@@ -1,4 +1,5 @@
 import Foundation
+import TestTags
 import Testing
 
 @testable import FrameAnalysis
@@ -6,7 +7,7 @@ import Testing
 /// `FaceRecall` on the labelled real-photo set (`Fixtures/face_labels.json`, photos from `launch/testdata`): recall
 /// and false faces of every engine, printed, with the goals asserted; and the matching rules on boxes made up
 /// for the purpose.
-@Suite(.serialized) struct FaceRecallTests {
+@Suite(.serialized, .tier) struct FaceRecallTests {
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Fixtures/face_labels.json")
 
@@ -37,7 +38,7 @@ import Testing
     }
 
     /// Every engine on the 39 photos at 640 px (figures printed; the closing note and README quote them).
-    @Test func everyEngineOnTheRealPhotos() throws {
+    @Test(.tags(.evaluation)) func everyEngineOnTheRealPhotos() throws {
         let set = try FaceLabelSet.load(Self.fixture)
         let r = FaceRecall()
         let photos = try r.prepare(set.photos, load: Self.load)

@@ -1,11 +1,12 @@
 import Foundation
+import TestTags
 import Testing
 
 @testable import FrameAnalysis
 
 /// The people engine (OpenCV's HOG people detector through CPeopleHOG) on frames of opencv-doc's pedestrian
 /// video (`vtest.avi` at 4, 12, 24 and 40 s, 768x576, extracted by launch/testdata), against the cascades.
-@Suite struct PeopleEngineTests {
+@Suite(.tier) struct PeopleEngineTests {
     /// Pedestrians annotated by eye (on the frames with a 50 px grid drawn over them), by frame. A person
     /// under 40 px tall (far up the path) is left out: no engine here is asked to find it.
     static let pedestrians: [String: [Box]] = [
@@ -125,7 +126,7 @@ import Testing
                 "\(faces)")
     }
 
-    @Test func nothingOnFlatOrPersonlessFrames() throws {
+    @Test(.tags(.evaluation)) func nothingOnFlatOrPersonlessFrames() throws {
         let engine = PeopleEngine()
         #expect(engine.detect(in: RGBImage(width: 320, height: 240, pixels: [UInt8](repeating: 90, count: 320 * 240 * 3))).isEmpty)
         #expect(engine.detect(in: RGBImage(width: 0, height: 0, pixels: [])).isEmpty)
@@ -177,7 +178,7 @@ import Testing
     /// HOG against the cascades on the same frames (recall, false boxes, ms per frame), printed; the figures
     /// behind `engine=auto`'s chain (hog-docs.md): HOG finds at least what the full-body cascade finds, with
     /// fewer false boxes, so the full-body cascade is out of auto.
-    @Test func comparesWithTheCascades() throws {
+    @Test(.tags(.evaluation)) func comparesWithTheCascades() throws {
         let full = try CascadeClassifier(named: "haarcascade_fullbody.xml", in: FaceEngine.defaultCascadeDirectory)
         let upper = try BodyEngine(fullBody: false)
         let hog = PeopleEngine()

@@ -1,9 +1,10 @@
 import Foundation
 import GStreamerKit
+import TestTags
 import Testing
 
 /// JPEGs written by real GStreamer elements (jpegenc ! jifmux, tags injected), read back.
-@Suite struct JPEGFileTests {
+@Suite(.tags(.process), .tier) struct JPEGFileTests {
     static func write(_ tags: String? = nil, width: Int = 320, height: Int = 200) throws -> String {
         let path = NSTemporaryDirectory() + "vf-jpeg-\(UUID().uuidString).jpg"
         let p = Process()

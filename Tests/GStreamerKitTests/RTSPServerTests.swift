@@ -1,10 +1,11 @@
 import Foundation
+import TestTags
 import Testing
 
 @testable import GStreamerKit
 
 /// RTSPServer on its own (the host's `rtspserve` tests use the real binary): binding, relaying, stopping.
-@Suite(.serialized) struct RTSPServerTests {
+@Suite(.serialized, .tags(.live, .process, .network), .tier) struct RTSPServerTests {
     static let payload = "rtph264depay ! rtph264pay name=pay0 pt=96 config-interval=-1"
 
     /// A live H.264 RTP source into an appsink named s.

@@ -1,12 +1,13 @@
 import Foundation
 import Synchronization
+import TestTags
 import Testing
 
 @testable import GStreamerKit
 
 /// WebRTCServer on its own (the page and the signalling are tested with the real binary): no encoding without a
 /// peer, an offer per peer, the peer limit, peers closed by stop.
-@Suite(.serialized) struct WebRTCServerTests {
+@Suite(.serialized, .tags(.live, .network), .tier) struct WebRTCServerTests {
     /// Live raw video into an appsink named s.
     static func feed() throws -> Pipeline {
         try Pipeline.parse(

@@ -1,12 +1,13 @@
 import Foundation
 import GStreamerKit
 import Stages
+import TestTags
 import Testing
 
 @testable import Host
 
 /// The host's own output messages (a photo branch stopped, started again) and the bounded message list.
-@Suite(.serialized) struct OutputMessageTests {
+@Suite(.serialized, .tier) struct OutputMessageTests {
     @Test func outputErrorRoundTripsThroughGStreamersText() throws {
         let m = OutputErrorMessage(
             stage: "cap", output: "snapshot", element: "cap_snapshot_files",
@@ -54,7 +55,7 @@ import Testing
 
     /// A snapshot branch whose directory vanishes fails: the stream goes on, the failure and (once the
     /// directory is back and the 5 s delay is over) the restart are recorded as typed messages.
-    @Test func aFailedPhotoBranchIsRecordedAndRestarted() throws {
+    @Test(.tags(.live)) func aFailedPhotoBranchIsRecordedAndRestarted() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vf-branch-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -1,12 +1,13 @@
 import Foundation
 import GStreamerKit
+import TestTags
 import Testing
 
 @testable import Host
 
 /// Session start-up order: every stage worker sees its frames whatever the graph between stages
 /// (the run used to hang when a worker polled an appsink whose segment was not started yet).
-@Suite(.serialized) struct SessionStartTests {
+@Suite(.serialized, .tags(.live), .tier) struct SessionStartTests {
     /// Runs a description to the end on its own thread; nil when it did not end within `timeout`.
     static func runBounded(_ description: String, timeout: Double = 20) throws -> (code: Int32, report: SessionReport?)? {
         let s = try Session(description: description)

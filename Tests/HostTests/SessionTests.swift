@@ -2,12 +2,13 @@ import Foundation
 import GStreamerKit
 import Stages
 import Synchronization
+import TestTags
 import Testing
 
 @testable import Host
 
 /// In-process sessions: renegotiation mid-stream, queue policy, stats, element messages.
-@Suite(.serialized) struct SessionTests {
+@Suite(.serialized, .tags(.live, .process), .tier) struct SessionTests {
     static func tmp(_ name: String) -> String {
         let d = FileManager.default.temporaryDirectory.appendingPathComponent("vf-session-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)

@@ -1,6 +1,7 @@
 import Foundation
 import GStreamerKit
 import Stages
+import TestSupport
 import Testing
 
 @testable import Host
@@ -8,7 +9,7 @@ import Testing
 /// The source keeper in a session: a watched live source that ends is lost, stood in for by placeholders and
 /// started again; a source that is not watched ends the run as before. (Network sources killed and restarted
 /// by a second process: `ReconnectCommandTests`.)
-@Suite(.serialized) struct SourceKeeperTests {
+@Suite(.serialized, .tags(.live), .tier) struct SourceKeeperTests {
     /// Runs `description` for `seconds`, then asks it to stop; the session and its exit code.
     static func run(_ description: String, reconnect: SessionOptions.ReconnectMode, seconds: Double) throws -> (Session, Int32?) {
         var o = SessionOptions()

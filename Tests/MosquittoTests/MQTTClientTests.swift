@@ -6,7 +6,7 @@ import Testing
 import Timing
 
 /// The libmosquitto binding against Debian's real broker and its real clients (mosquitto_sub/_pub).
-@Suite(.serialized) struct MQTTClientTests {
+@Suite(.serialized, .tags(.live, .process, .network), .tier) struct MQTTClientTests {
     /// What the handlers saw, in order.
     final class Seen: Sendable {
         let connects = Atomic<Int>(0)

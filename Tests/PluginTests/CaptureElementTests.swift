@@ -1,10 +1,11 @@
 import Foundation
+import TestTags
 import Testing
 
 /// vfcapture in stock gst-launch-1.0: with nothing linked to its outputs the element runs capture's default
 /// branches itself (JPEG with EXIF, thumbnail, records.json, as the host's `capture` writes them); a
 /// requested `snapshot` pad feeds the application's own branch.
-@Suite(.serialized) struct CaptureElementTests {
+@Suite(.serialized, .tags(.live, .process), .tier) struct CaptureElementTests {
     static func isCompleteJPEG(_ path: String) -> Bool {
         guard let d = FileManager.default.contents(atPath: path), d.count > 4 else { return false }
         return d[0] == 0xFF && d[1] == 0xD8 && d[d.count - 2] == 0xFF && d[d.count - 1] == 0xD9

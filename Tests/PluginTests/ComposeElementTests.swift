@@ -1,9 +1,10 @@
 import Foundation
+import TestTags
 import Testing
 
 /// vfcompose outside the host: stock gst-launch-1.0 on a real photo (JSON lines, `viewfinder/composition`
 /// element messages posted by the element) and a Python (PyGObject) application, examples/compose.py.
-@Suite(.serialized) struct ComposeElementTests {
+@Suite(.serialized, .tags(.process), .tier) struct ComposeElementTests {
     /// A real photo prepared by launch/testdata (opencv-doc samples).
     static func photo(_ name: String) throws -> String {
         let path = PluginTools.root.appendingPathComponent(".testdata/\(name)").path

@@ -1,9 +1,10 @@
 import Foundation
+import TestTags
 import Testing
 
 /// vfgrid (and vfpassthrough) in stock gst-launch-1.0: the same pixels as the stage in the host
 /// (GridStageTests' assertions on a 1280x720 black frame), written raw by filesink and read back.
-@Suite(.serialized) struct GridElementTests {
+@Suite(.serialized, .tags(.process), .tier) struct GridElementTests {
     static let (w, h) = (1280, 720)
     static let thirds = [426, 853]
 
@@ -87,7 +88,7 @@ import Testing
     /// A Python application changes `lines` while playing (GST_PARAM_MUTABLE_PLAYING, gst_util_set_object_arg as
     /// gst-launch would): the stage's `update` moves the columns on the next frames, and the property reads back.
     /// compose's `analysis-width` (before start only) is refused while playing, by name, and keeps its value.
-    @Test func linesChangedWhilePlayingMoveTheColumns() throws {
+    @Test(.tags(.live)) func linesChangedWhilePlayingMoveTheColumns() throws {
         let script = PluginTools.tempDir().appendingPathComponent("live.py")
         try Self.liveScript.write(to: script, atomically: true, encoding: .utf8)
         let r = try PluginTools.run("/usr/bin/python3", [script.path], timeout: 20)

@@ -1,9 +1,10 @@
 import Foundation
+import TestTags
 import Testing
 
 /// `viewfinder bench plugin` through the real binary (debug build, few frames: the figures are not the point
 /// here, the run and its report are): stock gst-launch-1.0 with the plugin against identity and the host.
-@Suite(.serialized) struct PluginBenchTests {
+@Suite(.serialized, .tags(.process), .tier) struct PluginBenchTests {
     @Test func benchPluginPrintsEachSideAndTheRatios() throws {
         let binary = PluginTools.root.appendingPathComponent(".build/debug/viewfinder").path
         let r = try PluginTools.run(binary, ["bench", "plugin", "--frames", "20", "--rounds", "1"], timeout: 60)

@@ -1,10 +1,11 @@
 import Foundation
 import Stages
+import TestTags
 import Testing
 
 /// libgstviewfinder.so as stock gst-inspect-1.0 sees it: every stage an element, every property with its
 /// type, range, default and when it may change; a plugin that cannot load is named, with the loader's reason.
-@Suite(.serialized) struct PluginLoadTests {
+@Suite(.serialized, .tags(.process), .tier) struct PluginLoadTests {
     /// gst-inspect-1.0 output with runs of spaces collapsed (its columns are padded).
     static func squeezed(_ text: String) -> String {
         text.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")

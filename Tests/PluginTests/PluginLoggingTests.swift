@@ -1,10 +1,11 @@
 import Foundation
+import TestTags
 import Testing
 
 /// The plugin's logging (`PluginLogging`): inside stock gst-launch-1.0 the library's lines ("saved ...") never reach
 /// the application's stdout or stderr; they go to GStreamer's debug log, category `viewfinder_stages` (the swift-log
 /// label `viewfinder.stages`), at INFO, so GST_DEBUG=viewfinder*:5 shows them and a lower threshold does not.
-@Suite(.serialized) struct PluginLoggingTests {
+@Suite(.serialized, .tags(.process), .tier) struct PluginLoggingTests {
     static func description(_ dir: URL) -> String {
         "videotestsrc num-buffers=10 ! video/x-raw,width=160,height=120,framerate=30/1 ! vfcapture auto=false at=2 directory=\(dir.path) ! fakesink"
     }

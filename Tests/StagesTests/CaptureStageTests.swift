@@ -2,11 +2,12 @@ import Foundation
 import GStreamerKit
 import StageTesting
 import Stages
+import TestTags
 import Testing
 import Timing
 
 /// The capture stage fed frame by frame (no pipeline): triggers, state, the ring's choice, crop, timer.
-@Suite struct CaptureStageTests {
+@Suite(.tier) struct CaptureStageTests {
     static let info = try! VideoInfo(format: "I420", width: 160, height: 120, fpsN: 30, fpsD: 1)
     static let frameNs: UInt64 = 33_333_333
 
@@ -218,7 +219,7 @@ import Timing
 
     /// A branch that writes and reports its file inside push() (as a fast one may, from its own thread,
     /// before push returns): the save is registered before the push, so the photo is still indexed.
-    @Test func aFileReportedBeforePushReturnsIsStillIndexed() throws {
+    @Test(.tags(.process)) func aFileReportedBeforePushReturnsIsStillIndexed() throws {
         let dir = Self.directory()
         // A real JPEG from jpegenc ! jifmux.
         let jpegPath = dir + "/source.jpg"
@@ -249,7 +250,7 @@ import Timing
 
     /// A photo is dated by the host's clock (`StageContext.clock`): its EXIF date-time tag and its record say the
     /// same instant, the clock's wall time when it was taken.
-    @Test func aPhotoIsDatedByTheHostsClock() throws {
+    @Test(.tags(.process)) func aPhotoIsDatedByTheHostsClock() throws {
         let dir = Self.directory()
         let jpegPath = dir + "/source.jpg"
         let p = Process()

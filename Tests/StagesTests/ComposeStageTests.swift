@@ -2,6 +2,7 @@ import Foundation
 import FrameAnalysis
 import GStreamerKit
 import StageTesting
+import TestTags
 import Testing
 
 @testable import Host
@@ -9,7 +10,7 @@ import Testing
 
 /// The compose stage: in real pipelines (analysis results as JSON lines, bus messages and buffer meta
 /// across elements) and, for what it draws, through `StageHarness`.
-@Suite(.serialized) struct ComposeStageTests {
+@Suite(.serialized, .tier) struct ComposeStageTests {
     static func tmp(_ name: String) -> String {
         let d = FileManager.default.temporaryDirectory.appendingPathComponent("vf-compose-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
@@ -29,7 +30,7 @@ import Testing
         return try text.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
     }
 
-    @Test func salientBallIsFoundAndPublishedEverywhere() throws {
+    @Test(.tags(.live)) func salientBallIsFoundAndPublishedEverywhere() throws {
         let json = Self.tmp("compose.jsonl")
         // A white ball on black, still (pattern=ball moves; imagefreeze holds one frame).
         let s = try Session(

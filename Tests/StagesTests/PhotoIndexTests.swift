@@ -1,9 +1,10 @@
 import Foundation
 import Stages
+import TestTags
 import Testing
 
 /// records.json: atomic writes and reconciliation with the files on disk (real JPEGs from gst-launch).
-@Suite struct PhotoIndexTests {
+@Suite(.tags(.process), .tier) struct PhotoIndexTests {
     static func dir() -> String {
         let d = NSTemporaryDirectory() + "vf-index-\(UUID().uuidString)"
         try? FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)

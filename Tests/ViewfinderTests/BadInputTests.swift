@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// Bad descriptions: a clear message naming the token, exit 2, nothing written.
-@Suite struct BadInputTests {
+@Suite(.tags(.process), .tier) struct BadInputTests {
     static let cases: [(description: String, expected: String)] = [
         ("videotestsrc ! gridd ! fakesink", "unknown element or stage 'gridd'"),
         ("videotestsrc ! grid foo=1 ! fakesink", "no property 'foo'"),

@@ -5,7 +5,7 @@ import Testing
 /// pipelines/record-clean-stream-overlay.pipeline through the real binary: one description, the guidance burned
 /// into one output (the HLS stream) and the clean video in the other (out/clean.mkv), both decoded by ffmpeg and
 /// checked pixel by pixel; and how the host splits the description (the tee after the first stage group).
-@Suite(.serialized) struct BurnedInOrCleanTests {
+@Suite(.serialized, .tags(.process), .tier) struct BurnedInOrCleanTests {
     static let pipeline = Tools.root.appendingPathComponent("pipelines/record-clean-stream-overlay.pipeline").path
     static let width = 1280, height = 720
 

@@ -4,7 +4,7 @@ import Testing
 
 /// `capture` through the real binary: photos by jpegenc/jifmux/multifilesink, EXIF read by exiftool,
 /// thumbnails measured by ffprobe, records.json against the directory, kill -9 and a full disk.
-@Suite(.serialized) struct CaptureCommandTests {
+@Suite(.serialized, .tags(.live, .process), .tier) struct CaptureCommandTests {
     /// records.json's photos, parsed.
     static func records(_ dir: URL) throws -> [[String: Any]] {
         let data = try Data(contentsOf: dir.appendingPathComponent("records.json"))

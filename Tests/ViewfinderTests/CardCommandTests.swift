@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `viewfinder card`: a 1080x1440 share card from a captured photo, by id or by file.
-@Suite(.serialized) struct CardCommandTests {
+@Suite(.serialized, .tags(.process), .tier) struct CardCommandTests {
     /// One photo of a pure blue frame, captured at frame 3 (with its record).
     static func photoDirectory() throws -> URL {
         let d = Tools.tempDir().appendingPathComponent("photos")

@@ -1,12 +1,13 @@
 import Foundation
 import FrameAnalysis
+import TestTags
 import Testing
 
 @testable import ViewfinderBench
 
 /// `bench chromakey`'s side-by-side on real composites (launch/testdata's labelme photos): chromakey through real
 /// pipelines against GStreamer's `alpha method=green` and `method=custom` on the same frames.
-@Suite(.serialized) struct ChromaKeyBenchTests {
+@Suite(.serialized, .tags(.evaluation), .tier) struct ChromaKeyBenchTests {
     static let testdata = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent(".testdata")
 

@@ -4,7 +4,7 @@ import Testing
 
 /// `compose engine=cnn` and `engine=auto`'s use of it, through the real `viewfinder` binary. The library
 /// is looked for in `VIEWFINDER_YUFACE_DIR`: an empty directory stands for a machine without it.
-@Suite struct ComposeCNNCommandTests {
+@Suite(.tags(.process), .tier) struct ComposeCNNCommandTests {
     /// Where launch/fetch-yuface installs the library by default.
     static let installDirectory = FileManager.default.homeDirectoryForCurrentUser
         .appendingPathComponent(".cache/viewfinder/yuface-2023.5.1")

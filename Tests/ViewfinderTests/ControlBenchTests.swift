@@ -1,10 +1,11 @@
 import Foundation
+import TestTags
 import Testing
 import ViewfinderBench
 
 /// `Bench.control` on a short live run: the figures come from real clients (curl on the preview and the
 /// event stream, URLSession for the paced requests). No timing thresholds: the machine is shared.
-@Suite(.serialized) struct ControlBenchTests {
+@Suite(.serialized, .tags(.live, .process, .network), .tier) struct ControlBenchTests {
     @Test func figuresAreRealWithAndWithoutAViewer() throws {
         let r = try Bench.control(frames: 30, rounds: 1, requestRate: 20, requestSeconds: 1, events: 3)
         // Every frame goes through offer, with or without a viewer.

@@ -9,7 +9,7 @@ import Testing
 /// a temp directory that is the current directory) run by the real binary: none hangs (still running
 /// 10 s after the start and 5 s after a Ctrl-C), none dies of a signal, every exit code is 0, 1 or 2,
 /// and every exit-2 message names a token of the description (MessageCheck.namesToken).
-@Suite struct GeneratedRunTests {
+@Suite(.tags(.process), .tier) struct GeneratedRunTests {
     static let seed: UInt64 = 0xB1A5_2026
     static let count = 80
 

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// Ctrl-C (SIGINT) drains with end-of-stream so recordings stay playable; SIGUSR1 takes a snapshot.
-@Suite(.serialized) struct InterruptTests {
+@Suite(.serialized, .tags(.live, .process), .tier) struct InterruptTests {
     @Test func sigintOnLiveRecordingLeavesPlayableMP4() throws {
         let d = Tools.tempDir()
         let out = d.appendingPathComponent("rec.mp4").path

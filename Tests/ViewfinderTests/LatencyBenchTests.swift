@@ -5,7 +5,7 @@ import Testing
 /// `viewfinder bench latency` through the real binary: the printed figures are real measurements (frames
 /// measured, ordered percentiles, delays in a sane range, the upstream latency query answered). No timing
 /// thresholds that depend on the machine's speed: the machine is shared.
-@Suite(.serialized) struct LatencyBenchTests {
+@Suite(.serialized, .tags(.live, .process), .tier) struct LatencyBenchTests {
     /// The figures of one side's line: frames measured, p50, p95, source fps.
     struct SideLine {
         var frames: Int, p50: Double, p95: Double, sourceFPS: Double

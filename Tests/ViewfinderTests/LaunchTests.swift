@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `viewfinder launch` with real elements, checked with ffprobe and gst-launch-1.0.
-@Suite(.serialized) struct LaunchTests {
+@Suite(.serialized, .tags(.process), .tier) struct LaunchTests {
     @Test func nonLive90FramesKeepCountAndTimestamps() throws {
         let d = Tools.tempDir()
         let ours = d.appendingPathComponent("grid.mp4").path
@@ -25,7 +25,7 @@ import Testing
         #expect(abs((a.last ?? 0) - 89.0 / 30.0) < 0.002)
     }
 
-    @Test func liveSourceIntoEncoderFinishesWithoutDeadlock() throws {
+    @Test(.tags(.live)) func liveSourceIntoEncoderFinishesWithoutDeadlock() throws {
         let d = Tools.tempDir()
         let out = d.appendingPathComponent("live.mp4").path
         let r = try Tools.run(
@@ -106,7 +106,7 @@ import Testing
         #expect(r2.err.contains("stage grid0: 30 frames") && r2.err.contains("stage grid1: 30 frames"))
     }
 
-    @Test func snapshotIntervalGivesCleanJPEGs() throws {
+    @Test(.tags(.live)) func snapshotIntervalGivesCleanJPEGs() throws {
         let d = Tools.tempDir()
         let r = try Tools.vf(
             "launch",
@@ -177,7 +177,7 @@ import Testing
         #expect(Tools.columnMean(photo, x: 2) < 30)  // no white ring in the photo
     }
 
-    @Test func progressPrintsALiveLine() throws {
+    @Test(.tags(.live)) func progressPrintsALiveLine() throws {
         let r = try Tools.vf(
             "launch", "--progress",
             "videotestsrc is-live=true num-buffers=75 ! video/x-raw,width=320,height=240,framerate=30/1 ! grid ! fakesink", timeout: 30)
@@ -268,7 +268,7 @@ extension LaunchTests {
         #expect(d.code == 0 && d.out.contains("videotestsrc ! autovideosink"), "\(d.err)")
     }
 
-    @Test func autovideosinkUnderXvfbRuns() throws {
+    @Test(.tags(.live)) func autovideosinkUnderXvfbRuns() throws {
         let xvfb = "/usr/bin/Xvfb"
         guard FileManager.default.isExecutableFile(atPath: xvfb) else {
             Issue.record("Xvfb is not installed (launch/setup installs xvfb)"); return

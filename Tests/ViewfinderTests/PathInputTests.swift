@@ -4,7 +4,7 @@ import Testing
 
 /// Paths users really write (one-character and relative names, trailing slashes, spaces, quotes, URLs):
 /// checked before anything runs, right code, a message that says what is wrong, and nothing created.
-@Suite struct PathInputTests {
+@Suite(.tags(.process), .tier) struct PathInputTests {
     /// Each case runs in a fresh directory holding only `existing.txt` (a file) and `sub dir/` (a directory).
     struct Case: CustomStringConvertible {
         var description: String

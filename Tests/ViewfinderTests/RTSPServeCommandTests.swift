@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `rtspserve` through the real binary and real RTSP clients (ffprobe, gst-launch-1.0 rtspsrc), loopback only.
-@Suite(.serialized) struct RTSPServeCommandTests {
+@Suite(.serialized, .tags(.live, .process, .network), .tier) struct RTSPServeCommandTests {
     /// A TCP port nothing listens on right now (bound to 0, read back, closed).
     static func freePort() -> Int {
         Int(Tools.freePort())

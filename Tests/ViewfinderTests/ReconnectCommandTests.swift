@@ -5,7 +5,7 @@ import Testing
 /// `--reconnect` with real network sources: an SRT camera served by a second process (gst-launch-1.0, SRT
 /// listener) that the test kills and starts again, Viewfinder as the SRT caller recording an MP4 and serving
 /// RTSP to a gst-launch-1.0 viewer; then the recording is decoded by ffmpeg/ffprobe and its pixels checked.
-@Suite(.serialized) struct ReconnectCommandTests {
+@Suite(.serialized, .tags(.live, .process, .network), .tier) struct ReconnectCommandTests {
     /// The camera: a live SMPTE test pattern, H.264 in MPEG-TS, SRT listener on `port`.
     static func camera(port: Int, width: Int = 320, height: Int = 240) throws -> Process {
         let (p, _, _) = try Tools.start(

@@ -5,7 +5,7 @@ import Testing
 /// The shipped stream-out pipelines (srt-out, srt-caller, udp-out, hls) through the real binary, received by real
 /// clients (ffmpeg, gst-launch-1.0, ffprobe) on loopback. Ports are free ones, set with `--set`; children are killed
 /// with SIGKILL when a test ends early (children of the test runner ignore SIGTERM).
-@Suite(.serialized) struct StreamOutputsTests {
+@Suite(.serialized, .tags(.live, .process, .network), .tier) struct StreamOutputsTests {
     /// A UDP port nothing is bound to right now (bound to 0, read back, closed). SRT and RTP both run over UDP.
     static func freeUDPPort() -> Int {
         Int(Tools.freePort(udp: true))

@@ -4,7 +4,7 @@ import Testing
 
 /// `viewfinder bench streams N` through the real binary: the printed figures are real (the N asked, frames
 /// out per stream, CPU share). No timing thresholds that depend on the machine's speed.
-@Suite(.serialized) struct StreamsBenchTests {
+@Suite(.serialized, .tags(.live, .process), .tier) struct StreamsBenchTests {
     /// One side's line: the N printed, fps of each stream, frames out, dropped, CPU %.
     struct SideLine {
         var count: Int, fps: [Double], framesOut: Int, dropped: Int, cpu: Double, holds: Bool

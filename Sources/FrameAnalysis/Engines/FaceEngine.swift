@@ -92,12 +92,30 @@ public struct FaceEngine: DetectionEngine {
         return out
     }
 
+    /// One pass's cascade hits, before the verifier judges them.
+    struct Searched {
+        var pass: Pass
+        var hits: [CascadeDetection]
+    }
+
+    /// Every pass's cascade run on `gray`.
+    func search(_ gray: GrayImage) -> [Searched] {
+        passes(gray).map { pass in
+            Searched(pass: pass, hits: pass.cascade.detections(in: pass.frame, scaleFactor: 1.1, minNeighbors: 5, minSize: minFace))
+        }
+    }
+
     func faces(gray: GrayImage, color: RGBImage?) -> [Detection] {
+        judge(search(gray), width: gray.width, height: gray.height, color: color)
+    }
+
+    /// The hits of `search` on a `width` x `height` luma, through this engine's verifier (when `verify`), merged.
+    func judge(_ searched: [Searched], width: Int, height: Int, color: RGBImage?) -> [Detection] {
         var found: [Detection] = []
-        for pass in passes(gray) {
-            let hits = pass.cascade.detections(in: pass.frame, scaleFactor: 1.1, minNeighbors: 5, minSize: minFace)
-            for hit in hits {
-                guard let box = Self.clamp(pass.toImage(hit.box), width: gray.width, height: gray.height) else { continue }
+        for s in searched {
+            let pass = s.pass
+            for hit in s.hits {
+                guard let box = Self.clamp(pass.toImage(hit.box), width: width, height: height) else { continue }
                 var evidence: FaceVerifier.Evidence?
                 if let verifier {
                     var e = verifier.evidence(frame: pass.frame, box: hit.box)
@@ -113,6 +131,21 @@ public struct FaceEngine: DetectionEngine {
             }
         }
         return Self.merge(found)
+    }
+
+    /// What `detect(in:)` of this engine and of `other` return, with the cascade passes run once for both: `other`
+    /// must differ from this engine in `verify` only (the same passes, cascade files and `minFace`), as
+    /// `FaceRecall`'s "cascade" and "cascade+verify" do. The passes are the costly part; the verifier only judges
+    /// their hits.
+    func detect(in image: RGBImage, alsoAs other: FaceEngine) -> (mine: [Detection], other: [Detection]) {
+        precondition(other.minFace == minFace && other.rotations == rotations && other.profiles == profiles)
+        let gray = image.gray
+        let searched = search(gray)
+        let colourful = (verify || other.verify) && FaceVerifier.isColourful(image)
+        return (
+            judge(searched, width: gray.width, height: gray.height, color: verify && colourful ? image : nil),
+            other.judge(searched, width: gray.width, height: gray.height, color: other.verify && colourful ? image : nil)
+        )
     }
 
     /// The box cut to the image, nil when nothing is left.

@@ -144,15 +144,23 @@ public struct FaceRecall: Sendable {
     public func evaluateEngines(_ prepared: [(LabelledPhoto, RGBImage)]) throws -> [(engine: String, summary: Summary)] {
         let cascade = try FaceEngine(verify: false, rotations: false, profiles: true)
         let verified = try FaceEngine(verify: true, rotations: false, profiles: true)
+        // Each engine's detections once per photo: the two cascade engines share their passes (they differ in
+        // verification only), and auto's chain is read from the cnn's and the verified cascade's detections (the
+        // first of them that found anything), as `autoChain` would compute them again.
+        let both = prepared.map { cascade.detect(in: $0.1, alsoAs: verified) }
+        func summary(_ detections: [[Detection]]) -> Summary {
+            Summary(photos: zip(prepared, detections).map { score($1, on: $0.0) })
+        }
         var out: [(engine: String, summary: Summary)] = [
-            ("cascade", evaluate(prepared) { cascade.detect(in: $0) }),
-            ("cascade+verify", evaluate(prepared) { verified.detect(in: $0) }),
+            ("cascade", summary(both.map(\.mine))),
+            ("cascade+verify", summary(both.map(\.other))),
         ]
         if let cnn = try? CNNFaceEngine(threads: 1, minFace: 0) {
-            out.append(("cnn", evaluate(prepared) { cnn.detect(in: $0) }))
-            out.append(("auto", evaluate(prepared, detect: Self.autoChain([cnn, verified]))))
+            let net = prepared.map { cnn.detect(in: $0.1) }
+            out.append(("cnn", summary(net)))
+            out.append(("auto", summary(zip(net, both).map { $0.isEmpty ? $1.other : $0 })))
         } else {
-            out.append(("auto (no cnn)", evaluate(prepared, detect: Self.autoChain([verified]))))
+            out.append(("auto (no cnn)", summary(both.map(\.other))))
         }
         return out
     }

@@ -12,6 +12,7 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Frames per run (bench control: per window).") var frames: Int = 300
     @Option(help: "Rounds (best of; bench control: pairs of windows, 0 then 1 viewer).") var rounds: Int = 3
     @Option(help: "Video for bench faces (default .testdata/vtest.avi).") var video: String?
+    @Option(help: "bench faces: recall on the first N labelled photos (default: all 39).") var photos: Int?
     @Option(help: "Seconds measured per side (bench latency, bench streams; default 10), after 1 s of warm-up.") var seconds: Double?
     @Flag(name: .customLong("max"), help: "bench streams: step the number of streams up from 1 to the largest that holds 30 fps.")
     var searchMax = false
@@ -24,7 +25,8 @@ struct BenchCommand: ParsableCommand {
 
     func run() throws {
         let arguments = BenchArguments(
-            what: what, count: count, frames: frames, rounds: rounds, video: video, seconds: seconds, searchMax: searchMax)
+            what: what, count: count, frames: frames, rounds: rounds, video: video, photos: photos, seconds: seconds,
+            searchMax: searchMax)
         guard let kind = Self.kinds.first(where: { $0.name == what }) else {
             // An unknown word gets the checks of a kind taking neither --seconds nor a count, then is named.
             try arguments.checkCommon(takesSeconds: false)

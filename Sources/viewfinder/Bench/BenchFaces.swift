@@ -9,15 +9,20 @@ struct BenchFaces: BenchKind {
     /// The video: `--video`, else opencv-doc's vtest.avi from launch/testdata; absolute.
     let video: String
     let frames: Int
+    /// How many labelled photos the recall uses (`--photos`), nil for all.
+    let photos: Int?
 
-    init(_ arguments: BenchArguments) { video = Self.videoPath(arguments); frames = arguments.frames }
+    init(_ arguments: BenchArguments) { video = Self.videoPath(arguments); frames = arguments.frames; photos = arguments.photos }
 
     static func videoPath(_ arguments: BenchArguments) -> String { URL(fileURLWithPath: arguments.video ?? ".testdata/vtest.avi").path }
 
     /// The common checks, then the video: it must exist and not be a directory.
     static func check(_ arguments: BenchArguments) throws(HostError) {
         try arguments.checkCommon(takesSeconds: takesSeconds)
-        try arguments.refuseCount()
+        try arguments.refuseCount(takesPhotos: true)
+        if let photos = arguments.photos, !(1...1000).contains(photos) {
+            throw HostError(.usage, "bad value '\(photos)' for --photos: expected 1 - 1000")
+        }
         let video = videoPath(arguments)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: video, isDirectory: &isDirectory) else {
@@ -57,8 +62,9 @@ struct BenchFaces: BenchKind {
         let labels = URL(fileURLWithPath: "Tests/FrameAnalysisTests/Fixtures/face_labels.json")
         let photos = URL(fileURLWithPath: ".testdata/faces")
         if FileManager.default.fileExists(atPath: labels.path), FileManager.default.fileExists(atPath: photos.path) {
-            print("face recall on the labelled real photos (\(labels.path), \(photos.path), 640 px, IoU 0.5):")
-            for (engine, s) in try Bench.faceRecall(labels: labels, photos: photos) {
+            let which = self.photos.map { "the first \($0) of " } ?? ""
+            print("face recall on \(which)the labelled real photos (\(labels.path), \(photos.path), 640 px, IoU 0.5):")
+            for (engine, s) in try Bench.faceRecall(labels: labels, photos: photos, limit: self.photos) {
                 print("  \(engine): \(s.line)")
             }
         } else {

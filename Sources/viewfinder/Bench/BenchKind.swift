@@ -38,6 +38,8 @@ struct BenchArguments {
     var frames: Int
     var rounds: Int
     var video: String?
+    /// `--photos` (bench faces only): how many of the labelled photos its recall uses, nil for all.
+    var photos: Int?
     var seconds: Double?
     var searchMax: Bool
 
@@ -56,9 +58,10 @@ struct BenchArguments {
         }
     }
 
-    /// Refuses a count and `--max` (only `bench streams` takes them).
-    func refuseCount() throws(HostError) {
+    /// Refuses a count and `--max` (only `bench streams` takes them), and `--photos` unless `takesPhotos`.
+    func refuseCount(takesPhotos: Bool = false) throws(HostError) {
         if let count { throw HostError(.usage, "unexpected '\(count)' after 'bench \(what)': only bench streams takes a count") }
         if searchMax { throw HostError(.usage, "--max is for bench streams only") }
+        if photos != nil && !takesPhotos { throw HostError(.usage, "--photos is for bench faces only") }
     }
 }

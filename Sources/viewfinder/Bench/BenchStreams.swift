@@ -21,6 +21,7 @@ struct BenchStreams: BenchKind {
         } else if arguments.count == nil && !arguments.searchMax {
             throw HostError(.usage, "bench streams needs a count: expected e.g. 'bench streams 2', or --max")
         }
+        if arguments.photos != nil { throw HostError(.usage, "--photos is for bench faces only") }
     }
 
     func run() throws {
