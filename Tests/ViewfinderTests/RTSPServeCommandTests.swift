@@ -153,9 +153,13 @@ import Testing
         #expect(c.out.contains("Got EOS from element \"pipeline0\""), "\(c.out)")
         // Exit 0, or (rarely, on a loaded machine) 1 for an rtspsrc message after the end was handled: its PAUSE
         // on the way down to NULL can go out after its own TEARDOWN, which gst-rtsp-server answers by closing.
-        // Anything before "Setting pipeline to NULL" is a real failure.
+        // gst_rtspsrc_try_send words that failed write two ways ("Could not send message", or "Could not write to
+        // resource" when the socket is already shut: seen in a fresh-clone CI run). Anything before "Setting
+        // pipeline to NULL" is a real failure.
         let beforeNull = c.out.components(separatedBy: "Setting pipeline to NULL").first ?? c.out
-        #expect(c.code == 0 || (!beforeNull.contains("ERROR") && c.out.contains("Could not send message")), "client: \(c.out) \(c.err)")
+        let afterNull = c.out.dropFirst(beforeNull.count)
+        let lateWrite = afterNull.contains("Could not send message") || afterNull.contains("Could not write to resource")
+        #expect(c.code == 0 || (!beforeNull.contains("ERROR") && lateWrite), "client: \(c.out) \(c.err)")
         let r = Tools.finish(p, o, e, timeout: 10)
         #expect(!r.hung && r.code == 0, "exit \(r.code): \(r.err)")
         #expect(r.err.contains("sent into 1 shared media\n"), "\(r.err)")
