@@ -217,11 +217,9 @@ import Timing
         #expect(throws: StageError.self) { try rig.stage.update("crop", value: .choice("1:1")) }
     }
 
-    /// A branch that writes and reports its file inside push() (as a fast one may, from its own thread,
-    /// before push returns): the save is registered before the push, so the photo is still indexed.
-    @Test(.tags(.process)) func aFileReportedBeforePushReturnsIsStillIndexed() throws {
-        let dir = Self.directory()
-        // A real JPEG from jpegenc ! jifmux.
+    /// A harness of a manual capture (no auto, no thumbnails, no overlay) into `dir/photos` whose snapshot branch
+    /// writes a real JPEG (made by gst-launch-1.0: videotestsrc ! jpegenc ! jifmux) and reports it inside push().
+    static func manualCapture(in dir: String) throws -> StageHarness {
         let jpegPath = dir + "/source.jpg"
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/gst-launch-1.0")
@@ -233,9 +231,17 @@ import Timing
         let h = try StageHarness(
             kind: "capture", name: "cap",
             properties: [("directory", dir + "/photos"), ("auto", "false"), ("thumbnails", "false"), ("overlay", "false")], info: Self.info)
-        let stage = try #require(h.stage(CaptureStage.self))
         h.planOutputs(defaultBranches: ["snapshot"])
         try #require(h.writeFiles(on: "snapshot", content: .fixed(try Data(contentsOf: URL(fileURLWithPath: jpegPath)))) != nil)
+        return h
+    }
+
+    /// A branch that writes and reports its file inside push() (as a fast one may, from its own thread,
+    /// before push returns): the save is registered before the push, so the photo is still indexed.
+    @Test(.tags(.process)) func aFileReportedBeforePushReturnsIsStillIndexed() throws {
+        let dir = Self.directory()
+        let h = try Self.manualCapture(in: dir)
+        let stage = try #require(h.stage(CaptureStage.self))
         try h.open()
         for i in 0..<4 {
             if i == 2 { h.fireTrigger() }
@@ -251,23 +257,10 @@ import Timing
     /// A photo is dated by the host's clock (`StageContext.clock`): its EXIF date-time tag and its record say the
     /// same instant, the clock's wall time when it was taken.
     @Test(.tags(.process)) func aPhotoIsDatedByTheHostsClock() throws {
-        let dir = Self.directory()
-        let jpegPath = dir + "/source.jpg"
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/gst-launch-1.0")
-        p.arguments = [
-            "-q", "videotestsrc", "num-buffers=1", "!", "video/x-raw,width=160,height=120", "!", "jpegenc", "!", "jifmux", "!", "filesink",
-            "location=\(jpegPath)",
-        ]
-        try p.run(); p.waitUntilExit()
-        let h = try StageHarness(
-            kind: "capture", name: "cap",
-            properties: [("directory", dir + "/photos"), ("auto", "false"), ("thumbnails", "false"), ("overlay", "false")], info: Self.info)
+        let h = try Self.manualCapture(in: Self.directory())
         let clock = ManualClock(now: 0, wall: Date(timeIntervalSince1970: 1_767_225_600))  // 2026-01-01T00:00:00Z
         h.clock = clock
         let stage = try #require(h.stage(CaptureStage.self))
-        h.planOutputs(defaultBranches: ["snapshot"])
-        try #require(h.writeFiles(on: "snapshot", content: .fixed(try Data(contentsOf: URL(fileURLWithPath: jpegPath)))) != nil)
         try h.open()
         try h.push()
         clock.advance(by: 90.25)
