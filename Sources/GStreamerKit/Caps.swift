@@ -115,3 +115,8 @@ public struct VideoInfo: @unchecked Sendable, Equatable {
 }
 
 extension gint { var toInt: Int { Int(self) } }
+
+extension Caps {
+    /// True when everything these caps allow the other allows too (gst_caps_is_subset).
+    public func isSubset(of other: Caps) -> Bool { gst_caps_is_subset(raw, other.raw) != 0 }
+}
