@@ -27,6 +27,12 @@ typedef struct {
     guint64 forwarded;  /* packets a media's appsrc accepted */
     guint64 medias;     /* medias configured (a shared media is made again after its last client left) */
     gboolean ended;     /* the stream ended: no new media gets fed */
+    /* Timing of the current media (reset when a media is configured): a packet's running time in the described
+     * pipeline plus `offset` is its running time in the media; `last` is the last such time given (ordering key). */
+    gboolean timed;
+    gint64 offset;
+    gint64 last;
+    guint64 retimed;    /* times the offset was measured again (a jump in the described pipeline's time) */
 } VfRtspRelay;
 
 /// A relay with one reference (the caller's).
@@ -65,11 +71,12 @@ static inline gboolean vf_rtsp_relay_has_media(VfRtspRelay *r) {
     return has;
 }
 
-static inline void vf_rtsp_relay_counts(VfRtspRelay *r, guint64 *received, guint64 *forwarded, guint64 *medias) {
+static inline void vf_rtsp_relay_counts(VfRtspRelay *r, guint64 *received, guint64 *forwarded, guint64 *medias, guint64 *retimed) {
     g_mutex_lock(&r->lock);
     *received = r->received;
     *forwarded = r->forwarded;
     *medias = r->medias;
+    *retimed = r->retimed;
     g_mutex_unlock(&r->lock);
 }
 
@@ -99,22 +106,48 @@ static void vf_rtsp_media_configure(GstRTSPMediaFactory *f, GstRTSPMedia *media,
     if (r->src) gst_object_unref(r->src);
     r->src = GST_APP_SRC(src);  /* takes the reference from gst_bin_get_by_name */
     r->medias++;
+    r->timed = FALSE;
     if (r->ended) gst_app_src_end_of_stream(r->src);
     g_mutex_unlock(&r->lock);
     g_signal_connect_data(media, "unprepared", G_CALLBACK(vf_rtsp_media_unprepared), vf_rtsp_relay_ref(r),
         vf_rtsp_relay_unref_closure, (GConnectFlags)0);
 }
 
+/// The media's running time now, or GST_CLOCK_TIME_NONE while its appsrc is not PLAYING (a live media goes to
+/// PLAYING as soon as it is prepared, its streams blocked until the first packet: until then it has no clock).
+static GstClockTime vf_rtsp_media_now(GstElement *src) {
+    GST_OBJECT_LOCK(src);
+    gboolean playing = GST_STATE(src) == GST_STATE_PLAYING;
+    GST_OBJECT_UNLOCK(src);
+    if (!playing) return GST_CLOCK_TIME_NONE;
+    GstClock *clock = gst_element_get_clock(src);
+    if (!clock) return GST_CLOCK_TIME_NONE;
+    GstClockTime now = gst_clock_get_time(clock);
+    gst_object_unref(clock);
+    GstClockTime base = gst_element_get_base_time(src);
+    return now >= base ? now - base : 0;
+}
+
+/// A jump of the described pipeline's time larger than this (or any step back) is not followed: the offset is
+/// measured again so the media's time goes on from now.
+#define VF_RTSP_MAX_SKEW (2 * GST_SECOND)
+
 /// appsink new-sample, on the described pipeline's streaming thread: never waits on a client. The packet
 /// goes to the current media's appsrc (non-blocking, leaky, bounded), or nowhere when no client watches.
-/// The described pipeline's timestamps mean nothing in the media's pipeline: the appsrc stamps packets with
-/// its own running time (do-timestamp); RTP timestamps inside the packets are the payloader's, untouched.
+/// Timing: the packet keeps the spacing the described pipeline gave it. Its running time there (PTS and DTS, as
+/// the payloader set them from the encoder's) plus one offset per media is its running time in the media; the
+/// offset is measured at the media's first packet (that packet is stamped "now") and again only when the
+/// described time steps back or jumps by more than VF_RTSP_MAX_SKEW. So the re-payloader (pay0) stamps RTP
+/// timestamps exactly 90000/fps apart for a constant-rate source, and a live source keeps its capture timing;
+/// arrival times (jittery: a frame's packets come in bursts) play no part. A packet that comes while the media
+/// is not PLAYING yet is dropped (a live media plays as soon as it is prepared).
 static GstFlowReturn vf_rtsp_new_sample(GstAppSink *sink, gpointer data) {
     VfRtspRelay *r = (VfRtspRelay *)data;
     GstSample *s = gst_app_sink_pull_sample(sink);
     if (!s) return GST_FLOW_OK;
     GstBuffer *b = gst_sample_get_buffer(s);
     GstCaps *caps = gst_sample_get_caps(s);
+    const GstSegment *seg = gst_sample_get_segment(s);
     GstAppSrc *src = NULL;
     gboolean capsChanged = FALSE;
     g_mutex_lock(&r->lock);
@@ -122,18 +155,47 @@ static GstFlowReturn vf_rtsp_new_sample(GstAppSink *sink, gpointer data) {
     if (caps && (!r->caps || !gst_caps_is_equal(caps, r->caps))) { gst_caps_replace(&r->caps, caps); capsChanged = TRUE; }
     if (r->src) src = GST_APP_SRC(gst_object_ref(r->src));
     g_mutex_unlock(&r->lock);
-    if (src && b) {
+    GstClockTime now = src ? vf_rtsp_media_now(GST_ELEMENT(src)) : GST_CLOCK_TIME_NONE;
+    if (src && b && now != GST_CLOCK_TIME_NONE) {
+        GstClockTime pts = GST_CLOCK_TIME_NONE, dts = GST_CLOCK_TIME_NONE;
+        if (seg && seg->format == GST_FORMAT_TIME) {
+            if (GST_BUFFER_PTS_IS_VALID(b)) pts = gst_segment_to_running_time(seg, GST_FORMAT_TIME, GST_BUFFER_PTS(b));
+            if (GST_BUFFER_DTS_IS_VALID(b)) dts = gst_segment_to_running_time(seg, GST_FORMAT_TIME, GST_BUFFER_DTS(b));
+        }
+        /* The ordering key: DTS (monotonic with B-frames), else PTS. */
+        GstClockTime key = dts != GST_CLOCK_TIME_NONE ? dts : pts;
         GstBuffer *copy = gst_buffer_copy(b); /* metadata only: the memory is shared */
-        GST_BUFFER_PTS(copy) = GST_CLOCK_TIME_NONE;
-        GST_BUFFER_DTS(copy) = GST_CLOCK_TIME_NONE;
+        g_mutex_lock(&r->lock);
+        if (key == GST_CLOCK_TIME_NONE) {
+            /* Untimed packet: stamped now, never before the last one. */
+            gint64 t = MAX((gint64)now, r->timed ? r->last : 0);
+            GST_BUFFER_PTS(copy) = (GstClockTime)t;
+            GST_BUFFER_DTS(copy) = GST_CLOCK_TIME_NONE;
+        } else {
+            gint64 mapped = (gint64)key + r->offset;
+            if (!r->timed || mapped < r->last || mapped > (gint64)now + VF_RTSP_MAX_SKEW || mapped + VF_RTSP_MAX_SKEW < (gint64)now) {
+                if (r->timed) r->retimed++;
+                gint64 target = r->timed ? MAX((gint64)now, r->last) : (gint64)now;
+                r->offset = target - (gint64)key;
+                r->timed = TRUE;
+                mapped = target;
+            }
+            r->last = mapped;
+            gint64 p = pts != GST_CLOCK_TIME_NONE ? (gint64)pts + r->offset : mapped;
+            GST_BUFFER_PTS(copy) = (GstClockTime)MAX(p, 0);
+            GST_BUFFER_DTS(copy) = dts != GST_CLOCK_TIME_NONE ? (GstClockTime)mapped : GST_CLOCK_TIME_NONE;
+        }
+        g_mutex_unlock(&r->lock);
         if (capsChanged && caps) gst_app_src_set_caps(src, caps);
         if (gst_app_src_push_buffer(src, copy) == GST_FLOW_OK) {
             g_mutex_lock(&r->lock);
             r->forwarded++;
             g_mutex_unlock(&r->lock);
         }
-        gst_object_unref(src);
+    } else if (src && capsChanged && caps) {
+        gst_app_src_set_caps(src, caps);
     }
+    if (src) gst_object_unref(src);
     gst_sample_unref(s);
     return GST_FLOW_OK;
 }
@@ -157,7 +219,7 @@ static inline void vf_rtsp_relay_end(VfRtspRelay *r) {
 static inline GstRTSPMediaFactory *vf_rtsp_factory_new(VfRtspRelay *r, guint maxPackets, const char *payload) {
     GstRTSPMediaFactory *f = gst_rtsp_media_factory_new();
     gchar *launch = g_strdup_printf(
-        "( appsrc name=" VF_RTSP_SOURCE_NAME " is-live=true format=time do-timestamp=true block=false"
+        "( appsrc name=" VF_RTSP_SOURCE_NAME " is-live=true format=time do-timestamp=false block=false"
         " max-buffers=%u leaky-type=downstream ! %s )", maxPackets, payload);
     gst_rtsp_media_factory_set_launch(f, launch);
     g_free(launch);

@@ -136,12 +136,14 @@ public final class RTSPServer: @unchecked Sendable {
         g_source_unref(source.raw)
     }
 
-    /// Packets taken from the appsink, packets a media accepted, and medias made so far.
-    public var counts: (received: UInt64, forwarded: UInt64, medias: UInt64) {
+    /// Packets taken from the appsink, packets a media accepted, medias made so far, and how often the relay's
+    /// timing had to start again from "now" (the described pipeline's time stepped back or jumped by over 2 s).
+    public var counts: (received: UInt64, forwarded: UInt64, medias: UInt64, retimed: UInt64) {
         var r: guint64 = 0
         var f: guint64 = 0
         var m: guint64 = 0
-        vf_rtsp_relay_counts(relay, &r, &f, &m)
-        return (UInt64(r), UInt64(f), UInt64(m))
+        var t: guint64 = 0
+        vf_rtsp_relay_counts(relay, &r, &f, &m, &t)
+        return (UInt64(r), UInt64(f), UInt64(m), UInt64(t))
     }
 }

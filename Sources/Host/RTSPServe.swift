@@ -90,11 +90,14 @@ public struct RTSPServe: Equatable, Sendable {
     }
 
     /// The media re-payloads what the described pipeline payloaded (RTP encoding name -> depayloader, payloader and
-    /// its options): gst-rtsp-server needs a real payloader as `pay0`. No decoding happens; `config-interval=-1`
-    /// repeats the parameter sets before every keyframe, so late joiners decode at the first one.
+    /// its options): gst-rtsp-server needs a real payloader as `pay0`. No decoding happens. For H.264/H.265 the
+    /// parser's `config-interval=-1` puts the parameter sets before every keyframe INSIDE its access unit, so late
+    /// joiners decode at the first one; the payloader's own `config-interval=-1` sends them as packets of their own
+    /// that strict clients (ffmpeg) count as one more frame with the keyframe's timestamp: a duplicate DTS at every
+    /// keyframe (measured: "Non-monotonous DTS" once a second with key-int-max=30).
     static let repayloaders: [String: (depay: String, pay: String, options: String)] = [
-        "H264": ("rtph264depay", "rtph264pay", " config-interval=-1"),
-        "H265": ("rtph265depay", "rtph265pay", " config-interval=-1"),
+        "H264": ("rtph264depay ! h264parse config-interval=-1", "rtph264pay", ""),
+        "H265": ("rtph265depay ! h265parse config-interval=-1", "rtph265pay", ""),
         "VP8": ("rtpvp8depay", "rtpvp8pay", ""),
         "VP9": ("rtpvp9depay", "rtpvp9pay", ""),
         "JPEG": ("rtpjpegdepay", "rtpjpegpay", ""),

@@ -34,10 +34,23 @@ import Testing
         #expect(
             try Self.constrained("videotestsrc ! video/x-raw,format=Y444 ! grid ! videoconvert ! x264enc ! fakesink")
                 == "videotestsrc ! video/x-raw,format=Y444 ! grid ! videoconvert ! video/x-raw,format=I420 ! x264enc ! fakesink")
-        // Caps without a format do not count.
+        // Caps without a format do not count: the format is added to them (two caps in a row do not parse), or after
+        // caps that are not raw video alone, a capsfilter element goes in.
         #expect(
             try Self.constrained("videotestsrc ! videoconvert ! video/x-raw,width=320 ! x264enc ! fakesink")
-                == "videotestsrc ! videoconvert ! video/x-raw,width=320 ! video/x-raw,format=I420 ! x264enc ! fakesink")
+                == "videotestsrc ! videoconvert ! video/x-raw,width=320,format=I420 ! x264enc ! fakesink")
+        #expect(
+            try Self.constrained("videotestsrc ! videoconvert ! video/x-raw ! x264enc ! fakesink")
+                == "videotestsrc ! videoconvert ! video/x-raw,format=I420 ! x264enc ! fakesink")
+        #expect(
+            try Self.constrained("videotestsrc ! videoconvert ! video/x-raw;video/x-bayer ! x264enc ! fakesink")
+                == "videotestsrc ! videoconvert ! video/x-raw;video/x-bayer ! capsfilter caps=video/x-raw,format=I420 ! x264enc ! fakesink")
+        // Every rewritten description still parses as gst_parse_launch reads it, the encoder fed I420.
+        for text in ["videotestsrc ! video/x-raw,width=320,height=240 ! x264enc ! fakesink", "videotestsrc ! video/x-raw;video/x-bayer ! x264enc ! fakesink"] {
+            let pipeline = try Pipeline.parse(try Self.constrained(text))
+            let encoder = try #require(pipeline.describedElements.first { $0.factoryName == "x264enc" })
+            #expect(encoder.peerCaps(pad: "sink")?.fixatedField("format") == "I420")
+        }
     }
 
     @Test func encodersThatTakeOnly420AndImageEncodersAreLeftAlone() throws {

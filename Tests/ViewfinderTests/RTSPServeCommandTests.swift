@@ -202,6 +202,43 @@ import Testing
     }
 
     /// VP8 is served too (re-payloaded by rtpvp8pay in the media).
+    /// The pts of a recording's video packets in presentation order (s), read by ffprobe.
+    static func videoPacketTimes(_ file: String) throws -> [Double] {
+        let r = try Tools.run(
+            "/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time", "-of", "csv=p=0", file], timeout: 60)
+        return r.out.split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }.sorted()
+    }
+
+    /// A strict recorder (`ffmpeg -c copy`, which keeps the RTP timestamps) sees a constant-rate source at exactly
+    /// 1/30 s a frame for 10 s: no "Non-monotonous DTS", no duplicate, no hole, every step within 1 ms, while a
+    /// second client joins and leaves the shared media.
+    @Test func aStrictRecorderGetsExactFrameTiming() throws {
+        let port = Self.freePort()
+        let url = "rtsp://127.0.0.1:\(port)/live"
+        let (p, o, e) = try Tools.start(Tools.viewfinder, ["launch", Self.served(port: port)])
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        #expect(Self.waitFor("rtsp: \(url)\n", in: e, process: p), "no URL printed")
+        let file = Tools.tempDir().appendingPathComponent("recorded.mp4").path
+        let (rec, ro, re) = try Tools.start(
+            "/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-rtsp_transport", "tcp", "-i", url, "-c", "copy", "-t", "10", "-y", file])
+        defer { if rec.isRunning { kill(rec.processIdentifier, SIGKILL) } }
+        usleep(3_000_000)
+        let (c, co, ce) = try Self.client(url, frames: 60)
+        _ = Tools.finish(c, co, ce, timeout: 30)
+        let recorded = Tools.finish(rec, ro, re, timeout: 60)
+        #expect(recorded.code == 0, "\(recorded.err)")
+        #expect(!recorded.err.contains("Non-monotonous DTS") && !recorded.err.contains("non monotonically increasing dts"), "\(recorded.err)")
+        let times = try Self.videoPacketTimes(file)
+        #expect((times.last ?? 0) - (times.first ?? 0) >= 8.5, "\(times.count) frames from \(times.first ?? 0) to \(times.last ?? 0) s")
+        let steps = zip(times.dropFirst(), times).map { $0 - $1 }
+        let off = steps.enumerated().filter { abs($0.element - 1.0 / 30) > 0.001 }
+        #expect(off.isEmpty, "\(off.count) of \(steps.count) steps are not 1/30 s: \(off.prefix(10).map { "#\($0.offset): \($0.element)" })")
+        kill(p.processIdentifier, SIGINT)
+        let r = Tools.finish(p, o, e, timeout: 15)
+        #expect(!r.hung && r.code == 0, "exit \(r.code): \(r.err)")
+        #expect(!r.err.contains("timing started again"), "\(r.err)")
+    }
+
     @Test func servesVP8() throws {
         let port = Self.freePort()
         let url = "rtsp://127.0.0.1:\(port)/vp8"

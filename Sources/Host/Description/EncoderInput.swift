@@ -39,8 +39,19 @@ enum EncoderInput {
                     cache[factory] = format
                 }
                 guard let format, !formatWritten(before: n, in: out.chains[c].nodes) else { continue }
-                out.chains[c].nodes.insert(.caps("video/x-raw,format=\(format)", offset: -1), at: n)
-                n += 1
+                // gst-launch reads no caps right after caps: a raw-video caps node before the encoder gets the format
+                // added; after other caps, a capsfilter element goes in.
+                let caps = "video/x-raw,format=\(format)"
+                switch out.chains[c].nodes[n - 1] {
+                case .caps(let written, let offset) where written.hasPrefix("video/x-raw,") && !written.contains(";") || written == "video/x-raw":
+                    out.chains[c].nodes[n - 1] = .caps(written + ",format=\(format)", offset: offset)
+                case .caps:
+                    out.chains[c].nodes.insert(.element(factory: "capsfilter", properties: [PropertyAssignment(key: "caps", value: caps)], offset: -1), at: n)
+                    n += 1
+                default:
+                    out.chains[c].nodes.insert(.caps(caps, offset: -1), at: n)
+                    n += 1
+                }
             }
         }
         return out

@@ -44,7 +44,8 @@ public final class RTSPServeService: SessionService {
 
     public var reportLines: [String] {
         let c = server.counts
-        return ["rtsp: \(server.url): \(c.received) packets, \(c.forwarded) sent into \(c.medias) shared media"]
+        let retimed = c.retimed > 0 ? " (timing started again \(c.retimed) times: the stream's time jumped)" : ""
+        return ["rtsp: \(server.url): \(c.received) packets, \(c.forwarded) sent into \(c.medias) shared media\(retimed)"]
     }
 }
 
