@@ -5,7 +5,7 @@ import Host
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Measure a stage against its GStreamer peer in one run.")
-    @Argument(help: "What to measure: bridge, compose, plugin, faces, chromakey, capture, control, latency, streams.")
+    @Argument(help: "What to measure: bridge, compose, plugin, faces, chromakey, capture, control, latency, streams, rtsp.")
     var what: String
     @Argument(help: "bench streams: the number of streams (with --max: the largest number tried, default 16).")
     var count: Int?
@@ -13,14 +13,14 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Rounds (best of; bench control: pairs of windows, 0 then 1 viewer).") var rounds: Int = 3
     @Option(help: "Video for bench faces (default .testdata/vtest.avi).") var video: String?
     @Option(help: "bench faces: recall on the first N labelled photos (default: all 39).") var photos: Int?
-    @Option(help: "Seconds measured per side (bench latency, bench streams; default 10), after 1 s of warm-up.") var seconds: Double?
+    @Option(help: "Seconds measured per side (bench latency, bench streams, bench rtsp; default 10), after 1 s of warm-up.") var seconds: Double?
     @Flag(name: .customLong("max"), help: "bench streams: step the number of streams up from 1 to the largest that holds 30 fps.")
     var searchMax = false
 
     /// Every kind, in the order the usage error lists them.
     static let kinds: [any BenchKind.Type] = [
         BenchBridge.self, BenchCompose.self, BenchPlugin.self, BenchFaces.self, BenchChromakey.self, BenchCapture.self,
-        BenchControl.self, BenchLatency.self, BenchStreams.self,
+        BenchControl.self, BenchLatency.self, BenchStreams.self, BenchRTSP.self,
     ]
 
     func run() throws {

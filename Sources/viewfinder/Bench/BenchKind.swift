@@ -50,7 +50,7 @@ struct BenchArguments {
         guard (1...100).contains(rounds) else { throw HostError(.usage, "bad value '\(rounds)' for --rounds: expected 1 - 100") }
         if let seconds {
             guard takesSeconds else {
-                throw HostError(.usage, "--seconds is for bench latency and bench streams only")
+                throw HostError(.usage, "--seconds is for bench latency, bench streams and bench rtsp only")
             }
             guard seconds.isFinite && (0.5...3600).contains(seconds) else {
                 throw HostError(.usage, "bad value '\(seconds)' for --seconds: expected 0.5 - 3600")
