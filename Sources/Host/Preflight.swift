@@ -29,22 +29,29 @@ enum Preflight {
     /// bind port 0 instead of the uri's). Nothing errors at run time: a listener just never gets its caller. The
     /// mode has to be written inside the uri (`uri=srt://HOST:PORT?mode=listener`), as the message says.
     static func checkSRTModes(_ parsed: ParsedDescription) throws(HostError) {
-        for chain in parsed.chains {
-            for node in chain.nodes {
-                guard case .element(let f, let properties, _) = node, f == "srtsink" || f == "srtsrc",
-                    let uri = properties.last(where: { $0.key == "uri" })?.value,
-                    let mode = properties.last(where: { $0.key == "mode" })?.value
-                else { continue }
-                let fix =
-                    uri.contains("mode=")
-                    ? "remove mode=\(Echo.value(mode)) and keep the uri's own mode"
-                    : "write it inside the uri: uri=\(Echo.value(uri))\(uri.contains("?") ? "&" : "?")mode=\(Echo.value(mode))"
-                throw HostError(
-                    .usage,
-                    "\(f): mode=\(Echo.value(mode)) next to uri= is lost (GStreamer 1.22 takes the mode from the uri, caller by default); "
-                        + fix
-                )
-            }
+        for e in SRTElement.all(in: parsed) {
+            guard let mode = e.property("mode") else { continue }
+            let uri = e.uri
+            let fix =
+                uri.contains("mode=")
+                ? "remove mode=\(Echo.value(mode)) and keep the uri's own mode"
+                : "write it inside the uri: uri=\(Echo.value(uri))\(uri.contains("?") ? "&" : "?")mode=\(Echo.value(mode))"
+            throw HostError(
+                .usage,
+                "\(e.factory): mode=\(Echo.value(mode)) next to uri= is lost (GStreamer 1.22 takes the mode from the uri, caller by default); "
+                    + fix
+            )
+        }
+    }
+
+    /// Every written `uri=` of an `srtsink`/`srtsrc` must be one GStreamer 1.22 reads as meant (`SRTURI`): scheme
+    /// `srt://`, a port 1-65535, a known mode; a listener or rendezvous must bind an address of this machine
+    /// (`probe`: a UDP bind on port 0, `IPAddress.unavailable`) or every interface (empty host).
+    static func checkSRTURIs(_ parsed: ParsedDescription, probe: (String) -> String? = IPAddress.unavailable) throws(HostError) {
+        for e in SRTElement.all(in: parsed) {
+            let problem: SRTURI.Problem?
+            do { problem = try SRTURI(e.uri).bindProblem(probe: probe) } catch { problem = error }
+            if let problem { throw HostError(.usage, "\(e.factory): uri '\(Echo.value(e.uri))' \(problem.text)") }
         }
     }
 

@@ -35,7 +35,7 @@ public struct RTSPServe: Equatable, Sendable {
     }
 
     /// True when only this machine can connect (127.0.0.0/8 or ::1).
-    public var isLoopback: Bool { bind.hasPrefix("127.") || bind == "::1" }
+    public var isLoopback: Bool { IPAddress.isLoopback(bind) }
 
     /// The URL clients open.
     public var url: String { "rtsp://\(bind.contains(":") ? "[\(bind)]" : bind):\(port)\(path)" }
@@ -60,7 +60,7 @@ public struct RTSPServe: Equatable, Sendable {
         guard path.allSatisfy({ !$0.isWhitespace && $0 != "?" && $0 != "#" }) else {
             throw HostError(.usage, "rtspserve: path '\(Echo.value(path))' has a space, '?' or '#': expected a plain path such as /live")
         }
-        guard Self.isIPAddress(bind) else {
+        guard IPAddress.isNumeric(bind) else {
             throw HostError(
                 .usage, "rtspserve: bind '\(Echo.value(bind))' is not an IP address: expected e.g. bind=127.0.0.1 (default), 0.0.0.0 or ::1")
         }
@@ -104,13 +104,6 @@ public struct RTSPServe: Equatable, Sendable {
         "MP4V-ES": ("rtpmp4vdepay", "rtpmp4vpay", " config-interval=-1"),
         "OPUS": ("rtpopusdepay", "rtpopuspay", ""),
     ]
-
-    /// True for a numeric IPv4 or IPv6 address (no host names: the server binds exactly what is written).
-    static func isIPAddress(_ text: String) -> Bool {
-        var v4 = in_addr()
-        var v6 = in6_addr()
-        return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
-    }
 
     /// Checks that RTP reaches the appsink in `pipeline` (a caps query of what is linked before it), then
     /// makes the server, bound now so a port in use fails before anything runs.

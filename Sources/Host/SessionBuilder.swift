@@ -45,7 +45,8 @@ struct SessionBuilder {
     /// The description with the settings file's stage settings, then the `--set` overrides applied (the
     /// command line wins), the elements services provide (`elements`: `rtspserve`, `webrtcserve`...) replaced by
     /// relay appsinks (`ServiceClaims`); every element factory must exist; `srtsink`/`srtsrc` carry their mode
-    /// inside the uri; video encoders get 4:2:0 unless a format is written (`EncoderInput`).
+    /// inside the uri, and their uris are ones GStreamer reads as meant; video encoders get 4:2:0 unless a format is
+    /// written (`EncoderInput`).
     func parse(_ description: String, elements: [ServiceElementSpec]) throws(HostError) -> (ParsedDescription, [ClaimedElement]) {
         var parsed: ParsedDescription
         do { parsed = try ParsedDescription.parse(description) } catch { throw HostError(.usage, error.message) }
@@ -54,6 +55,7 @@ struct SessionBuilder {
         let (rewritten, claims) = try ServiceClaims.extract(from: parsed, specs: elements)
         try Preflight.checkFactories(rewritten)
         try Preflight.checkSRTModes(rewritten)
+        try Preflight.checkSRTURIs(rewritten)
         return (EncoderInput.constrained(rewritten), claims)
     }
 

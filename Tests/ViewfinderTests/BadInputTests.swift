@@ -35,6 +35,25 @@ import Testing
         #expect(r.err.contains(c.expected), "\(r.err)")
     }
 
+    /// SRT uris GStreamer would misread are refused by `--dry-run` too (exit 2, the message on stderr); the shipped
+    /// SRT pipelines pass.
+    @Test func srtURIsCheckedBeforeAnythingRuns() throws {
+        let r = try Tools.vf("launch", "--dry-run", "videotestsrc ! x264enc ! mpegtsmux ! srtsink uri=srt:/127.0.0.1:8890", timeout: 30)
+        #expect(r.code == 2)
+        #expect(
+            r.err
+                == "viewfinder: srtsink: uri 'srt:/127.0.0.1:8890' has no '//' after 'srt:', so GStreamer finds no host or port in it: "
+                + "expected srt://127.0.0.1:8890\n")
+        #expect(r.out.isEmpty, "nothing planned: \(r.out)")
+        let m = try Tools.vf("launch", "--dry-run", "srtsrc uri=srt://127.0.0.1:8890?mode=listner ! fakesink", timeout: 30)
+        #expect(m.code == 2)
+        #expect(m.err.contains("srtsrc: uri 'srt://127.0.0.1:8890?mode=listner' has mode 'listner'"), "\(m.err)")
+        for name in ["srt-out", "srt-caller", "srt-camera"] {
+            let p = try Tools.vf("run", "--dry-run", "pipelines/\(name).pipeline", cwd: Tools.root, timeout: 30)
+            #expect(p.code == 0, "\(name): \(p.err)")
+        }
+    }
+
     @Test func unwritableDirectoryAndNoHalfWrittenFiles() throws {
         let d = Tools.tempDir()
         let locked = d.appendingPathComponent("locked")
