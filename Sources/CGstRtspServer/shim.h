@@ -229,6 +229,36 @@ static inline GstRTSPMediaFactory *vf_rtsp_factory_new(VfRtspRelay *r, guint max
     return f;
 }
 
+/// The role every user of an auth-file gets: it may reach and construct the mount's media.
+#define VF_RTSP_ROLE "viewer"
+
+/// Makes `s` demand credentials (digest, else basic) and lets the viewer role use factory `f`; users are added with
+/// vf_rtsp_auth_add_user. Without this, gst-rtsp-server lets anyone in (no GstRTSPAuth at all).
+static inline void vf_rtsp_auth_require(GstRTSPServer *s, GstRTSPMediaFactory *f, gboolean digest) {
+    GstRTSPAuth *auth = gst_rtsp_auth_new();
+    gst_rtsp_auth_set_supported_methods(auth, digest ? GST_RTSP_AUTH_DIGEST : GST_RTSP_AUTH_BASIC);
+    gst_rtsp_server_set_auth(s, auth);
+    g_object_unref(auth);
+    gst_rtsp_media_factory_add_role(f, VF_RTSP_ROLE, GST_RTSP_PERM_MEDIA_FACTORY_ACCESS, G_TYPE_BOOLEAN, TRUE,
+        GST_RTSP_PERM_MEDIA_FACTORY_CONSTRUCT, G_TYPE_BOOLEAN, TRUE, NULL);
+}
+
+/// One user of the server's auth (after vf_rtsp_auth_require), with the viewer role.
+static inline void vf_rtsp_auth_add_user(GstRTSPServer *s, const char *user, const char *password, gboolean digest) {
+    GstRTSPAuth *auth = gst_rtsp_server_get_auth(s);
+    if (!auth) return;
+    GstRTSPToken *token = gst_rtsp_token_new(GST_RTSP_TOKEN_MEDIA_FACTORY_ROLE, G_TYPE_STRING, VF_RTSP_ROLE, NULL);
+    if (digest) {
+        gst_rtsp_auth_add_digest(auth, user, password, token);
+    } else {
+        gchar *basic = gst_rtsp_auth_make_basic(user, password);
+        gst_rtsp_auth_add_basic(auth, basic, token);
+        g_free(basic);
+    }
+    gst_rtsp_token_unref(token);
+    g_object_unref(auth);
+}
+
 static GstRTSPFilterResult vf_rtsp_remove_client(GstRTSPServer *s, GstRTSPClient *c, gpointer d) {
     (void)s; (void)c; (void)d;
     return GST_RTSP_FILTER_REMOVE;

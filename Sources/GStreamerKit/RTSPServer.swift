@@ -36,7 +36,11 @@ public final class RTSPServer: @unchecked Sendable {
     /// Creates the server and binds its socket now (`payload`: the media's elements after its appsrc, the last
     /// one named pay0) (so a port in use fails here, before anything runs);
     /// clients are served once `start()` attaches it. The appsink's packets go to the media from now on.
-    public init(address: String, port: Int, path: String, payload: String, feed: AppSink, maxPackets: Int = 1000) throws(GStreamerError) {
+    /// `users`: the users and passwords clients must log in with (digest when `digest`, else basic), nil for none.
+    public init(
+        address: String, port: Int, path: String, payload: String, feed: AppSink, maxPackets: Int = 1000,
+        users: (list: [(user: String, password: String)], digest: Bool)? = nil
+    ) throws(GStreamerError) {
         GStreamer.initialize()
         self.address = address
         self.port = port
@@ -51,6 +55,10 @@ public final class RTSPServer: @unchecked Sendable {
         }
         if let mounts = gst_rtsp_server_get_mount_points(s) {
             let factory = vf_rtsp_factory_new(r, guint(max(1, maxPackets)), payload)
+            if let users {
+                vf_rtsp_auth_require(s, factory, users.digest ? 1 : 0)
+                for u in users.list { vf_rtsp_auth_add_user(s, u.user, u.password, users.digest ? 1 : 0) }
+            }
             gst_rtsp_mount_points_add_factory(mounts, path, factory)  // takes the factory
             g_object_unref(UnsafeMutableRawPointer(mounts))
         }

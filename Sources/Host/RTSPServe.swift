@@ -8,8 +8,8 @@ import Stages
 /// description is planned, into `appsink name=vf_rtsp0 ...`; the session then runs one `RTSPServer` per
 /// rtspserve, whose shared media is fed with that appsink's RTP packets (one encode for any number of
 /// clients). Properties: `port` (1-65535, default 8554), `path` (starting with `/`, default `/live`), `bind`
-/// (an IP address, default 127.0.0.1: there is no authentication for RTSP here, so any other address is
-/// only used when written, with a warning at start) and `name`.
+/// (an IP address, default 127.0.0.1), `auth-file` (user:password lines: clients log in, `RTSPCredentials`), `auth`
+/// (digest or basic), `anonymous` (a non-loopback bind without credentials is refused unless this is true) and `name`.
 ///
 /// Run by `RTSPServeService` (made by `RTSPServeFactory`).
 ///
@@ -25,13 +25,19 @@ public struct RTSPServe: Equatable, Sendable {
     public var path: String
     /// The address the server listens on.
     public var bind: String
+    /// Who may watch (`auth-file=`), nil for anyone who reaches the port.
+    public var credentials: RTSPCredentials?
+    /// `anonymous=true`: serving beyond this machine without credentials was asked for.
+    public var anonymous: Bool
 
     /// Creates a plan (the defaults are chosen by `extract`).
-    public init(appSink: String, port: Int, path: String, bind: String) {
+    public init(appSink: String, port: Int, path: String, bind: String, credentials: RTSPCredentials? = nil, anonymous: Bool = false) {
         self.appSink = appSink
         self.port = port
         self.path = path
         self.bind = bind
+        self.credentials = credentials
+        self.anonymous = anonymous
     }
 
     /// True when only this machine can connect (127.0.0.0/8 or ::1).
@@ -46,7 +52,10 @@ public struct RTSPServe: Equatable, Sendable {
         properties: [
             PropertySpec("port", "TCP port the server listens on", .int(1...65535), default: "8554"),
             PropertySpec("path", "mount path clients open, starting with /", .string, default: "/live"),
-            PropertySpec("bind", "IP address to listen on (anything but loopback is served without authentication)", .string, default: "127.0.0.1"),
+            PropertySpec("bind", "IP address to listen on (anything but loopback needs auth-file= or anonymous=true)", .string, default: "127.0.0.1"),
+            PropertySpec("auth-file", "file of user:password lines: clients must log in (401 otherwise)", .string, default: ""),
+            PropertySpec("auth", "how clients log in with auth-file", .choice(RTSPCredentials.Method.allCases.map(\.rawValue)), default: "digest"),
+            PropertySpec("anonymous", "serve a non-loopback bind= without credentials (anyone who reaches the port can watch)", .bool, default: "false"),
         ],
         feed: "RTP, e.g. '... ! x264enc ! rtph264pay ! rtspserve port=8554 path=/live'", maxBuffers: 64, sinkPrefix: "vf_rtsp")
 
@@ -64,7 +73,19 @@ public struct RTSPServe: Equatable, Sendable {
             throw HostError(
                 .usage, "rtspserve: bind '\(Echo.value(bind))' is not an IP address: expected e.g. bind=127.0.0.1 (default), 0.0.0.0 or ::1")
         }
-        self.init(appSink: claim.appSink, port: v.int("port"), path: path, bind: bind)
+        let file = v.string("auth-file")
+        let credentials = file.isEmpty ? nil : try RTSPCredentials.load(file: file, method: RTSPCredentials.Method(rawValue: v.string("auth")) ?? .digest)
+        let anonymous = v.bool("anonymous")
+        if credentials == nil && !anonymous && !IPAddress.isLoopback(bind) {
+            throw HostError(
+                .usage,
+                "rtspserve: bind=\(Echo.value(bind)) serves beyond this machine without credentials: expected auth-file=FILE "
+                    + "(user:password lines; clients log in), or anonymous=true to let anyone who reaches port \(v.int("port")) watch")
+        }
+        if credentials != nil && anonymous {
+            throw HostError(.usage, "rtspserve: auth-file= and anonymous=true contradict each other: expected one of them")
+        }
+        self.init(appSink: claim.appSink, port: v.int("port"), path: path, bind: bind, credentials: credentials, anonymous: anonymous)
     }
 
     /// The plans of the claimed `rtspserve` elements; two on one port are refused.
@@ -132,7 +153,8 @@ public struct RTSPServe: Equatable, Sendable {
         }
         let pt = caps?.fixatedField("payload").flatMap { Int($0) }.flatMap { (96...127).contains($0) ? $0 : nil } ?? 96
         let payload = "\(pair.depay) ! \(pair.pay) name=pay0 pt=\(pt)\(pair.options)"
-        do { return try RTSPServer(address: bind, port: port, path: path, payload: payload, feed: sink) } catch {
+        let users = credentials.map { c in (list: c.users, digest: c.method == .digest) }
+        do { return try RTSPServer(address: bind, port: port, path: path, payload: payload, feed: sink, users: users) } catch {
             throw HostError(
                 .usage, "rtspserve: cannot listen on \(bind):\(port) (\(error.message)): choose another port= or stop what uses it")
         }

@@ -19,7 +19,7 @@ import Testing
     @Test func takesPortPathBindAndName() throws {
         let parsed = try ParsedDescription.parse(
             "videotestsrc ! x264enc ! tee name=t ! rtph264pay ! rtspserve name=out port=9000 path=/a/b bind=::1"
-                + " t. ! queue ! rtph264pay ! rtspserve port=9001 bind=0.0.0.0")
+                + " t. ! queue ! rtph264pay ! rtspserve port=9001 bind=0.0.0.0 anonymous=true")
         let (out, serves) = try RTSPServe.extract(from: parsed)
         #expect(serves.map(\.appSink) == ["out", "vf_rtsp1"])
         #expect(serves.map(\.url) == ["rtsp://[::1]:9000/a/b", "rtsp://0.0.0.0:9001/live"])
@@ -35,7 +35,7 @@ import Testing
             ("rtspserve port=0", "rtspserve: bad value '0' for property 'port': expected integer 1 - 65535"),
             ("rtspserve port=65536", "rtspserve: bad value '65536' for property 'port': expected integer 1 - 65535"),
             ("rtspserve bind=localhost", "rtspserve: bind 'localhost' is not an IP address"),
-            ("rtspserve location=/x", "rtspserve: no property 'location'; properties are: name, port, path, bind"),
+            ("rtspserve location=/x", "rtspserve: no property 'location'; properties are: name, port, path, bind, auth-file, auth, anonymous"),
             ("rtspserve ! fakesink", "rtspserve is a sink: nothing can follow it (found 'fakesink' after it)"),
             ("rtspserve port=9000 t. ! queue ! rtspserve port=9000 path=/b", "rtspserve: port 9000 is used by two rtspserve elements"),
         ]

@@ -271,11 +271,43 @@ import Testing
 
     @Test func nonLoopbackBindWarns() throws {
         let port = Self.freePort()
-        let description = Self.served(port: port, buffers: 15).replacingOccurrences(of: "path=/live", with: "path=/live bind=0.0.0.0")
+        let description = Self.served(port: port, buffers: 15).replacingOccurrences(of: "path=/live", with: "path=/live bind=0.0.0.0 anonymous=true")
         let r = try Tools.vf("launch", description, timeout: 30)
         #expect(r.code == 0, "\(r.err)")
         #expect(r.err.contains("rtsp: rtsp://0.0.0.0:\(port)/live"))
         #expect(r.err.contains("rtsp: warning: serving on 0.0.0.0 without authentication"))
+    }
+
+    /// With `auth-file=`, ffprobe without credentials or with a wrong password gets 401; with them it decodes; the
+    /// password is never printed. A non-loopback bind without credentials is refused unless anonymous=true.
+    @Test func clientsMustLogInWithAnAuthFile() throws {
+        let users = Tools.tempDir().appendingPathComponent("users")
+        try "viewer:s3cret-Pass\n".write(to: users, atomically: true, encoding: .utf8)
+        for method in ["digest", "basic"] {
+            let port = Self.freePort()
+            let description = Self.served(port: port).replacingOccurrences(of: "path=/live", with: "path=/live auth-file=\(users.path) auth=\(method)")
+            let (p, o, e) = try Tools.start(Tools.viewfinder, ["launch", description])
+            defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+            #expect(Self.waitFor("rtsp: clients log in (\(method)): 1 user from \(users.path)\n", in: e, process: p), "no login line")
+            func probe(_ userinfo: String) throws -> Tools.Result {
+                try Tools.run(
+                    "/usr/bin/ffprobe",
+                    ["-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0",
+                     "rtsp://\(userinfo)127.0.0.1:\(port)/live"], timeout: 45)
+            }
+            for refused in ["", "viewer:wrong@"] {
+                let r = try probe(refused)
+                #expect(r.code != 0 && r.err.contains("401"), "\(method) '\(refused)': exit \(r.code): \(r.err)")
+            }
+            let ok = try probe("viewer:s3cret-Pass@")
+            #expect(ok.code == 0 && ok.out.trimmingCharacters(in: .whitespacesAndNewlines) == "h264,320,240", "\(method): \(ok.err)")
+            kill(p.processIdentifier, SIGINT)
+            let r = Tools.finish(p, o, e, timeout: 15)
+            #expect(!r.hung && r.code == 0, "exit \(r.code): \(r.err)")
+            #expect(!r.err.contains("s3cret") && !r.out.contains("s3cret"))
+        }
+        let refused = try Tools.vf("launch", Self.served(port: Self.freePort(), buffers: 15) + " bind=0.0.0.0", timeout: 30)
+        #expect(refused.code == 2 && refused.err.contains("serves beyond this machine without credentials"), "\(refused.err)")
     }
 
     @Test func badInputIsRefusedBeforeAnythingRuns() throws {
@@ -286,7 +318,7 @@ import Testing
             ("\(src) ! rtph264pay ! rtspserve port=99999", "rtspserve: bad value '99999' for property 'port': expected integer 1 - 65535"),
             ("\(src) ! rtph264pay ! rtspserve port=http", "rtspserve: bad value 'http' for property 'port': expected integer 1 - 65535"),
             ("\(src) ! rtph264pay ! rtspserve bind=example.org", "rtspserve: bind 'example.org' is not an IP address"),
-            ("\(src) ! rtph264pay ! rtspserve mount=/x", "rtspserve: no property 'mount'; properties are: name, port, path, bind"),
+            ("\(src) ! rtph264pay ! rtspserve mount=/x", "rtspserve: no property 'mount'; properties are: name, port, path, bind, auth-file, auth, anonymous"),
             ("\(src) ! rtph264pay ! rtspserve ! fakesink", "rtspserve is a sink: nothing can follow it"),
             ("\(src) ! rtspserve", "is fed with video/x-h264, expected RTP (application/x-rtp): put a payloader such as rtph264pay before rtspserve"),
             ("videotestsrc num-buffers=5 ! compose ! rtspserve", "is fed with anything (ANY caps), expected RTP (application/x-rtp): put a payloader"),

@@ -34,7 +34,9 @@ public final class RTSPServeService: SessionService {
 
     public var startLines: [String] {
         var lines = ["rtsp: \(server.url)"]
-        if !serve.isLoopback {
+        if let c = serve.credentials {
+            lines.append("rtsp: clients log in (\(c.method.rawValue)): \(c.users.count) user\(c.users.count == 1 ? "" : "s") from \(c.file)")
+        } else if !serve.isLoopback {
             lines.append(
                 "rtsp: warning: serving on \(server.address) without authentication or encryption: anyone who reaches port \(server.port) can watch; keep bind=127.0.0.1 and use an SSH tunnel, or firewall the port"
             )
