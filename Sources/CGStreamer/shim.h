@@ -120,6 +120,7 @@ static inline void vf_tag_list_add_datetime_unix_usecs(GstTagList *l, const char
 // g_object_get is variadic; these read one property of a known type.
 static inline guint64 vf_object_get_uint64(gpointer o, const char *k) { guint64 v = 0; g_object_get(o, k, &v, NULL); return v; }
 static inline guint vf_object_get_uint(gpointer o, const char *k) { guint v = 0; g_object_get(o, k, &v, NULL); return v; }
+static inline void vf_object_set_uint(gpointer o, const char *k, guint v) { g_object_set(o, k, v, NULL); }
 static inline gint64 vf_object_get_int64(gpointer o, const char *k) { gint64 v = 0; g_object_get(o, k, &v, NULL); return v; }
 static inline gboolean vf_object_get_boolean(gpointer o, const char *k) { gboolean v = 0; g_object_get(o, k, &v, NULL); return v; }
 static inline gchar *vf_object_get_string(gpointer o, const char *k) { gchar *v = NULL; g_object_get(o, k, &v, NULL); return v; }

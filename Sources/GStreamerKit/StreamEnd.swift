@@ -12,6 +12,8 @@ public final class StreamEndWatch: @unchecked Sendable {
         public var duration: UInt64?
     }
     private let ends = Mutex<[End]>([])
+    /// The sinks watched (every sink with a `sink` pad, bins' children included), by name.
+    public internal(set) var watched: [String] = []
     init() {}
     func record(_ e: End) { ends.withLock { $0.append(e) } }
     /// The ends seen so far, in arrival order.
@@ -26,6 +28,7 @@ extension Pipeline {
         for e in allElements where e.isSink {
             guard let p = gst_element_get_static_pad(e.raw, "sink") else { continue }
             defer { gst_object_unref(UnsafeMutableRawPointer(p)) }
+            watch.watched.append(e.name)
             let ctx = Unmanaged.passRetained(watch).toOpaque()
             gst_pad_add_probe(
                 p, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
