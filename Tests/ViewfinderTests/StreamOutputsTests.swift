@@ -78,6 +78,74 @@ import Testing
         #expect(elapsed < 13, "the run took \(elapsed) s")
     }
 
+    /// An SRT listener teed beside a recording that waits for its first caller (wait-for-connection=true blocks
+    /// srtsink until one comes): the recording does not wait with it. The queue before srtsink drops while it is
+    /// blocked; before, the full queue blocked the tee and the recording lost every frame until the caller came
+    /// (measured: 117 frames in, 42 recorded). The caller that comes after 4 s decodes the stream.
+    @Test func anSRTListenerWaitingForItsCallerHoldsNoRecording() throws {
+        let port = Self.freeUDPPort()
+        let d = Tools.tempDir()
+        let frames = 300
+        let (p, o, e) = try Tools.start(
+            Tools.viewfinder,
+            [
+                "launch",
+                "videotestsrc is-live=true num-buffers=\(frames) ! video/x-raw,width=320,height=240,framerate=30/1 ! grid ! videoconvert"
+                    + " ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 ! tee name=t t. ! queue ! h264parse ! matroskamux"
+                    + " ! filesink location=\(d.path)/rec.mkv t. ! queue ! h264parse config-interval=-1 ! mpegtsmux alignment=7"
+                    + " ! srtsink uri=srt://127.0.0.1:\(port)?mode=listener wait-for-connection=true latency=125",
+            ])
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        usleep(4_000_000)
+        let caller = try Tools.run(
+            "/usr/bin/ffmpeg", ["-v", "error", "-i", "srt://127.0.0.1:\(port)?mode=caller", "-f", "framemd5", "-"], timeout: 30)
+        let vf = Tools.finish(p, o, e, timeout: 30)
+        #expect(!vf.hung && vf.code == 0, "viewfinder exit \(vf.code): \(vf.err)")
+        let recorded = try Tools.ffprobeFrames("\(d.path)/rec.mkv")
+        #expect(Double(recorded) >= 0.95 * Double(frames), "the recording has \(recorded) of \(frames) frames: \(vf.err)")
+        #expect(Self.framemd5Count(caller.out) >= 60, "the caller decoded \(Self.framemd5Count(caller.out)) frames: \(caller.err)")
+    }
+
+    /// An SRT caller teed beside a recording, whose listener goes away for 5 s and comes back: GStreamer 1.22's
+    /// srtsink reconnects by itself and resumes (the second listener decodes the stream), and the recording never
+    /// waits for it.
+    @Test func anSRTCallerWhoseListenerLeavesHoldsNothingAndResumes() throws {
+        let port = Self.freeUDPPort()
+        let d = Tools.tempDir()
+        let url = "srt://127.0.0.1:\(port)?mode=listener"
+        func listener(_ name: String) throws -> (Process, URL, URL) {
+            try Tools.start("/usr/bin/ffmpeg", ["-v", "error", "-i", url, "-c", "copy", "-f", "mpegts", "-y", d.appendingPathComponent(name).path])
+        }
+        let first = try listener("first.ts")
+        defer { if first.0.isRunning { kill(first.0.processIdentifier, SIGKILL) } }
+        usleep(500_000)
+        let frames = 450
+        let (p, o, e) = try Tools.start(
+            Tools.viewfinder,
+            [
+                "launch",
+                "videotestsrc is-live=true num-buffers=\(frames) ! video/x-raw,width=320,height=240,framerate=30/1 ! grid ! videoconvert"
+                    + " ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 ! tee name=t t. ! queue ! h264parse ! matroskamux"
+                    + " ! filesink location=\(d.path)/rec.mkv t. ! queue ! h264parse config-interval=-1 ! mpegtsmux alignment=7"
+                    + " ! srtsink uri=srt://127.0.0.1:\(port)?mode=caller latency=125",
+            ])
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        usleep(3_000_000)
+        kill(first.0.processIdentifier, SIGKILL)
+        usleep(5_000_000)
+        let second = try listener("second.ts")
+        defer { if second.0.isRunning { kill(second.0.processIdentifier, SIGKILL) } }
+        let vf = Tools.finish(p, o, e, timeout: 30)
+        usleep(500_000)
+        kill(second.0.processIdentifier, SIGINT)
+        _ = Tools.finish(second.0, second.1, second.2, timeout: 5)
+        #expect(!vf.hung && vf.code == 0, "viewfinder exit \(vf.code): \(vf.err)")
+        let recorded = try Tools.ffprobeFrames("\(d.path)/rec.mkv")
+        #expect(Double(recorded) >= 0.95 * Double(frames), "the recording has \(recorded) of \(frames) frames: \(vf.err)")
+        let resumed = try Tools.ffprobeFrames(d.appendingPathComponent("second.ts").path)
+        #expect(resumed >= 60, "the second listener got \(resumed) frames: \(vf.err)")
+    }
+
     /// srt-caller: an ffmpeg listener is started first; Viewfinder calls it and the listener decodes the stream.
     @Test func srtCallerReachesAnFFmpegListener() throws {
         let port = Self.freeUDPPort()

@@ -5,10 +5,20 @@ import Stages
 import Synchronization
 import Timing
 
-/// Makes the service that keeps one Ctrl-C (or SIGTERM, `POST /api/stop`) from waiting forever on a network sink.
+/// Network sinks never hold the rest of a run. While it plays: the `queue` before each network sink (srtsink,
+/// rtmp2sink, udpsink...; klass `Network`) drops its oldest data when full (`leaky=downstream`, unless the description
+/// made it leaky already), so a sink that blocks — srtsink reconnecting to a listener that went away (GStreamer 1.22
+/// does, by itself, and resumes when one comes back), a peer too slow to keep up — never blocks the `tee` feeding it
+/// and the other outputs and recordings go on. At the stop: `StopDeadlineService`.
 struct StopDeadlineFactory: ServiceFactory {
     func make(_ build: ServiceBuild) throws(HostError) -> [any SessionService] {
-        [StopDeadlineService(pipelines: build.pipelines, clock: build.options.clock)]
+        for p in build.pipelines {
+            for sink in p.allElements where sink.isSink && StopDeadlineService.isNetwork(sink.factoryName) {
+                guard let queue = StopDeadlineService.queueUpstream(of: sink), queue.uint32("leaky") == 0 else { continue }
+                try? queue.set("leaky", "downstream")
+            }
+        }
+        return [StopDeadlineService(pipelines: build.pipelines, clock: build.options.clock)]
     }
 }
 
