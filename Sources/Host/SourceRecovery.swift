@@ -22,6 +22,8 @@ struct SourceRecovery {
     /// When a frame last arrived (live), or when watching started (waiting).
     private(set) var lastFrameAt: Double
     private(set) var lostAt: Double = 0
+    /// Where the outage the messages report starts: the last live frame seen before the loss.
+    private(set) var outageStart: Double = 0
     private(set) var reason = ""
     /// Attempts since the loss.
     private(set) var attempt = 0
@@ -185,10 +187,13 @@ struct SourceRecovery {
 
     // MARK: - Transitions
 
-    /// Marks the loss: counts, message, the first attempt after the back-off's first delay.
+    /// Marks the loss (`lostAt`: when it was noticed; the schedule starts there): counts, message, the first attempt
+    /// after the back-off's first delay. The outage counts from `outageStart`: the last look that saw a live frame (a
+    /// stall is noticed `policy.stall` s after it), or the loss when no frame came yet.
     private mutating func lose(reason: String, at now: Double, passed: Int) {
-        phase = .lost
+        outageStart = phase == .live ? min(lastFrameAt, now) : now
         lostAt = now
+        phase = .lost
         self.reason = reason
         losses += 1
         attempt = 0
@@ -218,7 +223,7 @@ struct SourceRecovery {
 
     /// Queues the message and its stderr line.
     private mutating func post(_ kind: SourceMessage.State, retryIn: Double, now: Double) {
-        let outage = kind == .restored || kind == .gaveUp ? now - lostAt : 0
+        let outage = kind == .restored || kind == .gaveUp ? now - outageStart : 0
         let m = SourceMessage(
             state: kind, element: element, reason: kind == .lost || kind == .gaveUp ? reason : "", attempt: attempt,
             retryIn: retryIn, losses: losses, restores: restores, outage: outage, placeholders: placeholders)

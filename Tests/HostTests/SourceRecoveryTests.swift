@@ -61,6 +61,8 @@ import Timing
         w.run(0.2)
         #expect(w.r.phase == .lost)
         let lostAt = w.r.lostAt
+        // The outage counts from the last live frame, 2 s before the stall was noticed (to the tick of 1/128 s).
+        #expect(abs(lostAt - w.r.outageStart - 2.0) <= 1.0 / 64, "\(lostAt - w.r.outageStart)")
         w.run(200)
         #expect(w.attempts.map { $0 - lostAt } == [1, 2, 4, 8, 16, 32, 62, 92, 122, 152, 182])
         let m = w.messages()

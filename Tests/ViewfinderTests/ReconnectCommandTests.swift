@@ -68,6 +68,28 @@ import Testing
         return (times.map(\.pts), luma, first.width, first.height)
     }
 
+    /// Every JPEG in `dir` (in name order) decoded at 320x180 by ffmpeg: its luma and the share of its pixels that are
+    /// green (green over red and blue by 40 or more: nothing on the slate is).
+    static func rgbFrames(in dir: URL) throws -> [(luma: [UInt8], greenShare: Double)] {
+        let raw = dir.appendingPathComponent("frames.rgb").path
+        let r = try Tools.run(
+            "/usr/bin/ffmpeg",
+            ["-v", "error", "-y", "-framerate", "30", "-i", dir.appendingPathComponent("%05d.jpg").path, "-vf", "scale=320:180", "-pix_fmt", "rgb24",
+             "-f", "rawvideo", raw], timeout: 120)
+        guard r.code == 0, let data = FileManager.default.contents(atPath: raw) else { return [] }
+        let bytes = [UInt8](data), size = 320 * 180 * 3
+        return stride(from: 0, to: bytes.count - size + 1, by: size).map { start in
+            var luma = [UInt8](repeating: 0, count: 320 * 180)
+            var green = 0
+            for i in 0..<(320 * 180) {
+                let r = Int(bytes[start + 3 * i]), g = Int(bytes[start + 3 * i + 1]), b = Int(bytes[start + 3 * i + 2])
+                luma[i] = UInt8((299 * r + 587 * g + 114 * b) / 1000)
+                if g >= r + 40 && g >= b + 40 { green += 1 }
+            }
+            return (luma, Double(green) / Double(320 * 180))
+        }
+    }
+
     /// The largest step between consecutive presentation times (s), -1 for fewer than two.
     static func largestGap(_ times: [Double]) -> Double {
         let pts = times.sorted()
@@ -145,6 +167,16 @@ import Testing
         // The viewer decoded before, during (the slate) and after the outage, without reconnecting.
         #expect(viewerAlive, "the RTSP viewer left: \((try? String(contentsOf: viewerErr, encoding: .utf8)) ?? "")")
         #expect(beforeKill > 30 && duringOutage > beforeKill + 60 && afterReturn > duringOutage + 45, "\(beforeKill) \(duringOutage) \(afterReturn)")
+        // What the RTSP viewer decoded through the outage: whole slate frames, no green (a half-filled or mis-strided
+        // frame decodes green where its chroma is missing), from its first slate frame to its last.
+        let viewed = try Self.rgbFrames(in: seen)
+        let viewedKinds = viewed.map { Self.kind($0.luma, width: 320, height: 180) }
+        let firstViewedSlate = try #require(viewedKinds.firstIndex(of: .slate), "the viewer saw no slate")
+        let lastViewedSlate = try #require(viewedKinds.lastIndex(of: .slate))
+        let notSlate = (firstViewedSlate...lastViewedSlate).filter { viewedKinds[$0] != .slate }
+        #expect(notSlate.isEmpty, "viewer frames \(notSlate.prefix(10)) between its first and last slate frames are no slate")
+        let green = (firstViewedSlate...lastViewedSlate).filter { viewed[$0].greenShare > 0.01 }
+        #expect(green.isEmpty, "viewer slate frames with green: \(green.prefix(10).map { ($0, viewed[$0].greenShare) })")
         if let last = Tools.files(in: seen, suffix: ".jpg").dropLast(3).last {
             let img = try Tools.luma(of: seen.appendingPathComponent(last).path, decoder: "jpegdec")
             #expect(Self.kind(img.pixels, width: img.width, height: img.height) == .live, "the viewer's last frame \(last)")
