@@ -128,16 +128,18 @@ static GstClockTime vf_rtsp_media_now(GstElement *src) {
     return now >= base ? now - base : 0;
 }
 
-/// A jump of the described pipeline's time larger than this (or any step back) is not followed: the offset is
-/// measured again so the media's time goes on from now.
-#define VF_RTSP_MAX_SKEW (2 * GST_SECOND)
+/// How far a packet's mapped time may fall behind the media's now (a described pipeline that lags: placeholder
+/// frames backfilling a silence) or run ahead of it (the media's sinks would hold it back until then) before the
+/// offset is measured again, so the media's time goes on from now. Any step back does the same.
+#define VF_RTSP_MAX_BEHIND (2 * GST_SECOND)
+#define VF_RTSP_MAX_AHEAD (250 * GST_MSECOND)
 
 /// appsink new-sample, on the described pipeline's streaming thread: never waits on a client. The packet
 /// goes to the current media's appsrc (non-blocking, leaky, bounded), or nowhere when no client watches.
 /// Timing: the packet keeps the spacing the described pipeline gave it. Its running time there (PTS and DTS, as
 /// the payloader set them from the encoder's) plus one offset per media is its running time in the media; the
 /// offset is measured at the media's first packet (that packet is stamped "now") and again only when the
-/// described time steps back or jumps by more than VF_RTSP_MAX_SKEW. So the re-payloader (pay0) stamps RTP
+/// described time steps back or strays from the media's now (VF_RTSP_MAX_BEHIND, VF_RTSP_MAX_AHEAD). So the re-payloader (pay0) stamps RTP
 /// timestamps exactly 90000/fps apart for a constant-rate source, and a live source keeps its capture timing;
 /// arrival times (jittery: a frame's packets come in bursts) play no part. A packet that comes while the media
 /// is not PLAYING yet is dropped (a live media plays as soon as it is prepared).
@@ -173,7 +175,7 @@ static GstFlowReturn vf_rtsp_new_sample(GstAppSink *sink, gpointer data) {
             GST_BUFFER_DTS(copy) = GST_CLOCK_TIME_NONE;
         } else {
             gint64 mapped = (gint64)key + r->offset;
-            if (!r->timed || mapped < r->last || mapped > (gint64)now + VF_RTSP_MAX_SKEW || mapped + VF_RTSP_MAX_SKEW < (gint64)now) {
+            if (!r->timed || mapped < r->last || mapped > (gint64)now + VF_RTSP_MAX_AHEAD || mapped + VF_RTSP_MAX_BEHIND < (gint64)now) {
                 if (r->timed) r->retimed++;
                 gint64 target = r->timed ? MAX((gint64)now, r->last) : (gint64)now;
                 r->offset = target - (gint64)key;

