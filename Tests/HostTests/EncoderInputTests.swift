@@ -104,6 +104,37 @@ import Testing
         #expect(encoders >= 10)
     }
 
+    /// The shipped pipelines that write video files, run short through the real binary in a scratch directory:
+    /// ffprobe reads H.264 High (not 4:4:4) in yuv420p from every file they write (the HLS segments too).
+    @Test(.tags(.process)) func ffprobeReadsYUV420FromEveryShippedRecording() throws {
+        let cases: [(String, [String], [String])] = [
+            ("demo-file", ["videotestsrc.num-buffers=20"], ["out/demo.mp4"]),
+            ("greenscreen-photo", ["videotestsrc.num-buffers=20", "imagefreeze.num-buffers=20"], ["out/greenscreen.mp4"]),
+            ("record-mp4", ["videotestsrc.num-buffers=20", "audiotestsrc.num-buffers=29"], ["out/record.mp4"]),
+            ("hls", ["videotestsrc.num-buffers=20"], ["out/hls/segment00000.ts"]),
+            ("record-clean-stream-overlay", ["videotestsrc.num-buffers=20"], ["out/clean.mkv", "out/hls-overlay/segment00000.ts"]),
+        ]
+        for (name, sets, outputs) in cases {
+            let d = Tools.tempDir()
+            for dir in ["out/hls", "out/hls-overlay"] {
+                try FileManager.default.createDirectory(at: d.appendingPathComponent(dir), withIntermediateDirectories: true)
+            }
+            try FileManager.default.createSymbolicLink(at: d.appendingPathComponent(".testdata"), withDestinationURL: Tools.root.appendingPathComponent(".testdata"))
+            let pipeline = Tools.root.appendingPathComponent("pipelines/\(name).pipeline").path
+            let r = try Tools.run(Tools.viewfinder, ["run", "--quiet", pipeline] + sets.flatMap { ["--set", $0] }, cwd: d, timeout: 60)
+            #expect(r.code == 0, "\(name): \(r.err)")
+            for out in outputs {
+                let probe = try Tools.run(
+                    "/usr/bin/ffprobe",
+                    ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name,profile,pix_fmt", "-of", "csv=p=0",
+                     d.appendingPathComponent(out).path], timeout: 30)
+                // MPEG-TS lists the stream once per program as well: every line must say the same.
+                let lines = Set(probe.out.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+                #expect(lines == ["h264,High,yuv420p"], "\(name) \(out): \(probe.out) \(probe.err)")
+            }
+        }
+    }
+
     /// A stage's BGRA output through videoconvert into x264enc: ffprobe reads High, yuv420p; with Y444 written,
     /// what was written.
     @Test(.tags(.process)) func ffprobeReadsYUV420UnlessAFormatIsWritten() throws {
