@@ -124,6 +124,12 @@ static inline void vf_object_set_uint(gpointer o, const char *k, guint v) { g_ob
 static inline gint64 vf_object_get_int64(gpointer o, const char *k) { gint64 v = 0; g_object_get(o, k, &v, NULL); return v; }
 static inline gboolean vf_object_get_boolean(gpointer o, const char *k) { gboolean v = 0; g_object_get(o, k, &v, NULL); return v; }
 static inline gchar *vf_object_get_string(gpointer o, const char *k) { gchar *v = NULL; g_object_get(o, k, &v, NULL); return v; }
+/// A GstStructure property (srtsink's "stats") as text, or NULL when unset; free with g_free.
+static inline gchar *vf_object_get_structure_text(gpointer o, const char *k) {
+    GstStructure *s = NULL; g_object_get(o, k, &s, NULL);
+    if (!s) return NULL;
+    gchar *t = gst_structure_to_string(s); gst_structure_free(s); return t;
+}
 static inline void vf_object_set_uint64(gpointer o, const char *k, guint64 v) { g_object_set(o, k, v, NULL); }
 static inline void vf_object_set_int64(gpointer o, const char *k, gint64 v) { g_object_set(o, k, v, NULL); }
 static inline void vf_object_set_boolean(gpointer o, const char *k, gboolean v) { g_object_set(o, k, v, NULL); }

@@ -27,3 +27,18 @@ extension Element {
         return true
     }
 }
+
+extension Element {
+    /// A GstStructure property (srtsink's `stats`) as a structure; nil when the element has no such property, it is
+    /// of another type, or unset.
+    public func structure(_ property: String) -> MessageStructure? {
+        guard
+            let spec = g_object_class_find_property(
+                UnsafeMutableRawPointer(object.pointee.g_type_instance.g_class).assumingMemoryBound(to: GObjectClass.self), property),
+            spec.pointee.value_type == gst_structure_get_type(),
+            let text = vf_object_get_structure_text(UnsafeMutableRawPointer(raw), property)
+        else { return nil }
+        defer { g_free(text) }
+        return MessageStructure(parsing: String(cString: text))
+    }
+}

@@ -90,7 +90,7 @@ final class BusLoop {
                     idle = false
                     if case .error = m.kind, eos.contains(i) { continue }
                     switch m.kind {
-                    case .eos, .error: break
+                    case .eos, .error, .warning: break
                     default:
                         handle(m, segment: i)
                         continue
@@ -111,6 +111,7 @@ final class BusLoop {
                         let failure = Self.errorText(segment: i, message: m, text: text, debug: debug, groups: groups)
                         announce(RunProblemMessage(level: "error", element: m.source, text: failure))
                         return .failed(failure)
+                    case .warning: handle(m, segment: i)
                     default: break
                     }
                 }

@@ -31,6 +31,19 @@ import Testing
                 == "vf_cap_sink: viewfinder/output-restarted, stage=(string)cap, output=(string)snapshot;")
     }
 
+    @Test func networkOutputRoundTripsThroughGStreamersText() throws {
+        let lost = NetworkOutputMessage(element: "srtsink0", state: .lost, text: "Error on SRT socket: Connection timeout. Trying to reconnect")
+        let back = NetworkOutputMessage(element: "srtsink0", state: .restored, outage: 5.25, attempts: 2)
+        for m in [lost, back] {
+            #expect(m.structure.name == "viewfinder/output")
+            let parsed = try #require(MessageStructure(parsing: m.structure.text))
+            #expect(try NetworkOutputMessage(structure: parsed) == m)
+        }
+        #expect(throws: MessageDecodingError("viewfinder/output: state 'gone' is neither lost nor restored")) {
+            try NetworkOutputMessage(structure: MessageStructure("viewfinder/output", [("element", .string("s")), ("state", .string("gone"))]))
+        }
+    }
+
     @Test func decodingNamesTheMissingField() {
         #expect(throws: MessageDecodingError("viewfinder/output-error: no string field 'element'")) {
             try OutputErrorMessage(

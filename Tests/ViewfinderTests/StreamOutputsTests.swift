@@ -144,6 +144,10 @@ import Testing
         #expect(Double(recorded) >= 0.95 * Double(frames), "the recording has \(recorded) of \(frames) frames: \(vf.err)")
         let resumed = try Tools.ffprobeFrames(d.appendingPathComponent("second.ts").path)
         #expect(resumed >= 60, "the second listener got \(resumed) frames: \(vf.err)")
+        // Told once each way (srtsink's warning at every attempt is counted, not printed).
+        #expect(vf.err.components(separatedBy: "viewfinder: output srtsink0 (srtsink) lost its peer").count == 2, "\(vf.err)")
+        #expect(vf.err.contains("viewfinder: output srtsink0 (srtsink) sends again after"), "\(vf.err)")
+        #expect(!vf.err.contains("WARNING from element srtsink0"), "\(vf.err)")
     }
 
     /// srt-caller: an ffmpeg listener is started first; Viewfinder calls it and the listener decodes the stream.

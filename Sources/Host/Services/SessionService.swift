@@ -38,8 +38,9 @@ public protocol SessionService: AnyObject, Sendable {
     func willPlay(_ session: Session)
     /// The pipelines play on `run.clock` from `run.baseTime`.
     func playing(_ run: RunTiming)
-    /// One bus message of a segment while the run plays (errors of a segment already ended are not shown); what
-    /// the loop does with it. Messages to record or announce go into `out`.
+    /// One end-of-stream, error or warning of a segment while the run plays (errors of a segment already ended are
+    /// not shown); what the loop does with it (a warning passed on is printed and announced). Messages to record or
+    /// announce go into `out`.
     func busMessage(_ message: ServiceBusMessage, _ out: inout ServicePoll) -> BusVerdict
     /// Once per pass of the bus loop (every few ms): messages to record, or the failure that ends the run.
     func poll(_ out: inout ServicePoll)

@@ -9,16 +9,18 @@ import Timing
 /// rtmp2sink, udpsink...; klass `Network`) drops its oldest data when full (`leaky=downstream`, unless the description
 /// made it leaky already), so a sink that blocks — srtsink reconnecting to a listener that went away (GStreamer 1.22
 /// does, by itself, and resumes when one comes back), a peer too slow to keep up — never blocks the `tee` feeding it
-/// and the other outputs and recordings go on. At the stop: `StopDeadlineService`.
+/// and the other outputs and recordings go on. Losses and returns are told by `NetworkOutputService`. At the stop:
+/// `StopDeadlineService`.
 struct StopDeadlineFactory: ServiceFactory {
     func make(_ build: ServiceBuild) throws(HostError) -> [any SessionService] {
-        for p in build.pipelines {
-            for sink in p.allElements where sink.isSink && StopDeadlineService.isNetwork(sink.factoryName) {
-                guard let queue = StopDeadlineService.queueUpstream(of: sink), queue.uint32("leaky") == 0 else { continue }
-                try? queue.set("leaky", "downstream")
-            }
+        let sinks = build.pipelines.flatMap { p in p.allElements.filter { $0.isSink && StopDeadlineService.isNetwork($0.factoryName) } }
+        for sink in sinks {
+            guard let queue = StopDeadlineService.queueUpstream(of: sink), queue.uint32("leaky") == 0 else { continue }
+            try? queue.set("leaky", "downstream")
         }
-        return [StopDeadlineService(pipelines: build.pipelines, clock: build.options.clock)]
+        var services: [any SessionService] = [StopDeadlineService(pipelines: build.pipelines, clock: build.options.clock)]
+        if !sinks.isEmpty { services.append(NetworkOutputService(sinks: sinks, clock: build.options.clock)) }
+        return services
     }
 }
 
