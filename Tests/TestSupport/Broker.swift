@@ -3,53 +3,14 @@ import Foundation
 /// Debian's real `mosquitto` broker on a free loopback port for one test, and the real `mosquitto_sub`
 /// and `mosquitto_pub` clients (MosquittoTests and ControlTests, through TestSupport). Tests stop them with
 /// `defer`: a child process outlives the test process, and a failed expectation may keep objects alive until exit.
-public final class Broker {
-    public let port: UInt16
-    public let process = Process()
-    public let dir: URL
-
+public final class Broker: ServerProcess {
     /// Starts `/usr/sbin/mosquitto -c CONF` (`listener PORT 127.0.0.1`, anonymous allowed) on `port` (a free
     /// one when nil) and waits until the port accepts connections (at most 10 s).
     public init(port: UInt16? = nil) throws {
-        self.port = port ?? Broker.freePort()
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("vf-broker-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try super.init(name: "broker", port: port ?? Broker.freePort(), logNames: ["broker.log"])
         let conf = dir.appendingPathComponent("mosquitto.conf")
         try Data("listener \(self.port) 127.0.0.1\nallow_anonymous true\npersistence false\n".utf8).write(to: conf)
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
-        process.arguments = ["-c", conf.path]
-        let log = dir.appendingPathComponent("broker.log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: log)
-        process.standardError = try FileHandle(forWritingTo: log)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(10)
-        while !Broker.accepts(self.port) {
-            guard Date() < deadline, process.isRunning else {
-                stop()
-                throw BrokerError(text: "mosquitto did not listen on 127.0.0.1:\(self.port): \(self.log)")
-            }
-            usleep(20_000)
-        }
-    }
-
-    public struct BrokerError: Error { public var text: String }
-
-    /// The broker's own log.
-    public var log: String { (try? String(contentsOf: dir.appendingPathComponent("broker.log"), encoding: .utf8)) ?? "" }
-
-    /// Ends the broker with SIGKILL: children of the test process inherit its blocked signal mask, so
-    /// SIGTERM would stay pending (and `Process.terminate` hang the test).
-    public func stop() {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
-
-    deinit {
-        stop()
-        try? FileManager.default.removeItem(at: dir)
+        try start("/usr/sbin/mosquitto", ["-c", conf.path])
     }
 
     /// A port nothing listens on right now (bound to 0, read back, closed).
@@ -63,17 +24,6 @@ public final class Broker {
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &a) { p in p.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
         return UInt16(bigEndian: a.sin_port)
-    }
-
-    /// True when something accepts TCP connections on 127.0.0.1:`port`.
-    public static func accepts(_ port: UInt16) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var a = address(port)
-        let r = withUnsafePointer(to: &a) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        return r == 0
     }
 
     public static func address(_ port: UInt16) -> sockaddr_in {

@@ -87,7 +87,6 @@ public enum Tools {
         try run(viewfinder, args, cwd: cwd, timeout: timeout)
     }
 
-    /// A fresh empty directory.
     /// A loopback port nothing is bound to right now (TCP, or UDP with `udp`): bound to 0, read back, closed.
     public static func freePort(udp: Bool = false) -> UInt16 {
         let fd = socket(AF_INET, Int32((udp ? SOCK_DGRAM : SOCK_STREAM).rawValue), 0)
@@ -103,6 +102,21 @@ public enum Tools {
         return UInt16(bigEndian: a.sin_port)
     }
 
+    /// True when something accepts TCP connections on 127.0.0.1:`port`.
+    public static func accepts(_ port: UInt16) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_addr.s_addr = inet_addr("127.0.0.1")
+        a.sin_port = port.bigEndian
+        let r = withUnsafePointer(to: &a) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        return r == 0
+    }
+
+    /// A fresh empty directory.
     public static func tempDir() -> URL {
         let d = FileManager.default.temporaryDirectory.appendingPathComponent("vf-test-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)

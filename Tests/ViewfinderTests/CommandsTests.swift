@@ -48,7 +48,7 @@ import Testing
         for name in [
             "demo", "demo-file", "record-mp4", "file-overlay", "snapshot", "compose", "selfie", "greenscreen", "greenscreen-photo",
             "capture", "photobooth", "demo-live", "rtsp-out", "srt-out", "srt-caller", "udp-out", "hls", "record-clean-stream-overlay",
-            "srt-camera", "webrtc",
+            "srt-camera", "webrtc", "rtmp-out",
         ] {
             let path = Tools.root.appendingPathComponent("pipelines/\(name).pipeline").path
             let text = try String(contentsOfFile: path, encoding: .utf8)

@@ -2,9 +2,10 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The shipped stream-out pipelines (srt-out, srt-caller, udp-out, hls) through the real binary, received by real
-/// clients (ffmpeg, gst-launch-1.0, ffprobe) on loopback. Ports are free ones, set with `--set`; children are killed
-/// with SIGKILL when a test ends early (children of the test runner ignore SIGTERM).
+/// The shipped stream-out pipelines (srt-out, srt-caller, udp-out, hls, rtmp-out) through the real binary, received by
+/// real clients (ffmpeg, gst-launch-1.0, ffprobe; for RTMP a private nginx, `RTMPServer`) on loopback. Ports are free
+/// ones, set with `--set`; children are killed with SIGKILL when a test ends early (children of the test runner ignore
+/// SIGTERM).
 @Suite(.serialized, .tags(.live, .process, .network), .tier) struct StreamOutputsTests {
     /// A UDP port nothing is bound to right now (bound to 0, read back, closed). SRT and RTP both run over UDP.
     static func freeUDPPort() -> Int {
@@ -232,5 +233,96 @@ import Testing
         // Frames in = frames in the segments: nothing lost at the cuts.
         let total = try segments.map { try Tools.ffprobeFrames(d.appendingPathComponent("out/hls/\($0)").path) }.reduce(0, +)
         #expect(total == 180, "\(total) frames in \(segments.count) segments")
+    }
+
+    /// ffprobe's `-count_frames` view of a file's streams: codec_type, codec_name, pix_fmt, profile, width, height,
+    /// nb_read_frames.
+    static func probeStreams(_ file: String) throws -> [[String: Any]] {
+        let r = try Tools.run(
+            "/usr/bin/ffprobe",
+            ["-v", "error", "-count_frames", "-show_entries", "stream=codec_name,codec_type,pix_fmt,profile,width,height,nb_read_frames",
+             "-of", "json", file])
+        let json = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any]
+        return json?["streams"] as? [[String: Any]] ?? []
+    }
+
+    /// `viewfinder run rtmp-out.pipeline` publishing to `server` (fastest preset), returned once the server logged
+    /// the publisher (at most 20 s; otherwise it is killed and this throws, with both sides' output).
+    static func startRTMPOut(to server: RTMPServer) throws -> (Process, URL, URL) {
+        let (p, o, e) = try Tools.start(
+            Tools.viewfinder,
+            ["run", pipeline("rtmp-out"), "--set", "rtmp2sink.location=\(server.url())", "--set", "x264enc.speed-preset=ultrafast"])
+        guard server.waitForPublisher(timeout: 20) else {
+            if p.isRunning { kill(p.processIdentifier, SIGKILL) }
+            let vf = Tools.finish(p, o, e, timeout: 5)
+            throw ServerProcess.Failure(text: "nobody published: viewfinder exit \(vf.code): \(vf.err)\nnginx: \(server.log)")
+        }
+        return (p, o, e)
+    }
+
+    /// rtmp-out: Viewfinder publishes to a real RTMP server (a private nginx with the rtmp module); ffmpeg plays 5 s of
+    /// the stream from it, from a keyframe on, and ffprobe decodes what arrived: 1280x720 H.264 in 4:2:0 (not High
+    /// 4:4:4) next to AAC audio. Then Ctrl-C ends the run cleanly (exit 0).
+    @Test func rtmpOutPublishesH264AndAACToAnRTMPServer() throws {
+        let server = try RTMPServer()
+        defer { server.stop() }
+        let (p, o, e) = try Self.startRTMPOut(to: server)
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        let d = Tools.tempDir()
+        defer { try? FileManager.default.removeItem(at: d) }
+        let file = d.appendingPathComponent("received.flv").path
+        let ff = try server.record(seconds: 5, to: file)
+        kill(p.processIdentifier, SIGINT)
+        let vf = Tools.finish(p, o, e, timeout: 10)
+        #expect(!vf.hung && vf.code == 0, "viewfinder exit \(vf.code): \(vf.err)")
+        #expect(!ff.hung && ff.code == 0, "ffmpeg: \(ff.err)")
+        let streams = try Self.probeStreams(file)
+        let video = try #require(streams.first { $0["codec_type"] as? String == "video" }, "\(streams)")
+        let audio = try #require(streams.first { $0["codec_type"] as? String == "audio" }, "\(streams)")
+        let videoFrames = Int(video["nb_read_frames"] as? String ?? "") ?? -1
+        let audioFrames = Int(audio["nb_read_frames"] as? String ?? "") ?? -1
+        let profile = video["profile"] as? String ?? ""
+        print("rtmp: received \(videoFrames) video frames (\(video["codec_name"] ?? "?"), \(video["pix_fmt"] ?? "?"), \(profile)), "
+              + "\(audioFrames) audio frames (\(audio["codec_name"] ?? "?"))")
+        #expect(video["codec_name"] as? String == "h264")
+        #expect(video["pix_fmt"] as? String == "yuv420p", "\(video)")
+        #expect(video["width"] as? Int == 1280 && video["height"] as? Int == 720, "\(video)")
+        #expect(!profile.isEmpty && !profile.contains("4:4:4"), "\(video)")
+        // 5 s at 30 fps is 150 frames; the host may drop a few at its leaky hand-off on a busy machine.
+        #expect(videoFrames >= 120, "\(video)")
+        #expect(audio["codec_name"] as? String == "aac")
+        // 5 s of 1024-sample AAC frames at 44.1 kHz is 215.
+        #expect(audioFrames >= 170, "\(audio)")
+    }
+
+    /// rtmp-out with no RTMP server: the run ends at once with rtmp2sink's error (exit 1), no hang.
+    @Test func rtmpOutWithoutAServerFailsNamingTheElement() throws {
+        let port = Tools.freePort()
+        let t0 = Date()
+        let vf = try Tools.run(
+            Tools.viewfinder,
+            ["run", Self.pipeline("rtmp-out"), "--set", "rtmp2sink.location=rtmp://127.0.0.1:\(port)/live/stream"], timeout: 15)
+        let elapsed = Date().timeIntervalSince(t0)
+        print("rtmp: no server: exit \(vf.code) after \(String(format: "%.2f", elapsed)) s")
+        #expect(!vf.hung && vf.code == 1, "exit \(vf.code): \(vf.err)")
+        #expect(vf.err.contains("ERROR from element rtmp2sink0 (rtmp2sink): Connection refused"), "\(vf.err)")
+        #expect(elapsed < 5)
+    }
+
+    /// An RTMP server that goes away mid-run ends the run with rtmp2sink's error (exit 1) at once: no retry today.
+    @Test func rtmpServerGoingAwayEndsTheRun() throws {
+        let server = try RTMPServer()
+        defer { server.stop() }
+        let (p, o, e) = try Self.startRTMPOut(to: server)
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        usleep(1_000_000)
+        server.stop()
+        let t0 = Date()
+        let vf = Tools.finish(p, o, e, timeout: 10)
+        let elapsed = Date().timeIntervalSince(t0)
+        print("rtmp: server gone: exit \(vf.code) after \(String(format: "%.2f", elapsed)) s")
+        #expect(!vf.hung && vf.code == 1, "exit \(vf.code): \(vf.err)")
+        #expect(vf.err.contains("ERROR from element rtmp2sink0 (rtmp2sink)"), "\(vf.err)")
+        #expect(elapsed < 5)
     }
 }
