@@ -22,6 +22,14 @@ import Testing
         return args
     }
 
+    /// A live 320x240 source through grid and x264enc, teed to a Matroska recording and (queue, MPEG-TS) to srtsink
+    /// `uri=SRT` (with whatever properties follow the uri in `srt`).
+    static func teedSRT(frames: Int, recording: String, srt: String) -> String {
+        "videotestsrc is-live=true num-buffers=\(frames) ! video/x-raw,width=320,height=240,framerate=30/1 ! grid ! videoconvert"
+            + " ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 ! tee name=t t. ! queue ! h264parse ! matroskamux"
+            + " ! filesink location=\(recording) t. ! queue ! h264parse config-interval=-1 ! mpegtsmux alignment=7 ! srtsink uri=\(srt) latency=125"
+    }
+
     /// The frames the host let through to the encoder, from its summary line `frames: N in, M out, ...`.
     static func framesOut(_ err: String) -> Int? {
         guard let line = err.split(separator: "\n").first(where: { $0.hasPrefix("frames: ") }) else { return nil }
@@ -89,13 +97,7 @@ import Testing
         let frames = 300
         let (p, o, e) = try Tools.start(
             Tools.viewfinder,
-            [
-                "launch",
-                "videotestsrc is-live=true num-buffers=\(frames) ! video/x-raw,width=320,height=240,framerate=30/1 ! grid ! videoconvert"
-                    + " ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 ! tee name=t t. ! queue ! h264parse ! matroskamux"
-                    + " ! filesink location=\(d.path)/rec.mkv t. ! queue ! h264parse config-interval=-1 ! mpegtsmux alignment=7"
-                    + " ! srtsink uri=srt://127.0.0.1:\(port)?mode=listener wait-for-connection=true latency=125",
-            ])
+            ["launch", Self.teedSRT(frames: frames, recording: "\(d.path)/rec.mkv", srt: "srt://127.0.0.1:\(port)?mode=listener wait-for-connection=true")])
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
         usleep(4_000_000)
         let caller = try Tools.run(
@@ -122,14 +124,7 @@ import Testing
         usleep(500_000)
         let frames = 450
         let (p, o, e) = try Tools.start(
-            Tools.viewfinder,
-            [
-                "launch",
-                "videotestsrc is-live=true num-buffers=\(frames) ! video/x-raw,width=320,height=240,framerate=30/1 ! grid ! videoconvert"
-                    + " ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 ! tee name=t t. ! queue ! h264parse ! matroskamux"
-                    + " ! filesink location=\(d.path)/rec.mkv t. ! queue ! h264parse config-interval=-1 ! mpegtsmux alignment=7"
-                    + " ! srtsink uri=srt://127.0.0.1:\(port)?mode=caller latency=125",
-            ])
+            Tools.viewfinder, ["launch", Self.teedSRT(frames: frames, recording: "\(d.path)/rec.mkv", srt: "srt://127.0.0.1:\(port)?mode=caller")])
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
         usleep(3_000_000)
         kill(first.0.processIdentifier, SIGKILL)
