@@ -45,6 +45,8 @@ final class StopDeadlineService: SessionService, @unchecked Sendable {
     static let releaseAfter = 0.5
     private let pipelines: [Pipeline]
     private let watches: [StreamEndWatch]
+    /// The watched sinks that are network sinks, by name (looked up in the registry once).
+    private let network: Set<String>
     private let clock: any HostClock
     private let state = Mutex<(stopAt: Double?, released: Bool, ended: Bool)>((nil, false, false))
 
@@ -52,6 +54,7 @@ final class StopDeadlineService: SessionService, @unchecked Sendable {
         self.pipelines = pipelines
         self.clock = clock
         watches = pipelines.map { $0.watchStreamEnd() }
+        network = Set(pipelines.flatMap { $0.allElements.filter { $0.isSink && Self.isNetwork($0.factoryName) }.map(\.name) })
     }
 
     func stopRequested() -> Set<Int> {
@@ -89,7 +92,7 @@ final class StopDeadlineService: SessionService, @unchecked Sendable {
         for (p, w) in zip(pipelines, watches) {
             let done = Set(w.seen.map(\.sink)), watched = Set(w.watched)
             for e in p.allElements where watched.contains(e.name) && !done.contains(e.name) {
-                if Self.isNetwork(e.factoryName) { network.append(e) } else { others += 1 }
+                if self.network.contains(e.name) { network.append(e) } else { others += 1 }
             }
         }
         return (network, others)
