@@ -4,13 +4,9 @@ extension Element {
     /// The element linked into this one's sink pad when it has exactly one (nil for none, several, or a peer that is
     /// not an element's own pad, such as a bin's ghost pad).
     public var upstreamElement: Element? {
-        var pads: [UnsafeMutablePointer<GstPad>] = []
-        var list = UnsafePointer<GList>(raw.pointee.sinkpads)
-        while let node = list {
-            if let p = node.pointee.data?.assumingMemoryBound(to: GstPad.self) { pads.append(p) }
-            list = UnsafePointer(node.pointee.next)
-        }
-        guard pads.count == 1, let peer = gst_pad_get_peer(pads[0]) else { return nil }
+        guard raw.pointee.numsinkpads == 1, let pad = raw.pointee.sinkpads?.pointee.data?.assumingMemoryBound(to: GstPad.self),
+            let peer = gst_pad_get_peer(pad)
+        else { return nil }
         defer { gst_object_unref(UnsafeMutableRawPointer(peer)) }
         guard let parent = gst_pad_get_parent_element(peer) else { return nil }
         return Element(owning: parent)
@@ -32,10 +28,7 @@ extension Element {
     /// A GstStructure property (srtsink's `stats`) as a structure; nil when the element has no such property, it is
     /// of another type, or unset.
     public func structure(_ property: String) -> MessageStructure? {
-        guard
-            let spec = g_object_class_find_property(
-                UnsafeMutableRawPointer(object.pointee.g_type_instance.g_class).assumingMemoryBound(to: GObjectClass.self), property),
-            spec.pointee.value_type == gst_structure_get_type(),
+        guard valueType(of: property) == gst_structure_get_type(),
             let text = vf_object_get_structure_text(UnsafeMutableRawPointer(raw), property)
         else { return nil }
         defer { g_free(text) }

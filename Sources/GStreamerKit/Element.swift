@@ -40,10 +40,7 @@ public class Element: @unchecked Sendable {
 
     /// Sets a property from its string form, the way gst-launch does (enums by nick, caps from text...).
     public func set(_ property: String, _ value: String) throws(GStreamerError) {
-        guard
-            g_object_class_find_property(
-                UnsafeMutableRawPointer(object.pointee.g_type_instance.g_class).assumingMemoryBound(to: GObjectClass.self), property) != nil
-        else {
+        guard valueType(of: property) != nil else {
             throw GStreamerError(.core, "element '\(name)' has no property '\(property)'")
         }
         gst_util_set_object_arg(object, property, value)
@@ -60,11 +57,7 @@ public class Element: @unchecked Sendable {
     public func uint64(_ property: String) -> UInt64 { UInt64(vf_object_get_uint64(UnsafeMutableRawPointer(raw), property)) }
     /// Reads a string property (nil when unset or not a string).
     public func string(_ property: String) -> String? {
-        guard
-            let spec = g_object_class_find_property(
-                UnsafeMutableRawPointer(object.pointee.g_type_instance.g_class).assumingMemoryBound(to: GObjectClass.self), property),
-            spec.pointee.value_type == GType(16 << 2) /* G_TYPE_STRING */
-        else { return nil }
+        guard valueType(of: property) == GType(16 << 2) /* G_TYPE_STRING */ else { return nil }
         guard let v = vf_object_get_string(UnsafeMutableRawPointer(raw), property) else { return nil }
         defer { g_free(v) }
         return String(cString: v)
@@ -83,9 +76,13 @@ public class Element: @unchecked Sendable {
     /// Reads a boolean property.
     public func bool(_ property: String) -> Bool { vf_object_get_boolean(UnsafeMutableRawPointer(raw), property) != 0 }
     /// True when the element has a property of that name.
-    public func hasProperty(_ property: String) -> Bool {
+    public func hasProperty(_ property: String) -> Bool { valueType(of: property) != nil }
+
+    /// The GType of a property's values, nil when the element has no property of that name.
+    func valueType(of property: String) -> GType? {
         g_object_class_find_property(
-            UnsafeMutableRawPointer(object.pointee.g_type_instance.g_class).assumingMemoryBound(to: GObjectClass.self), property) != nil
+            UnsafeMutableRawPointer(object.pointee.g_type_instance.g_class).assumingMemoryBound(to: GObjectClass.self), property)?
+            .pointee.value_type
     }
 
     /// Sends end-of-stream into this element (for a source: it finishes its stream).

@@ -18,7 +18,7 @@ struct StopDeadlineFactory: ServiceFactory {
             guard let queue = StopDeadlineService.queueUpstream(of: sink), queue.uint32("leaky") == 0 else { continue }
             try? queue.set("leaky", "downstream")
         }
-        var services: [any SessionService] = [StopDeadlineService(pipelines: build.pipelines, clock: build.options.clock)]
+        var services: [any SessionService] = [StopDeadlineService(pipelines: build.pipelines, networkSinks: sinks, clock: build.options.clock)]
         if !sinks.isEmpty { services.append(NetworkOutputService(sinks: sinks, clock: build.options.clock)) }
         return services
     }
@@ -45,16 +45,17 @@ final class StopDeadlineService: SessionService, @unchecked Sendable {
     static let releaseAfter = 0.5
     private let pipelines: [Pipeline]
     private let watches: [StreamEndWatch]
-    /// The watched sinks that are network sinks, by name (looked up in the registry once).
+    /// The network sinks, by name.
     private let network: Set<String>
     private let clock: any HostClock
     private let state = Mutex<(stopAt: Double?, released: Bool, ended: Bool)>((nil, false, false))
 
-    init(pipelines: [Pipeline], clock: any HostClock) {
+    /// `networkSinks`: the network sinks among the pipelines' elements (the factory found them).
+    init(pipelines: [Pipeline], networkSinks: [Element], clock: any HostClock) {
         self.pipelines = pipelines
         self.clock = clock
         watches = pipelines.map { $0.watchStreamEnd() }
-        network = Set(pipelines.flatMap { $0.allElements.filter { $0.isSink && Self.isNetwork($0.factoryName) }.map(\.name) })
+        network = Set(networkSinks.map(\.name))
     }
 
     func stopRequested() -> Set<Int> {
