@@ -13,7 +13,8 @@ import Timing
 /// (QoS 0, not retained); the session's state (`SessionCommands.state`) retained on `TOPIC/state` when
 /// connected and then every second when it changed, `{"state": "stopped", ...}` at the end, and the Last
 /// Will `{"state": "offline"}` (retained) should the process die. In: `TOPIC/cmd/capture`, `TOPIC/cmd/set`,
-/// `TOPIC/cmd/stop`, each answered on `TOPIC/reply` (`{"command": ..., "ok": ...}`).
+/// `TOPIC/cmd/stop`, each payload a JSON object of its command's shape (`MQTTCommand`), each answered on
+/// `TOPIC/reply` (`{"command": ..., "ok": ...}`); a payload refused changes nothing.
 ///
 /// Threads: the element-message hook runs on the bus loop's thread and only queues (`MQTTClient.publish`
 /// never waits; refused messages are dropped and counted, so nothing piles up while the broker is away or
@@ -25,9 +26,9 @@ import Timing
 /// reconnects) is on `clock`.
 public final class MQTTBridge: Sendable {
     /// Largest command payload accepted (bytes); larger ones are refused on `TOPIC/reply`.
-    public static let payloadLimit = 64 * 1024
-    /// The commands under `TOPIC/cmd/`.
-    public static let commands = ["capture", "set", "stop"]
+    public static let payloadLimit = JSONScalar.byteLimit
+    /// The commands under `TOPIC/cmd/` (payloads: `MQTTCommand`).
+    public static let commands = MQTTCommand.builtIn
 
     /// The broker and topic.
     public let address: MQTTAddress
@@ -241,14 +242,15 @@ public final class MQTTBridge: Sendable {
         send(c, topic + "/reply", Self.json(reply))
     }
 
-    /// What command `name` does with `m`'s payload; its result fields for the reply.
+    /// What command `name` does with `m`'s payload; its result fields for the reply. The payload is decoded
+    /// and checked whole first (`MQTTCommand.decode`: a JSON object of the command's shape); a refusal changes nothing.
     private func run(_ name: String, _ m: MQTTMessage) throws(Refusal) -> [String: Any] {
         let served = session.services.compactMap { $0 as? any ServesMQTTCommands }
+        let prefix = topic + "/cmd/"
         let known = Self.commands + served.flatMap(\.mqttCommands)
         guard known.contains(name) else {
             throw Refusal(
-                message: "unknown command topic '\(Echo.value(m.topic))': expected "
-                    + known.map { "\(topic)/cmd/\($0)" }.joined(separator: ", "))
+                message: "unknown command topic '\(Echo.value(m.topic))': expected " + known.map { prefix + $0 }.joined(separator: ", "))
         }
         guard !m.retained else {
             throw Refusal(
@@ -256,66 +258,29 @@ public final class MQTTBridge: Sendable {
                     "retained message on \(m.topic) ignored: commands must not be retained (clear it: mosquitto_pub -r -n -t \(m.topic))")
         }
         guard m.payload.count <= Self.payloadLimit else {
-            throw Refusal(message: "payload of \(m.payload.count) bytes refused: at most \(Self.payloadLimit)")
+            throw Refusal(message: "payload of \(m.payload.count) bytes refused: at most \(Self.payloadLimit), expected a JSON object")
         }
-        switch name {
-        case "capture":
+        let command: MQTTCommand
+        do { command = try MQTTCommand.decode(name, payload: m.payload, services: served.flatMap(\.mqttCommands), prefix: prefix) } catch {
+            throw Refusal(message: error.message, field: error.field)
+        }
+        switch command {
+        case .capture(let timer):
+            do { return try SessionCommands.capture(timer: timer, session: session, fire: fire) } catch {
+                throw Refusal(message: error.message, field: error.field)
+            }
+        case .set(let stage, let fields):
             do {
-                let fields = m.payload.isEmpty ? [] : try JSONScalar.object(m.payload)
-                return try SessionCommands.capture(fields, session: session, fire: fire)
-            } catch { throw Refusal(message: error.message, field: error.field) }
-        case "set":
-            let (stage, fields) = try Self.setCommand(m.payload)
-            do {
-                let applied = try PropertyPatch.apply(fields, to: stage, in: session)
+                let applied = try PropertyPatch.apply(fields.map { ($0.name, $0.value) }, to: stage, in: session)
                 return ["stage": stage, "changed": PropertyJSON.object(applied)]
             } catch { throw Refusal(message: error.message, field: error.field) }
-        case "stop":
+        case .stop:
             session.requestStop()
             return ["state": Session.Phase.stopping.rawValue]
-        default:  // a service's
+        case .service(let name):
             guard let service = served.first(where: { $0.mqttCommands.contains(name) }) else { return [:] }
             do { return try service.mqttCommand(name, payload: m.payload) } catch { throw Refusal(message: error.message, field: error.field) }
         }
-    }
-
-    /// A field of `cmd/set`'s object: the stage's name or the properties.
-    enum SetField: Decodable {
-        case text(String)
-        case object([String: JSONScalar])
-        case other
-
-        init(from decoder: any Decoder) throws {
-            let c = try decoder.singleValueContainer()
-            if let s = try? c.decode(String.self) {
-                self = .text(s)
-            } else if let o = try? c.decode([String: JSONScalar].self) {
-                self = .object(o)
-            } else {
-                self = .other
-            }
-        }
-    }
-
-    /// `{"stage": NAME, "set": {"property": value, ...}}`: the stage and the fields sorted by name.
-    static func setCommand(_ payload: Data) throws(Refusal) -> (String, [(String, JSONScalar)]) {
-        let expected = "expected {\"stage\": NAME, \"set\": {\"property\": value, ...}}"
-        guard !payload.isEmpty else { throw Refusal(message: "empty payload: \(expected)") }
-        let top: [String: SetField]
-        do { top = try JSONDecoder().decode([String: SetField].self, from: payload) } catch {
-            let head = String(decoding: payload.prefix(40), as: UTF8.self)
-            throw Refusal(message: "bad JSON '\(head)\(payload.count > 40 ? "…" : "")': \(expected)")
-        }
-        for key in top.keys.sorted() where key != "stage" && key != "set" {
-            throw Refusal(message: "unknown field '\(Echo.value(key))': \(expected)", field: key)
-        }
-        guard case .text(let stage)? = top["stage"] else {
-            throw Refusal(message: "missing or non-string 'stage': \(expected)", field: "stage")
-        }
-        guard case .object(let set)? = top["set"] else {
-            throw Refusal(message: "missing 'set' or not a JSON object: \(expected)", field: "set")
-        }
-        return (stage, set.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
     }
 
     /// Compact JSON, keys sorted, slashes as they are.

@@ -96,10 +96,23 @@ public final class Broker: ServerProcess {
     /// Runs `mosquitto_pub -t TOPIC` with `message` (`-m`), or an empty message (`-n`) when nil; its exit code.
     @discardableResult
     public func publish(_ topic: String, _ message: String?, retain: Bool = false) throws -> Int32 {
+        try mosquittoPub(["-t", topic] + (message.map { ["-m", $0] } ?? ["-n"]) + (retain ? ["-r"] : []))
+    }
+
+    /// Runs `mosquitto_pub -t TOPIC -f FILE` with `bytes` as the payload (any bytes, NUL too); its exit code.
+    @discardableResult
+    public func publish(_ topic: String, bytes: Data) throws -> Int32 {
+        let file = dir.appendingPathComponent("payload-\(UUID().uuidString)")
+        try bytes.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        return try mosquittoPub(["-t", topic, "-f", file.path])
+    }
+
+    /// Runs `mosquitto_pub -h 127.0.0.1 -p PORT` with `arguments`; its exit code.
+    public func mosquittoPub(_ arguments: [String]) throws -> Int32 {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_pub")
-        p.arguments =
-            ["-h", "127.0.0.1", "-p", String(port), "-t", topic] + (message.map { ["-m", $0] } ?? ["-n"]) + (retain ? ["-r"] : [])
+        p.arguments = ["-h", "127.0.0.1", "-p", String(port)] + arguments
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         try p.run()
