@@ -34,6 +34,10 @@ struct JSONScalarTests {
         #expect(fields[0].1.text == "1e+20")
         #expect(fields[1].1.text == "a number too large to represent")
         #expect(fields[4].1.text == "9.223372036854776e+18")
+        // Just below Int.min decodes as -2^63 exactly: its text must not take Int's abs (a trap; launch/fuzz found it).
+        let low = try JSONScalar.object(Data(#"{"a": -9223372036854775809}"#.utf8))
+        #expect(low.map(\.1) == [.double(-9_223_372_036_854_775_808)])
+        #expect(low[0].1.text == "-9.223372036854776e+18")
     }
 
     @Test(arguments: ["", "{", "[1, 2]", "\"text\"", "3", "{\"a\": 1e400"])

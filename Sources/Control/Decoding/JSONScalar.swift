@@ -68,7 +68,9 @@ enum JSONScalar: Decodable, Equatable, Sendable {
         switch self {
         case .string(let s): s
         case .int(let i): String(i)
-        case .double(let d): Int(exactly: d).map { abs($0) < 1_000_000_000_000_000 ? String($0) : String(d) } ?? String(d)
+        // Whole and small: as an integer (abs on the Double: -9223372036854775809 decodes as -2^63, whose Int
+        // abs would trap; found by launch/fuzz commands).
+        case .double(let d): abs(d) < 1e15 ? Int(exactly: d).map(String.init) ?? String(d) : String(d)
         case .bool(let b): b ? "true" : "false"
         case .hugeNumber: "a number too large to represent"
         case .other(let kind): kind
