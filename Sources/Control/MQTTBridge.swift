@@ -32,6 +32,8 @@ public final class MQTTBridge: Sendable {
 
     /// The broker and topic.
     public let address: MQTTAddress
+    /// The login and TLS (`--mqtt-username`, `--mqtt-password-file`, `--mqtt-cafile`...).
+    public let access: MQTTAccess
     private let session: Session
     private let fire: @Sendable () -> Void
     private let logger: Logger
@@ -58,12 +60,13 @@ public final class MQTTBridge: Sendable {
     /// A bridge for `session`; `fire` is the manual shutter (the CLI passes `Triggers.shared.fire`); its lines
     /// for the user (`mqtt: connected to ...`) go to `logger` (`Log.control` unless told); `clock` times every wait.
     public init(
-        session: Session, address: MQTTAddress, fire: @escaping @Sendable () -> Void, logger: Logger = Log.control,
-        clock: any HostClock = SystemClock.shared
+        session: Session, address: MQTTAddress, access: MQTTAccess = MQTTAccess(), fire: @escaping @Sendable () -> Void,
+        logger: Logger = Log.control, clock: any HostClock = SystemClock.shared
     ) {
         self.clock = clock
         self.session = session
         self.address = address
+        self.access = access
         self.fire = fire
         self.logger = logger
     }
@@ -76,10 +79,16 @@ public final class MQTTBridge: Sendable {
         let handlers = MQTTClient.Handlers(
             onConnect: { [weak self] in self?.connected() },
             onDisconnect: { [weak self] why in self?.lost(why) },
-            onMessage: { [weak self] m in self?.command(m) })
+            onMessage: { [weak self] m in self?.command(m) },
+            onRefused: { [weak self] r in self?.refused(r) },
+            onSubscribed: { [weak self] codes in self?.subscribed(codes) },
+            onGaveUp: { [weak self] why in self?.gaveUp(why) })
         let c: MQTTClient
         do {
             c = try MQTTClient(clientID: "viewfinder-\(getpid())-\(UInt16.random(in: 0...UInt16.max))", handlers: handlers, clock: clock)
+            try c.configure(
+                credentials: access.username.map { MQTTClient.Credentials(username: $0, password: access.password) },
+                tls: access.caFile.map { MQTTClient.TLS(caFile: $0, certFile: access.certFile, keyFile: access.keyFile) })
         } catch {
             logger.say(.warning, "mqtt: cannot start an MQTT client (\(error.message)); running without \(address.text)")
             ended.signal()
@@ -203,6 +212,39 @@ public final class MQTTBridge: Sendable {
         } else {
             warnUnreachable(why)
         }
+    }
+
+    /// The broker refused CONNECT (libmosquitto's thread): said once until connected again, with what to check
+    /// for a login refusal. The client retries (the broker's password file or ACL may be mended meanwhile).
+    private func refused(_ r: MQTTClient.Refusal) {
+        let say = status.withLock { s in
+            defer { s.warned = true }
+            return !s.warned && !s.stopping
+        }
+        guard say else { return }
+        var hint = ""
+        if r.isAuthentication {
+            hint = ": check --mqtt-username and --mqtt-password-file"
+            if access.username == nil { hint += " (none given: the broker wants a login)" }
+        }
+        logger.say(.warning, "mqtt: \(address.text) refused the connection (\(r.reason))\(hint); retrying")
+    }
+
+    /// The client's network thread gave up (a failed TLS handshake, a protocol error): no more attempts.
+    private func gaveUp(_ why: String) {
+        guard !status.withLock({ $0.stopping }) else { return }
+        var hint = ""
+        if why.hasPrefix("TLS") { hint = "; check --mqtt-cafile (the CA that signed the broker's certificate, which must name \(address.host))" }
+        logger.say(.warning, "mqtt: giving up on \(address.text) (\(why))\(hint); running without it")
+    }
+
+    /// The broker answered the subscription to `TOPIC/cmd/#`: a refusal (code 128 or more: an ACL denies it)
+    /// means no command can arrive.
+    private func subscribed(_ codes: [Int32]) {
+        guard let code = codes.first(where: { $0 >= 128 }) else { return }
+        var why = "reason code \(code)"
+        if code == 135 { why = "not authorised: the broker's ACL denies reading it" }
+        logger.say(.warning, "mqtt: \(address.text) refused the subscription to \(topic)/cmd/# (\(why)); commands will not arrive")
     }
 
     /// `mqtt: cannot reach HOST:PORT (why), retrying`, once.
