@@ -107,6 +107,7 @@ public final class MQTTBridge: Sendable {
                     break
                 } catch {
                     guard error.isRetryable else {
+                        if error.message.hasPrefix("TLS") { self.gaveUp(error.message); return }
                         self.logger.say(.warning, "mqtt: cannot connect to \(address.text) (\(error.message)); running without it")
                         return
                     }
@@ -234,7 +235,10 @@ public final class MQTTBridge: Sendable {
     private func gaveUp(_ why: String) {
         guard !status.withLock({ $0.stopping }) else { return }
         var hint = ""
-        if why.hasPrefix("TLS") { hint = "; check --mqtt-cafile (the CA that signed the broker's certificate, which must name \(address.host))" }
+        if why.hasPrefix("TLS") {
+            hint = "; check --mqtt-cafile (the CA that signed the broker's certificate, which must name \(address.host)),"
+                + " and --mqtt-cert/--mqtt-key when the broker wants a client certificate"
+        }
         logger.say(.warning, "mqtt: giving up on \(address.text) (\(why))\(hint); running without it")
     }
 

@@ -181,6 +181,8 @@ public final class MQTTClient: @unchecked Sendable {
         /// The last OpenSSL error libmosquitto logged (`OpenSSL Error[0]: error:...`), for the reason of a TLS failure;
         /// cleared on each accepted connection.
         let tlsError = Mutex<String?>(nil)
+        /// TLS is configured (`configure`).
+        let tls = Atomic<Bool>(false)
         init(_ handlers: Handlers) { self.handlers = handlers }
 
         /// Notes message `mid` as written/acknowledged.
@@ -242,8 +244,10 @@ public final class MQTTClient: @unchecked Sendable {
         mosquitto_disconnect_callback_set(h) { _, user, rc in
             guard let b = MQTTClient.box(user) else { return }
             let was = b.connected.exchange(false, ordering: .relaxed)
-            // A failed TLS handshake is reported once, by the network thread, when it gives up (`onGaveUp`).
-            if rc != 0, !was, b.tlsError.withLock({ $0 }) != nil { return }
+            // A failed TLS handshake is reported once, by the network thread, when it gives up (`onGaveUp`). With TLS
+            // 1.3 a refused client certificate shows first as EPROTO, before libmosquitto logs OpenSSL's reason.
+            let proto = rc == Int32(MOSQ_ERR_ERRNO.rawValue) && errno == EPROTO
+            if rc != 0, !was, b.tlsError.withLock({ $0 }) != nil || (b.tls.load(ordering: .relaxed) && proto) { return }
             var why = rc == 0 ? "disconnected" : MQTTError(code: rc).message
             if rc == Int32(MOSQ_ERR_CONN_LOST.rawValue) && b.accepted.load(ordering: .relaxed) == 0 {
                 why += " before the broker answered (a TLS listener spoken to without TLS?)"
@@ -295,6 +299,7 @@ public final class MQTTClient: @unchecked Sendable {
             guard rc == 0 else { throw MQTTError(code: rc) }
         }
         if let tls {
+            box.tls.store(true, ordering: .relaxed)
             let rc = mosquitto_tls_set(handle, tls.caFile, nil, tls.certFile, tls.keyFile, nil)
             guard rc == 0 else {
                 throw MQTTError(code: rc, message: "TLS files refused (\(MQTTError(code: rc).message)): \(tls.caFile)"
@@ -324,8 +329,12 @@ public final class MQTTClient: @unchecked Sendable {
             }
             var rc = mosquitto_connect_async(handle, host, Int32(port), keepalive)
             guard rc == 0 else {
-                if rc == Int32(MOSQ_ERR_TLS.rawValue), let line = box.tlsError.withLock({ $0 }) {
-                    throw MQTTError(code: rc, message: "TLS: \(line)")
+                // The handshake starts here: a broker that refuses it at once (TLS 1.3: no client certificate) shows
+                // as EPROTO, like the loop's later failure. Not retryable either way (MOSQ_ERR_TLS).
+                let proto = rc == Int32(MOSQ_ERR_ERRNO.rawValue) && errno == EPROTO
+                if rc == Int32(MOSQ_ERR_TLS.rawValue) || (proto && box.tls.load(ordering: .relaxed)) {
+                    let line = box.tlsError.withLock { $0 } ?? "handshake failed (\(MQTTError(code: rc).message))"
+                    throw MQTTError(code: Int32(MOSQ_ERR_TLS.rawValue), message: "TLS: \(line)")
                 }
                 throw MQTTError(code: rc)
             }
@@ -448,11 +457,12 @@ public final class MQTTClient: @unchecked Sendable {
             let proto = errno == EPROTO
             // A TLS error before the broker accepted this connection is the handshake's (an unknown CA, a name
             // that does not match): no later attempt can mend it. One after is a lost connection like any.
-            if let line = box.tlsError.withLock({ t in defer { t = nil }; return t }) {
-                if box.accepted.load(ordering: .relaxed) == acceptedAtAttempt {
-                    box.handlers.onGaveUp("TLS: \(line)")
-                    return
-                }
+            // EPROTO alone (the broker ended the handshake before OpenSSL read its alert) is the same failure.
+            let line = box.tlsError.withLock { t in defer { t = nil }; return t }
+            let handshake = line != nil || (proto && box.tls.load(ordering: .relaxed))
+            if handshake && box.accepted.load(ordering: .relaxed) == acceptedAtAttempt {
+                box.handlers.onGaveUp("TLS: \(line ?? "handshake failed (Protocol error)")")
+                return
             }
             if fatal.contains(rc) || proto {
                 box.handlers.onGaveUp(proto ? "protocol error" : MQTTError(code: rc).message)

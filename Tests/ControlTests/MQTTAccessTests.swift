@@ -173,6 +173,39 @@ import Testing
         #expect(plain.err.contains("before the broker answered (a TLS listener spoken to without TLS?)"), "\(plain.err)")
     }
 
+    /// A broker that requires client certificates (`require_certificate true`): with `--mqtt-cert`/`--mqtt-key` the
+    /// camera connects and publishes; without them the broker ends the handshake, which is said once, with OpenSSL's
+    /// reason when the client got to read it.
+    @Test func aClientCertificateIsPresentedWhenTheBrokerRequiresOne() throws {
+        let broker = try Broker(security: .init(users: ["cam": Self.password, "admin": "admin-pw"], acl: Self.acl, tls: true, client: "admin", requireCertificate: true))
+        defer { broker.stop() }
+        let ca = try #require(broker.caFile).path
+        let client = try #require(broker.clientCertificate)
+        let sub = try Self.subscriber(broker, ["cams/door/state"])
+        defer { sub.stop() }
+        let login = ["--mqtt-username", "cam", "--mqtt-password-file", try Self.file(Self.password), "--mqtt-cafile", ca]
+        let description = String(format: Self.source, 60) + " ! compose analysis-width=160 warmup=0 ! fakesink"
+        let good = try Tools.run(
+            Tools.viewfinder,
+            ["launch", "--mqtt", "127.0.0.1:\(broker.port)", "--topic", "cams/door"] + login
+                + ["--mqtt-cert", client.cert.path, "--mqtt-key", client.key.path, description], timeout: 30)
+        #expect(good.code == 0 && good.err.contains("mqtt: connected to 127.0.0.1:\(broker.port)"), "\(good.err)")
+        #expect(sub.wait(timeout: 5) { $0.json("cams/door/state").last?["state"] as? String == "stopped" }, "\(sub.lines.suffix(3))")
+        #expect(sub.json("cams/door/state").last?["framesIn"] as? Int == 60, "\(sub.lines.suffix(1))")
+
+        let without = try Tools.run(
+            Tools.viewfinder, ["launch", "--mqtt", "127.0.0.1:\(broker.port)", "--topic", "cams/door"] + login + [description], timeout: 30)
+        #expect(without.code == 0 && without.err.contains("frames: 60 in"), "\(without.err)")
+        #expect(!without.err.contains("mqtt: connected"), "\(without.err)")
+        // OpenSSL's reason ("tlsv13 alert certificate required") when the client read the broker's alert; when the
+        // broker closed first, only that the handshake failed.
+        #expect(without.err.contains("mqtt: giving up on 127.0.0.1:\(broker.port) (TLS: "), "\(without.err)")
+        #expect(
+            without.err.contains("certificate required)") || without.err.contains("TLS: handshake failed (Protocol error))"), "\(without.err)")
+        #expect(without.err.contains("--mqtt-cert/--mqtt-key when the broker wants a client certificate"), "\(without.err)")
+        #expect(!without.err.contains("retrying"), "said twice: \(without.err)")
+    }
+
     @Test(arguments: [
         (["--mqtt-username", "cam"], "--mqtt-username without --mqtt: expected --mqtt HOST:PORT too"),
         (["--mqtt", "127.0.0.1:1883", "--mqtt-password-file", "/etc/hostname"], "--mqtt-password-file without --mqtt-username"),

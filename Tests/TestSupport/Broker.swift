@@ -15,18 +15,24 @@ public final class Broker: ServerProcess {
         public var tls: Bool
         /// The user the test's own clients (`publish`, `Subscriber`, `subscribeOnce`) log in as.
         public var client: String?
-        public init(users: [String: String] = [:], acl: String? = nil, tls: Bool = false, client: String? = nil) {
+        /// With `tls`: clients must present a certificate signed by the broker's CA (`require_certificate true`);
+        /// one is made for the test's own clients and another offered as `Broker.clientCertificate`.
+        public var requireCertificate: Bool
+        public init(users: [String: String] = [:], acl: String? = nil, tls: Bool = false, client: String? = nil, requireCertificate: Bool = false) {
             self.users = users
             self.acl = acl
             self.tls = tls
             self.client = client
+            self.requireCertificate = requireCertificate
         }
     }
 
     /// The CA certificate (PEM) that signed the TLS listener's certificate; nil without TLS.
     public private(set) var caFile: URL?
-    /// What mosquitto_pub/_sub need besides host and port (`-u`, `-P`, `--cafile`).
+    /// What mosquitto_pub/_sub need besides host and port (`-u`, `-P`, `--cafile`, `--cert`, `--key`).
     public private(set) var clientArguments: [String] = []
+    /// A client certificate and key signed by the broker's CA (with `requireCertificate`).
+    public private(set) var clientCertificate: (cert: URL, key: URL)?
 
     /// Starts `/usr/sbin/mosquitto -c CONF` (`listener PORT 127.0.0.1`, anonymous allowed unless `security` has
     /// users) on `port` (a free one when nil) and waits until the port accepts connections (at most 10 s).
@@ -41,6 +47,12 @@ public final class Broker: ServerProcess {
                 lines += ["cafile \(ca.cert.path)", "certfile \(cert.path)", "keyfile \(key.path)"]
                 caFile = ca.cert
                 clientArguments += ["--cafile", ca.cert.path]
+                if security.requireCertificate {
+                    lines.append("require_certificate true")
+                    let tools = try Self.makeCertificate(in: dir, ca: ca, name: "tools", subjectAltName: nil)
+                    clientArguments += ["--cert", tools.cert.path, "--key", tools.key.path]
+                    clientCertificate = try Self.makeCertificate(in: dir, ca: ca, name: "client", subjectAltName: nil)
+                }
             }
             if security.users.isEmpty {
                 lines.append("allow_anonymous true")
@@ -82,12 +94,17 @@ public final class Broker: ServerProcess {
 
     /// A server certificate for IP 127.0.0.1 signed by `ca`: the certificate and its key.
     public static func makeServerCertificate(in dir: URL, ca: (cert: URL, key: URL)) throws -> (cert: URL, key: URL) {
-        let key = dir.appendingPathComponent("server.key"), csr = dir.appendingPathComponent("server.csr")
-        let cert = dir.appendingPathComponent("server.pem"), ext = dir.appendingPathComponent("server.ext")
-        try Data("subjectAltName=IP:127.0.0.1\n".utf8).write(to: ext)
+        try makeCertificate(in: dir, ca: ca, name: "server", subjectAltName: "IP:127.0.0.1")
+    }
+
+    /// A certificate `NAME.pem` (CN NAME, EC P-256, 2 days) and its key `NAME.key` signed by `ca`.
+    public static func makeCertificate(in dir: URL, ca: (cert: URL, key: URL), name: String, subjectAltName: String?) throws -> (cert: URL, key: URL) {
+        let key = dir.appendingPathComponent("\(name).key"), csr = dir.appendingPathComponent("\(name).csr")
+        let cert = dir.appendingPathComponent("\(name).pem"), ext = dir.appendingPathComponent("\(name).ext")
+        try Data((subjectAltName.map { "subjectAltName=\($0)\n" } ?? "basicConstraints=CA:FALSE\n").utf8).write(to: ext)
         try openssl([
             "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key.path, "-out", csr.path, "-subj",
-            "/CN=127.0.0.1",
+            "/CN=\(subjectAltName == nil ? name : "127.0.0.1")",
         ])
         try openssl([
             "x509", "-req", "-in", csr.path, "-CA", ca.cert.path, "-CAkey", ca.key.path, "-CAcreateserial", "-out", cert.path, "-days", "2",
