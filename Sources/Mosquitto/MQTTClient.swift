@@ -321,13 +321,16 @@ public final class MQTTClient: @unchecked Sendable {
             guard !l.started && !l.closed else {
                 throw MQTTError(code: Int32(MOSQ_ERR_INVAL.rawValue), message: "connect called after a successful start or after close")
             }
+            // libmosquitto checks the range itself (MOSQ_ERR_INVAL, its own text); only what C's int cannot hold stops here.
+            guard let port32 = Int32(exactly: port) else { throw MQTTError(code: Int32(MOSQ_ERR_INVAL.rawValue)) }
             if let will {
+                guard let size = Int32(exactly: will.payload.count) else { throw MQTTError(code: Int32(MOSQ_ERR_PAYLOAD_SIZE.rawValue)) }
                 let rc = will.payload.withUnsafeBytes { p in
-                    mosquitto_will_set(handle, will.topic, Int32(p.count), p.baseAddress, 1, will.retain)
+                    mosquitto_will_set(handle, will.topic, size, p.baseAddress, 1, will.retain)
                 }
                 guard rc == 0 else { throw MQTTError(code: rc) }
             }
-            var rc = mosquitto_connect_async(handle, host, Int32(port), keepalive)
+            var rc = mosquitto_connect_async(handle, host, port32, keepalive)
             guard rc == 0 else {
                 // The handshake starts here: a broker that refuses it at once (TLS 1.3: no client certificate) shows
                 // as EPROTO, like the loop's later failure. Not retryable either way (MOSQ_ERR_TLS).
@@ -359,9 +362,10 @@ public final class MQTTClient: @unchecked Sendable {
         guard box.pending.load(ordering: .relaxed) < Self.pendingLimit else {
             throw MQTTError(code: MQTTError.queueFullCode, message: "\(Self.pendingLimit) messages wait to be written")
         }
+        guard let size = Int32(exactly: payload.count) else { throw MQTTError(code: Int32(MOSQ_ERR_PAYLOAD_SIZE.rawValue)) }
         var mid: Int32 = 0
         box.pending.add(1, ordering: .relaxed)
-        let rc = payload.withUnsafeBytes { p in mosquitto_publish(handle, &mid, topic, Int32(p.count), p.baseAddress, qos, retain) }
+        let rc = payload.withUnsafeBytes { p in mosquitto_publish(handle, &mid, topic, size, p.baseAddress, qos, retain) }
         guard rc == 0 else {
             box.pending.subtract(1, ordering: .relaxed)
             throw MQTTError(code: rc)
