@@ -310,7 +310,9 @@ import Testing
         let vf = Tools.finish(p, o, e, timeout: 30)
         #expect(!vf.hung && vf.code == 0, "viewfinder exit \(vf.code): \(vf.err)")
         let recorded = try Tools.ffprobeFrames("\(d.path)/rec.mkv")
-        #expect(recorded == frames, "the recording has \(recorded) of \(frames) frames: \(vf.err)")
+        // Every frame the host let through to the encoder (a busy machine may drop a few at its leaky hand-off).
+        let sent = try #require(Self.framesOut(vf.err), "\(vf.err)")
+        #expect(recorded == sent && sent >= frames * 9 / 10, "the recording has \(recorded) of \(sent) frames sent: \(vf.err)")
         #expect(vf.err.components(separatedBy: "lost its server (").count == 2, "\(vf.err)")
         #expect(vf.err.contains("output: rtmp2sink0 (rtmp2sink): lost its server 1 time, still lost at the end"), "\(vf.err)")
     }
