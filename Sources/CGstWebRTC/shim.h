@@ -145,6 +145,7 @@ typedef struct {
     VfWebRTCRelease release;
     void *ctx;
     gint closed;          /* atomic: no `send` once set */
+    gint mlines;          /* atomic: m-lines of the offer made (0 until then) */
 } VfWebRTCPeer;
 
 static inline VfWebRTCPeer *vf_webrtc_peer_ref(VfWebRTCPeer *p) { g_atomic_int_inc(&p->refs); return p; }
@@ -180,6 +181,7 @@ static void vf_webrtc_offer_created(GstPromise *promise, gpointer data) {
         return;
     }
     g_signal_emit_by_name(p->webrtc, "set-local-description", offer, NULL);
+    g_atomic_int_set(&p->mlines, (gint)MIN(gst_sdp_message_medias_len(offer->sdp), (guint)G_MAXINT));
     gchar *text = gst_sdp_message_as_text(offer->sdp);
     vf_webrtc_peer_say(p, 0, text, -1);
     g_free(text);
@@ -197,7 +199,7 @@ static void vf_webrtc_negotiation_needed(GstElement *webrtc, gpointer data) {
 /// on-ice-candidate (a webrtcbin thread): hand the candidate to the browser.
 static void vf_webrtc_ice_candidate(GstElement *webrtc, guint mline, gchar *candidate, gpointer data) {
     (void)webrtc;
-    vf_webrtc_peer_say((VfWebRTCPeer *)data, 1, candidate, (int)mline);
+    vf_webrtc_peer_say((VfWebRTCPeer *)data, 1, candidate, (int)MIN(mline, (guint)G_MAXINT));
 }
 
 /// True when an ICE candidate line's connection address is a loopback one (127.0.0.0/8 or ::1).
@@ -304,9 +306,13 @@ static inline gboolean vf_webrtc_peer_set_answer(VfWebRTCPeer *p, const char *sd
     return TRUE;
 }
 
-/// A remote ICE candidate; 1 added, 0 ignored (off loopback in loopback-only mode, or empty: end of candidates).
-static inline int vf_webrtc_peer_add_candidate(VfWebRTCPeer *p, guint mline, const char *candidate) {
+/// A remote ICE candidate; 1 added, 0 ignored (off loopback in loopback-only mode, or empty: end of candidates),
+/// -1 refused: `mline` is not one of the offer's m-lines (or no offer yet); `*mlines` is then the offer's count.
+static inline int vf_webrtc_peer_add_candidate(VfWebRTCPeer *p, guint mline, const char *candidate, guint *mlines) {
     if (!candidate || !*candidate) return 0;
+    gint known = g_atomic_int_get(&p->mlines);
+    *mlines = known > 0 ? (guint)known : 0;
+    if (known <= 0 || mline >= (guint)known) return -1;
     if (p->loopbackOnly && !vf_webrtc_candidate_is_loopback(candidate)) return 0;
     g_signal_emit_by_name(p->webrtc, "add-ice-candidate", mline, candidate);
     return 1;

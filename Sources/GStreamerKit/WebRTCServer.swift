@@ -255,11 +255,17 @@ public final class WebRTCPeer: @unchecked Sendable {
     }
 
     /// A browser ICE candidate (`candidate:...` line) for m-line `mline`; off-loopback candidates are ignored in
-    /// loopback-only mode, an empty one (end of candidates) too.
-    public func addCandidate(_ candidate: String, mline: Int) {
+    /// loopback-only mode, an empty one (end of candidates) too. An m-line the offer does not have (or a candidate
+    /// before the offer) is answered with an error signal and goes no further.
+    public func addCandidate(_ candidate: String, mline: UInt32) {
         server?.perform { [self] in
             guard let r = raw else { return }
-            _ = vf_webrtc_peer_add_candidate(r, guint(max(0, mline)), candidate)
+            var mlines: guint = 0
+            if vf_webrtc_peer_add_candidate(r, guint(mline), candidate, &mlines) < 0 {
+                send(.error(mlines == 0
+                    ? "ice: a candidate before the offer: expected candidates for the offer's m-lines after it"
+                    : "ice 'sdpMLineIndex' \(mline): expected 0...\(mlines - 1) (the offer's m-lines)"))
+            }
         }
     }
 

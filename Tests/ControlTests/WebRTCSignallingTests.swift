@@ -60,6 +60,19 @@ import Testing
         #expect(
             try Self.next("error", from: ws, seen: &seen)?["error"] as? String
                 == "ice without 'sdpMLineIndex': expected a non-negative integer")
+        // An index beyond UInt32 crashed the process (exit 132, a trapping conversion); now it is refused by the
+        // decoder, and one the offer does not have by the peer. The process goes on serving.
+        try ws.send("{\"type\":\"ice\",\"candidate\":\"candidate:1 1 UDP 1 127.0.0.1 9 typ host\",\"sdpMLineIndex\":4294967296}")
+        #expect(
+            try Self.next("error", from: ws, seen: &seen)?["error"] as? String
+                == "ice 'sdpMLineIndex' 4294967296: expected an integer in 0...4294967295")
+        try ws.send(json: ["type": "ice", "candidate": "candidate:1 1 UDP 1 127.0.0.1 9 typ host", "sdpMLineIndex": 3])
+        #expect(
+            try Self.next("error", from: ws, seen: &seen)?["error"] as? String == "ice 'sdpMLineIndex' 3: expected 0...0 (the offer's m-lines)")
+        try ws.send(json: ["type": "answer", "sdp": String(repeating: "v", count: 40_000)])
+        #expect(try Self.next("error", from: ws, seen: &seen)?["error"] as? String == "answer 'sdp' has 40000 bytes: expected at most 32768")
+        #expect(vf.process.isRunning)
+        #expect(try ControlTools.curl("GET", vf.base + "/api/state").status == 200)
         kill(vf.process.processIdentifier, SIGINT)
         #expect(vf.finish(timeout: 15) == 0, "\(vf.stderr)")
     }
