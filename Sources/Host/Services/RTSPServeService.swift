@@ -47,7 +47,9 @@ public final class RTSPServeService: SessionService {
     public var reportLines: [String] {
         let c = server.counts
         let retimed = c.retimed > 0 ? " (timing started again \(c.retimed) times: the stream's time jumped)" : ""
-        return ["rtsp: \(server.url): \(c.received) packets, \(c.forwarded) sent into \(c.medias) shared media\(retimed)"]
+        let refused = server.refusedClients
+        let limit = refused > 0 ? " (connections refused, over \(RTSPServer.clientLimit) at once: \(refused))" : ""
+        return ["rtsp: \(server.url): \(c.received) packets, \(c.forwarded) sent into \(c.medias) shared media\(retimed)\(limit)"]
     }
 }
 
