@@ -214,10 +214,12 @@ static inline gboolean vf_webrtc_candidate_is_loopback(const char *candidate) {
 
 /// Makes a peer branch on `tee` in `pipeline`: `queue leaky=downstream ! webrtcbin bundle-policy=max-bundle`,
 /// one send-only VP8 transceiver (codec preferences `rtpcaps`, so the offer does not wait for data);
-/// `loopbackOnly`: ICE gathers 127.0.0.1 only (libnice skips loopback interfaces unless told) and remote
-/// candidates off loopback are ignored. `stun` may be NULL. Negotiation starts once the branch plays: the
+/// `localAddress` (NULL: every interface): ICE gathers host candidates on that address only; UPnP is off;
+/// `loopbackOnly`: remote candidates off loopback are ignored. `stun` may be NULL. A failure to restrict the
+/// agent is a failure (NULL), never a peer gathering on every interface. Negotiation starts once the branch plays: the
 /// offer and the candidates come through `send`. Returns NULL (with `error` set to a static text) on failure.
-static inline VfWebRTCPeer *vf_webrtc_peer_new(GstElement *pipeline, const char *rtpcaps, const char *stun, gboolean loopbackOnly,
+static inline VfWebRTCPeer *vf_webrtc_peer_new(GstElement *pipeline, const char *rtpcaps, const char *stun, const char *localAddress,
+                                               gboolean loopbackOnly,
                                                guint maxPackets, VfWebRTCSend send, VfWebRTCRelease release, void *ctx,
                                                const char **error) {
     GstElement *tee = gst_bin_get_by_name(GST_BIN(pipeline), VF_WEBRTC_TEE_NAME);
@@ -234,20 +236,32 @@ static inline VfWebRTCPeer *vf_webrtc_peer_new(GstElement *pipeline, const char 
                  (guint64)0, NULL);
     gst_util_set_object_arg(G_OBJECT(webrtc), "bundle-policy", "max-bundle");
     if (stun && *stun) g_object_set(webrtc, "stun-server", stun, NULL);
-    if (loopbackOnly) {
-        GstWebRTCICE *ice = NULL;
-        g_object_get(webrtc, "ice-agent", &ice, NULL);
-        if (ice) {
-            NiceAgent *agent = NULL;
-            if (g_object_class_find_property(G_OBJECT_GET_CLASS(ice), "agent")) g_object_get(ice, "agent", &agent, NULL);
-            if (agent) {
+    /* The ICE agent (libnice): UPnP off always (with it on, libnice's gupnp-igd opened SSDP sockets on port 1900 and
+       a socket on every interface's address, and would ask the router to open a port); host candidates only from
+       `localAddress` when given (libnice otherwise takes every interface and skips loopback ones). */
+    GstWebRTCICE *ice = NULL;
+    g_object_get(webrtc, "ice-agent", &ice, NULL);
+    gboolean restricted = FALSE;
+    if (ice) {
+        NiceAgent *agent = NULL;
+        if (g_object_class_find_property(G_OBJECT_GET_CLASS(ice), "agent")) g_object_get(ice, "agent", &agent, NULL);
+        if (agent) {
+            if (g_object_class_find_property(G_OBJECT_GET_CLASS(agent), "upnp")) g_object_set(agent, "upnp", FALSE, NULL);
+            if (localAddress && *localAddress) {
                 NiceAddress a;
                 nice_address_init(&a);
-                if (nice_address_set_from_string(&a, "127.0.0.1")) nice_agent_add_local_address(agent, &a);
-                g_object_unref(agent);
+                restricted = nice_address_set_from_string(&a, localAddress) && nice_agent_add_local_address(agent, &a);
             }
-            gst_object_unref(ice);
+            g_object_unref(agent);
         }
+        gst_object_unref(ice);
+    }
+    if (localAddress && *localAddress && !restricted) {
+        *error = "cannot restrict the ICE agent to the control server's address";
+        gst_object_unref(tee);
+        gst_object_unref(gst_object_ref_sink(queue));
+        gst_object_unref(gst_object_ref_sink(webrtc));
+        return NULL;
     }
     VfWebRTCPeer *p = g_new0(VfWebRTCPeer, 1);
     p->refs = 1;

@@ -77,8 +77,10 @@ public final class WebRTCServer: @unchecked Sendable {
     private let table = Mutex<(peers: [Int: WebRTCPeer], next: Int, started: Bool, stopped: Bool)>(([:], 0, false, false))
     /// A STUN server (`stun://host:port`) for the peers, nil for none (the default: loopback and LAN need none).
     public let stunServer: String?
-    /// ICE on 127.0.0.1 only (set before `start()` when the control server listens on loopback).
-    public let loopbackOnly: Mutex<Bool> = Mutex(true)
+    /// The local address ICE gathers host candidates on, the control server's (set before `start()`); nil for
+    /// every interface (the control server on 0.0.0.0). A 127.x address also ignores remote candidates off
+    /// loopback. UPnP is always off.
+    public let iceAddress: Mutex<String?> = Mutex("127.0.0.1")
     /// Called with the server pipeline's errors (from its queue).
     public let onError: Mutex<(@Sendable (String) -> Void)?> = Mutex(nil)
 
@@ -165,7 +167,8 @@ public final class WebRTCServer: @unchecked Sendable {
     public func addPeer(send: @escaping @Sendable (WebRTCSignal) -> Void, onClose: @escaping @Sendable () -> Void = {}) throws(Refusal)
         -> WebRTCPeer
     {
-        let loopback = loopbackOnly.withLock { $0 }
+        let address = iceAddress.withLock { $0 }
+        let loopback = address?.hasPrefix("127.") ?? false
         let (peer, count): (WebRTCPeer?, Int) = table.withLock { t in
             guard t.started, !t.stopped else { return (nil, -1) }
             guard t.peers.count < Self.peerLimit else { return (nil, t.peers.count) }
@@ -188,7 +191,7 @@ public final class WebRTCServer: @unchecked Sendable {
             if table.withLock({ $0.stopped }) { return "the stream ended" }
             var problem: UnsafePointer<CChar>?
             let box = Unmanaged.passRetained(SignalBox(send)).toOpaque()
-            let raw = vf_webrtc_peer_new(pipeline.raw, codec.rtpCaps, stun, loopback ? 1 : 0, 256, webRTCSend, webRTCRelease, box, &problem)
+            let raw = vf_webrtc_peer_new(pipeline.raw, codec.rtpCaps, stun, address, loopback ? 1 : 0, 256, webRTCSend, webRTCRelease, box, &problem)
             guard let raw else {
                 Unmanaged<SignalBox>.fromOpaque(box).release()
                 return problem.map { String(cString: $0) } ?? "cannot add a peer"
