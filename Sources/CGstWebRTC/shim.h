@@ -146,7 +146,12 @@ typedef struct {
     void *ctx;
     gint closed;          /* atomic: no `send` once set */
     gint mlines;          /* atomic: m-lines of the offer made (0 until then) */
+    guint remote;         /* remote candidates handed to webrtcbin (only on the owner's queue) */
 } VfWebRTCPeer;
+
+/// Remote ICE candidates taken from one browser at most (a browser sends a handful; each one is a pair libnice
+/// checks, with STUN packets, for as long as the peer lives).
+#define VF_WEBRTC_REMOTE_CANDIDATE_LIMIT 64
 
 static inline VfWebRTCPeer *vf_webrtc_peer_ref(VfWebRTCPeer *p) { g_atomic_int_inc(&p->refs); return p; }
 static inline void vf_webrtc_peer_unref(gpointer data) {
@@ -321,13 +326,16 @@ static inline gboolean vf_webrtc_peer_set_answer(VfWebRTCPeer *p, const char *sd
 }
 
 /// A remote ICE candidate; 1 added, 0 ignored (off loopback in loopback-only mode, or empty: end of candidates),
-/// -1 refused: `mline` is not one of the offer's m-lines (or no offer yet); `*mlines` is then the offer's count.
+/// -1 refused: `mline` is not one of the offer's m-lines (or no offer yet), `*mlines` is then the offer's count;
+/// -2 refused: VF_WEBRTC_REMOTE_CANDIDATE_LIMIT candidates were taken already. On the owner's queue.
 static inline int vf_webrtc_peer_add_candidate(VfWebRTCPeer *p, guint mline, const char *candidate, guint *mlines) {
     if (!candidate || !*candidate) return 0;
     gint known = g_atomic_int_get(&p->mlines);
     *mlines = known > 0 ? (guint)known : 0;
     if (known <= 0 || mline >= (guint)known) return -1;
     if (p->loopbackOnly && !vf_webrtc_candidate_is_loopback(candidate)) return 0;
+    if (p->remote >= VF_WEBRTC_REMOTE_CANDIDATE_LIMIT) return -2;
+    p->remote++;
     g_signal_emit_by_name(p->webrtc, "add-ice-candidate", mline, candidate);
     return 1;
 }

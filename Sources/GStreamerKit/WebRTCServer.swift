@@ -30,6 +30,8 @@ public enum WebRTCSignal: Sendable, Equatable {
 public final class WebRTCServer: @unchecked Sendable {
     /// Peers at once at most (each one costs a DTLS/SRTP session and a branch).
     public static let peerLimit = 8
+    /// Remote ICE candidates taken from one browser at most (past it each is answered with an error signal).
+    public static let remoteCandidateLimit = Int(VF_WEBRTC_REMOTE_CANDIDATE_LIMIT)
     /// The codec the server encodes to (once, for every peer).
     public enum Codec: String, Sendable, CaseIterable {
         /// VP8 (vp8enc): every WebRTC browser decodes it; the default.
@@ -259,15 +261,21 @@ public final class WebRTCPeer: @unchecked Sendable {
 
     /// A browser ICE candidate (`candidate:...` line) for m-line `mline`; off-loopback candidates are ignored in
     /// loopback-only mode, an empty one (end of candidates) too. An m-line the offer does not have (or a candidate
-    /// before the offer) is answered with an error signal and goes no further.
+    /// before the offer), and candidates past `WebRTCServer.remoteCandidateLimit`, are answered with an error signal
+    /// and go no further.
     public func addCandidate(_ candidate: String, mline: UInt32) {
         server?.perform { [self] in
             guard let r = raw else { return }
             var mlines: guint = 0
-            if vf_webrtc_peer_add_candidate(r, guint(mline), candidate, &mlines) < 0 {
+            switch vf_webrtc_peer_add_candidate(r, guint(mline), candidate, &mlines) {
+            case -1:
                 send(.error(mlines == 0
                     ? "ice: a candidate before the offer: expected candidates for the offer's m-lines after it"
                     : "ice 'sdpMLineIndex' \(mline): expected 0...\(mlines - 1) (the offer's m-lines)"))
+            case -2:
+                send(.error("ice: more than \(WebRTCServer.remoteCandidateLimit) candidates from this browser: expected a handful"))
+            default:
+                break
             }
         }
     }

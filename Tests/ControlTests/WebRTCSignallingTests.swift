@@ -71,6 +71,15 @@ import Testing
             try Self.next("error", from: ws, seen: &seen)?["error"] as? String == "ice 'sdpMLineIndex' 3: expected 0...0 (the offer's m-lines)")
         try ws.send(json: ["type": "answer", "sdp": String(repeating: "v", count: 40_000)])
         #expect(try Self.next("error", from: ws, seen: &seen)?["error"] as? String == "answer 'sdp' has 40000 bytes: expected at most 32768")
+        // At most 64 remote candidates a browser: the 65th is refused (off-loopback ones are ignored and not counted).
+        for i in 0..<10 { try ws.send(json: ["type": "ice", "candidate": "candidate:\(i) 1 UDP 1 192.0.2.9 \(i + 1) typ host", "sdpMLineIndex": 0]) }
+        for i in 0..<64 { try ws.send(json: ["type": "ice", "candidate": "candidate:\(i) 1 UDP 1 127.0.0.1 \(i + 1) typ host", "sdpMLineIndex": 0]) }
+        try ws.send(json: ["type": "hello"])
+        #expect(try Self.next("error", from: ws, seen: &seen)?["error"] as? String == "unknown 'type' 'hello': expected answer or ice")
+        try ws.send(json: ["type": "ice", "candidate": "candidate:64 1 UDP 1 127.0.0.1 65 typ host", "sdpMLineIndex": 0])
+        #expect(
+            try Self.next("error", from: ws, seen: &seen)?["error"] as? String
+                == "ice: more than 64 candidates from this browser: expected a handful")
         #expect(vf.process.isRunning)
         #expect(try ControlTools.curl("GET", vf.base + "/api/state").status == 200)
         kill(vf.process.processIdentifier, SIGINT)
