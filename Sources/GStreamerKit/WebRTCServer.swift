@@ -184,7 +184,7 @@ public final class WebRTCServer: @unchecked Sendable {
             throw Refusal(
                 message: "webrtcserve: at most \(Self.peerLimit) viewers at once (\(count) connected): close another viewer first")
         }
-        vf_webrtc_relay_set_active(relay, Int32(count))
+        vf_webrtc_relay_set_active(relay, Int32(clamping: count))
         let pipeline = self.pipeline
         let stun = stunServer
         let codec = self.codec
@@ -212,7 +212,7 @@ public final class WebRTCServer: @unchecked Sendable {
     func remove(_ peer: WebRTCPeer) {
         let left: Int? = table.withLock { t in t.peers.removeValue(forKey: peer.id) == nil ? nil : t.peers.count }
         guard let left else { return }
-        vf_webrtc_relay_set_active(relay, Int32(left))
+        vf_webrtc_relay_set_active(relay, Int32(clamping: left))
         queue.async { peer.detach() }
     }
 
