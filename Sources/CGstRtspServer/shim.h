@@ -35,6 +35,7 @@ typedef struct {
     guint64 retimed;    /* times the offset was measured again (a jump in the described pipeline's time) */
     gint clients;       /* client connections open now (atomic) */
     guint64 refused;    /* connections refused past VF_RTSP_CLIENT_LIMIT */
+    guint64 idle;       /* connections shut for having no session VF_RTSP_SETUP_SECONDS after connecting */
 } VfRtspRelay;
 
 /// A relay with one reference (the caller's).
@@ -273,23 +274,73 @@ static inline void vf_rtsp_auth_add_user(GstRTSPServer *s, const char *user, con
 /// requests have no body (GET_PARAMETER keep-alives at most a few bytes).
 #define VF_RTSP_BODY_LIMIT 16384
 
+/// Seconds a connection may stay without a session (a player sets one up within a second: OPTIONS, DESCRIBE,
+/// SETUP); then its socket is shut, so 64 connections that never ask for anything cannot keep players out.
+#define VF_RTSP_SETUP_SECONDS 10
+
+/// Shuts a client connection's socket down (both ways): its own thread reads the end and the server drops it.
+/// Safe from any thread (unlike gst_rtsp_client_close while the client's thread may be reading).
+static inline void vf_rtsp_client_shut(GstRTSPClient *c) {
+    GstRTSPConnection *conn = gst_rtsp_client_get_connection(c);
+    GSocket *socket = conn ? gst_rtsp_connection_get_read_socket(conn) : NULL;
+    if (socket) g_socket_shutdown(socket, TRUE, TRUE, NULL);
+}
+
+typedef struct {
+    GWeakRef client;
+    VfRtspRelay *relay; /* a reference */
+} VfRtspSetupCheck;
+
+static void vf_rtsp_setup_check_free(gpointer data) {
+    VfRtspSetupCheck *check = (VfRtspSetupCheck *)data;
+    g_weak_ref_clear(&check->client);
+    vf_rtsp_relay_unref(check->relay);
+    g_free(check);
+}
+
+/// VF_RTSP_SETUP_SECONDS after a connection came (the server's thread): shut it if it has no session.
+static gboolean vf_rtsp_setup_check(gpointer data) {
+    VfRtspSetupCheck *check = (VfRtspSetupCheck *)data;
+    GstRTSPClient *c = (GstRTSPClient *)g_weak_ref_get(&check->client);
+    if (c) {
+        GList *sessions = gst_rtsp_client_session_filter(c, NULL, NULL);
+        if (!sessions) {
+            vf_rtsp_client_shut(c);
+            g_mutex_lock(&check->relay->lock);
+            check->relay->idle++;
+            g_mutex_unlock(&check->relay->lock);
+        }
+        g_list_free_full(sessions, g_object_unref);
+        g_object_unref(c);
+    }
+    return G_SOURCE_REMOVE;
+}
+
 static void vf_rtsp_client_closed(GstRTSPClient *c, gpointer data) {
     (void)c;
     g_atomic_int_add(&((VfRtspRelay *)data)->clients, -1);
 }
 
 /// client-connected (the server's thread, before the client is attached): counts it, and past the limit shuts its
-/// socket down so its watch sees the end at once and the server drops it without reading anything.
+/// socket down so its watch sees the end at once and the server drops it without reading anything; else checks
+/// VF_RTSP_SETUP_SECONDS later (a timer on the server's context) that it has set up a session.
 static void vf_rtsp_client_connected(GstRTSPServer *s, GstRTSPClient *c, gpointer data) {
     (void)s;
     VfRtspRelay *r = (VfRtspRelay *)data;
     gint open = g_atomic_int_add(&r->clients, 1) + 1;
     g_signal_connect_data(c, "closed", G_CALLBACK(vf_rtsp_client_closed), vf_rtsp_relay_ref(r), vf_rtsp_relay_unref_closure,
                           (GConnectFlags)0);
-    if (open <= VF_RTSP_CLIENT_LIMIT) return;
-    GstRTSPConnection *conn = gst_rtsp_client_get_connection(c);
-    GSocket *socket = conn ? gst_rtsp_connection_get_read_socket(conn) : NULL;
-    if (socket) g_socket_shutdown(socket, TRUE, TRUE, NULL);
+    if (open <= VF_RTSP_CLIENT_LIMIT) {
+        VfRtspSetupCheck *check = g_new0(VfRtspSetupCheck, 1);
+        g_weak_ref_init(&check->client, c);
+        check->relay = vf_rtsp_relay_ref(r);
+        GSource *timer = g_timeout_source_new_seconds(VF_RTSP_SETUP_SECONDS);
+        g_source_set_callback(timer, vf_rtsp_setup_check, check, vf_rtsp_setup_check_free);
+        g_source_attach(timer, g_main_context_get_thread_default());
+        g_source_unref(timer);
+        return;
+    }
+    vf_rtsp_client_shut(c);
     g_mutex_lock(&r->lock);
     r->refused++;
     g_mutex_unlock(&r->lock);
@@ -309,11 +360,11 @@ static inline void vf_rtsp_server_limit(GstRTSPServer *s, VfRtspRelay *r) {
                           vf_rtsp_relay_unref_closure, (GConnectFlags)0);
 }
 
-static inline guint64 vf_rtsp_relay_refused(VfRtspRelay *r) {
+static inline void vf_rtsp_relay_refused(VfRtspRelay *r, guint64 *refused, guint64 *idle) {
     g_mutex_lock(&r->lock);
-    guint64 n = r->refused;
+    *refused = r->refused;
+    *idle = r->idle;
     g_mutex_unlock(&r->lock);
-    return n;
 }
 
 static GstRTSPFilterResult vf_rtsp_remove_client(GstRTSPServer *s, GstRTSPClient *c, gpointer d) {

@@ -11,7 +11,8 @@ import Synchronization
 ///
 /// Limits (before authentication): `clientLimit` connections at once, each handled on a thread of its own from the
 /// server's thread pool (so one client's slow or huge request never holds another's), request bodies of
-/// `bodyLimit` bytes at most (413 and closed); a request that does not parse is answered 400 and closed.
+/// `bodyLimit` bytes at most (413 and closed); a request that does not parse is answered 400 and closed; a
+/// connection with no session `setupSeconds` after it came is shut (so idle connections cannot hold every place).
 ///
 /// Threads and locks: the server accepts on its own GMainContext on a thread `vf-rtsp` (started by `start()`);
 /// packets are relayed on the appsink's streaming thread without waiting (the appsrc never blocks: at most
@@ -22,6 +23,8 @@ public final class RTSPServer: @unchecked Sendable {
     public static let clientLimit = Int(VF_RTSP_CLIENT_LIMIT)
     /// Largest request body taken (bytes).
     public static let bodyLimit = Int(VF_RTSP_BODY_LIMIT)
+    /// Seconds a connection may stay without a session; then it is shut.
+    public static let setupSeconds = Int(VF_RTSP_SETUP_SECONDS)
     /// The bind address as given, e.g. `127.0.0.1`.
     public let address: String
     /// The TCP port.
@@ -153,8 +156,14 @@ public final class RTSPServer: @unchecked Sendable {
         g_source_unref(source.raw)
     }
 
-    /// Connections refused past `clientLimit` so far.
-    public var refusedClients: UInt64 { UInt64(vf_rtsp_relay_refused(relay)) }
+    /// Connections refused past `clientLimit` so far, and connections shut for having no session `setupSeconds`
+    /// after they came.
+    public var refusedClients: (overLimit: UInt64, idle: UInt64) {
+        var refused: guint64 = 0
+        var idle: guint64 = 0
+        vf_rtsp_relay_refused(relay, &refused, &idle)
+        return (UInt64(refused), UInt64(idle))
+    }
 
     /// Packets taken from the appsink, packets a media accepted, medias made so far, and how often the relay's
     /// timing had to start again from "now" (the described pipeline's time stepped back or jumped by over 2 s).

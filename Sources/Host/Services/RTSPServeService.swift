@@ -48,7 +48,10 @@ public final class RTSPServeService: SessionService {
         let c = server.counts
         let retimed = c.retimed > 0 ? " (timing started again \(c.retimed) times: the stream's time jumped)" : ""
         let refused = server.refusedClients
-        let limit = refused > 0 ? " (connections refused, over \(RTSPServer.clientLimit) at once: \(refused))" : ""
+        var limits: [String] = []
+        if refused.overLimit > 0 { limits.append("connections refused, over \(RTSPServer.clientLimit) at once: \(refused.overLimit)") }
+        if refused.idle > 0 { limits.append("connections shut, no session after \(RTSPServer.setupSeconds) s: \(refused.idle)") }
+        let limit = limits.isEmpty ? "" : " (" + limits.joined(separator: "; ") + ")"
         return ["rtsp: \(server.url): \(c.received) packets, \(c.forwarded) sent into \(c.medias) shared media\(retimed)\(limit)"]
     }
 }
