@@ -13,7 +13,8 @@ import Timing
 /// (QoS 0, not retained); the session's state (`SessionCommands.state`) retained on `TOPIC/state` when
 /// connected and then every second when it changed, `{"state": "stopped", ...}` at the end, and the Last
 /// Will `{"state": "offline"}` (retained) should the process die. In: `TOPIC/cmd/capture`, `TOPIC/cmd/set`,
-/// `TOPIC/cmd/stop`, each answered on `TOPIC/reply` (`{"command": ..., "ok": ...}`).
+/// `TOPIC/cmd/stop`, each payload a JSON object of its command's shape (`MQTTCommand`), each answered on
+/// `TOPIC/reply` (`{"command": ..., "ok": ...}`); a payload refused changes nothing.
 ///
 /// Threads: the element-message hook runs on the bus loop's thread and only queues (`MQTTClient.publish`
 /// never waits; refused messages are dropped and counted, so nothing piles up while the broker is away or
@@ -25,12 +26,14 @@ import Timing
 /// reconnects) is on `clock`.
 public final class MQTTBridge: Sendable {
     /// Largest command payload accepted (bytes); larger ones are refused on `TOPIC/reply`.
-    public static let payloadLimit = 64 * 1024
-    /// The commands under `TOPIC/cmd/`.
-    public static let commands = ["capture", "set", "stop"]
+    public static let payloadLimit = JSONScalar.byteLimit
+    /// The commands under `TOPIC/cmd/` (payloads: `MQTTCommand`).
+    public static let commands = MQTTCommand.builtIn
 
     /// The broker and topic.
     public let address: MQTTAddress
+    /// The login and TLS (`--mqtt-username`, `--mqtt-password-file`, `--mqtt-cafile`...).
+    public let access: MQTTAccess
     private let session: Session
     private let fire: @Sendable () -> Void
     private let logger: Logger
@@ -57,12 +60,13 @@ public final class MQTTBridge: Sendable {
     /// A bridge for `session`; `fire` is the manual shutter (the CLI passes `Triggers.shared.fire`); its lines
     /// for the user (`mqtt: connected to ...`) go to `logger` (`Log.control` unless told); `clock` times every wait.
     public init(
-        session: Session, address: MQTTAddress, fire: @escaping @Sendable () -> Void, logger: Logger = Log.control,
-        clock: any HostClock = SystemClock.shared
+        session: Session, address: MQTTAddress, access: MQTTAccess = MQTTAccess(), fire: @escaping @Sendable () -> Void,
+        logger: Logger = Log.control, clock: any HostClock = SystemClock.shared
     ) {
         self.clock = clock
         self.session = session
         self.address = address
+        self.access = access
         self.fire = fire
         self.logger = logger
     }
@@ -75,10 +79,16 @@ public final class MQTTBridge: Sendable {
         let handlers = MQTTClient.Handlers(
             onConnect: { [weak self] in self?.connected() },
             onDisconnect: { [weak self] why in self?.lost(why) },
-            onMessage: { [weak self] m in self?.command(m) })
+            onMessage: { [weak self] m in self?.command(m) },
+            onRefused: { [weak self] r in self?.refused(r) },
+            onSubscribed: { [weak self] codes in self?.subscribed(codes) },
+            onGaveUp: { [weak self] why in self?.gaveUp(why) })
         let c: MQTTClient
         do {
             c = try MQTTClient(clientID: "viewfinder-\(getpid())-\(UInt16.random(in: 0...UInt16.max))", handlers: handlers, clock: clock)
+            try c.configure(
+                credentials: access.username.map { MQTTClient.Credentials(username: $0, password: access.password) },
+                tls: access.caFile.map { MQTTClient.TLS(caFile: $0, certFile: access.certFile, keyFile: access.keyFile) })
         } catch {
             logger.say(.warning, "mqtt: cannot start an MQTT client (\(error.message)); running without \(address.text)")
             ended.signal()
@@ -97,6 +107,7 @@ public final class MQTTBridge: Sendable {
                     break
                 } catch {
                     guard error.isRetryable else {
+                        if error.message.hasPrefix("TLS") { self.gaveUp(error.message); return }
                         self.logger.say(.warning, "mqtt: cannot connect to \(address.text) (\(error.message)); running without it")
                         return
                     }
@@ -204,6 +215,42 @@ public final class MQTTBridge: Sendable {
         }
     }
 
+    /// The broker refused CONNECT (libmosquitto's thread): said once until connected again, with what to check
+    /// for a login refusal. The client retries (the broker's password file or ACL may be mended meanwhile).
+    private func refused(_ r: MQTTClient.Refusal) {
+        let say = status.withLock { s in
+            defer { s.warned = true }
+            return !s.warned && !s.stopping
+        }
+        guard say else { return }
+        var hint = ""
+        if r.isAuthentication {
+            hint = ": check --mqtt-username and --mqtt-password-file"
+            if access.username == nil { hint += " (none given: the broker wants a login)" }
+        }
+        logger.say(.warning, "mqtt: \(address.text) refused the connection (\(r.reason))\(hint); retrying")
+    }
+
+    /// The client's network thread gave up (a failed TLS handshake, a protocol error): no more attempts.
+    private func gaveUp(_ why: String) {
+        guard !status.withLock({ $0.stopping }) else { return }
+        var hint = ""
+        if why.hasPrefix("TLS") {
+            hint = "; check --mqtt-cafile (the CA that signed the broker's certificate, which must name \(address.host)),"
+                + " and --mqtt-cert/--mqtt-key when the broker wants a client certificate"
+        }
+        logger.say(.warning, "mqtt: giving up on \(address.text) (\(why))\(hint); running without it")
+    }
+
+    /// The broker answered the subscription to `TOPIC/cmd/#`: a refusal (code 128 or more: an ACL denies it)
+    /// means no command can arrive.
+    private func subscribed(_ codes: [Int32]) {
+        guard let code = codes.first(where: { $0 >= 128 }) else { return }
+        var why = "reason code \(code)"
+        if code == 135 { why = "not authorised: the broker's ACL denies reading it" }
+        logger.say(.warning, "mqtt: \(address.text) refused the subscription to \(topic)/cmd/# (\(why)); commands will not arrive")
+    }
+
     /// `mqtt: cannot reach HOST:PORT (why), retrying`, once.
     private func warnUnreachable(_ why: String) {
         let say = status.withLock { s in
@@ -241,14 +288,15 @@ public final class MQTTBridge: Sendable {
         send(c, topic + "/reply", Self.json(reply))
     }
 
-    /// What command `name` does with `m`'s payload; its result fields for the reply.
+    /// What command `name` does with `m`'s payload; its result fields for the reply. The payload is decoded
+    /// and checked whole first (`MQTTCommand.decode`: a JSON object of the command's shape); a refusal changes nothing.
     private func run(_ name: String, _ m: MQTTMessage) throws(Refusal) -> [String: Any] {
         let served = session.services.compactMap { $0 as? any ServesMQTTCommands }
+        let prefix = topic + "/cmd/"
         let known = Self.commands + served.flatMap(\.mqttCommands)
         guard known.contains(name) else {
             throw Refusal(
-                message: "unknown command topic '\(Echo.value(m.topic))': expected "
-                    + known.map { "\(topic)/cmd/\($0)" }.joined(separator: ", "))
+                message: "unknown command topic '\(Echo.value(m.topic))': expected " + known.map { prefix + $0 }.joined(separator: ", "))
         }
         guard !m.retained else {
             throw Refusal(
@@ -256,66 +304,29 @@ public final class MQTTBridge: Sendable {
                     "retained message on \(m.topic) ignored: commands must not be retained (clear it: mosquitto_pub -r -n -t \(m.topic))")
         }
         guard m.payload.count <= Self.payloadLimit else {
-            throw Refusal(message: "payload of \(m.payload.count) bytes refused: at most \(Self.payloadLimit)")
+            throw Refusal(message: "payload of \(m.payload.count) bytes refused: at most \(Self.payloadLimit), expected a JSON object")
         }
-        switch name {
-        case "capture":
+        let command: MQTTCommand
+        do { command = try MQTTCommand.decode(name, payload: m.payload, services: served.flatMap(\.mqttCommands), prefix: prefix) } catch {
+            throw Refusal(message: error.message, field: error.field)
+        }
+        switch command {
+        case .capture(let timer):
+            do { return try SessionCommands.capture(timer: timer, session: session, fire: fire) } catch {
+                throw Refusal(message: error.message, field: error.field)
+            }
+        case .set(let stage, let fields):
             do {
-                let fields = m.payload.isEmpty ? [] : try JSONScalar.object(m.payload)
-                return try SessionCommands.capture(fields, session: session, fire: fire)
-            } catch { throw Refusal(message: error.message, field: error.field) }
-        case "set":
-            let (stage, fields) = try Self.setCommand(m.payload)
-            do {
-                let applied = try PropertyPatch.apply(fields, to: stage, in: session)
+                let applied = try PropertyPatch.apply(fields.map { ($0.name, $0.value) }, to: stage, in: session)
                 return ["stage": stage, "changed": PropertyJSON.object(applied)]
             } catch { throw Refusal(message: error.message, field: error.field) }
-        case "stop":
+        case .stop:
             session.requestStop()
             return ["state": Session.Phase.stopping.rawValue]
-        default:  // a service's
+        case .service(let name):
             guard let service = served.first(where: { $0.mqttCommands.contains(name) }) else { return [:] }
             do { return try service.mqttCommand(name, payload: m.payload) } catch { throw Refusal(message: error.message, field: error.field) }
         }
-    }
-
-    /// A field of `cmd/set`'s object: the stage's name or the properties.
-    enum SetField: Decodable {
-        case text(String)
-        case object([String: JSONScalar])
-        case other
-
-        init(from decoder: any Decoder) throws {
-            let c = try decoder.singleValueContainer()
-            if let s = try? c.decode(String.self) {
-                self = .text(s)
-            } else if let o = try? c.decode([String: JSONScalar].self) {
-                self = .object(o)
-            } else {
-                self = .other
-            }
-        }
-    }
-
-    /// `{"stage": NAME, "set": {"property": value, ...}}`: the stage and the fields sorted by name.
-    static func setCommand(_ payload: Data) throws(Refusal) -> (String, [(String, JSONScalar)]) {
-        let expected = "expected {\"stage\": NAME, \"set\": {\"property\": value, ...}}"
-        guard !payload.isEmpty else { throw Refusal(message: "empty payload: \(expected)") }
-        let top: [String: SetField]
-        do { top = try JSONDecoder().decode([String: SetField].self, from: payload) } catch {
-            let head = String(decoding: payload.prefix(40), as: UTF8.self)
-            throw Refusal(message: "bad JSON '\(head)\(payload.count > 40 ? "…" : "")': \(expected)")
-        }
-        for key in top.keys.sorted() where key != "stage" && key != "set" {
-            throw Refusal(message: "unknown field '\(Echo.value(key))': \(expected)", field: key)
-        }
-        guard case .text(let stage)? = top["stage"] else {
-            throw Refusal(message: "missing or non-string 'stage': \(expected)", field: "stage")
-        }
-        guard case .object(let set)? = top["set"] else {
-            throw Refusal(message: "missing 'set' or not a JSON object: \(expected)", field: "set")
-        }
-        return (stage, set.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
     }
 
     /// Compact JSON, keys sorted, slashes as they are.

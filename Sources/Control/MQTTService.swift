@@ -7,13 +7,18 @@ import Synchronization
 /// Makes the MQTT bridge of a session (`--mqtt HOST:PORT`).
 public struct MQTTBridgeFactory: ServiceFactory {
     let address: MQTTAddress
+    let access: MQTTAccess
     let fire: @Sendable () -> Void
-    /// A bridge to `address`; `fire` is the manual shutter (the CLI passes `Triggers.shared.fire`).
-    public init(address: MQTTAddress, fire: @escaping @Sendable () -> Void) {
+    /// A bridge to `address`, logging in with `access`; `fire` is the manual shutter (the CLI passes
+    /// `Triggers.shared.fire`).
+    public init(address: MQTTAddress, access: MQTTAccess = MQTTAccess(), fire: @escaping @Sendable () -> Void) {
         self.address = address
+        self.access = access
         self.fire = fire
     }
-    public func make(_ build: ServiceBuild) throws(HostError) -> [any SessionService] { [MQTTService(address: address, fire: fire)] }
+    public func make(_ build: ServiceBuild) throws(HostError) -> [any SessionService] {
+        [MQTTService(address: address, access: access, fire: fire)]
+    }
 }
 
 /// The MQTT bridge as a session service: it connects in `prepare` (in the background: a missing broker never
@@ -21,17 +26,19 @@ public struct MQTTBridgeFactory: ServiceFactory {
 public final class MQTTService: SessionService {
     public let name = "mqtt"
     let address: MQTTAddress
+    let access: MQTTAccess
     let fire: @Sendable () -> Void
     /// Made in `prepare` (it needs the session); read by the bus loop's thread and the closing thread.
     private let bridge = Mutex<MQTTBridge?>(nil)
 
-    init(address: MQTTAddress, fire: @escaping @Sendable () -> Void) {
+    init(address: MQTTAddress, access: MQTTAccess, fire: @escaping @Sendable () -> Void) {
         self.address = address
+        self.access = access
         self.fire = fire
     }
 
     public func prepare(_ session: Session) throws(HostError) {
-        let b = MQTTBridge(session: session, address: address, fire: fire, clock: session.clock)
+        let b = MQTTBridge(session: session, address: address, access: access, fire: fire, clock: session.clock)
         bridge.withLock { $0 = b }
         b.start()
     }

@@ -55,23 +55,18 @@ enum PropertyJSON {
         func parsed(_ text: String) throws(JSONScalar.Problem) -> PropertyValue {
             do { return try spec.parse(text, stage: stage) } catch { throw JSONScalar.Problem(message: error.message, field: spec.name) }
         }
-        switch (spec.type, raw) {
-        case (.bool, .bool(let b)):
-            return .bool(b)
-        case (.int, .int(let i)):
-            return try parsed(String(i))
-        case (.int, .double):
-            // A fraction (2.5), or a whole number beyond Int (99999999999999999999 decodes as 1e20).
-            throw refused(raw.text)
-        case (.double, .int(let i)):
-            return try parsed(String(i))
-        case (.double, .double(let d)):
-            return try parsed(String(d))
-        case (.string, .string(let s)), (.choice, .string(let s)), (.set, .string(let s)), (.color, .string(let s)),
-            (.intList, .string(let s)):
-            return try parsed(s)
-        default:
-            throw refused(raw.kind)
+        let wanted: JSONScalar.Expected
+        switch spec.type {
+        case .bool: wanted = .boolean
+        case .int: wanted = .integer
+        case .double: wanted = .number
+        case .string, .choice, .set, .color, .intList: wanted = .string
         }
+        // Another JSON type, a fraction or a number beyond Int for an integer (99999999999999999999 decodes as
+        // 1e20), a number no Double holds: refused here; the text of the right type goes to the spec's parser.
+        guard let text = raw.propertyText(wanted) else {
+            throw refused(raw.kind == "a number" && wanted == .integer ? raw.text : raw.kind)
+        }
+        return try parsed(text)
     }
 }

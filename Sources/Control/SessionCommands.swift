@@ -23,17 +23,17 @@ enum SessionCommands {
     /// Returns what was done (`{"trigger": "manual"}` or `{"trigger": "event", "timer": N}`); a bad field is
     /// refused naming it, and then nothing fires.
     static func capture(_ fields: [(String, JSONScalar)], session: Session, fire: () -> Void) throws(JSONScalar.Problem) -> [String: Any] {
-        for (key, _) in fields where key != "timer" {
-            throw JSONScalar.Problem(
-                message: "unknown field '\(Echo.value(key))': expected an empty body, {} or {\"timer\": seconds}", field: key)
-        }
-        if let (_, raw) = fields.first {
-            guard case .int(let seconds) = raw, (0...60).contains(seconds) else {
-                throw JSONScalar.Problem(
-                    message: "bad value '\(Echo.value(raw.text))' for 'timer': expected an integer 0 - 60 (seconds)", field: "timer")
+        try capture(timer: MQTTCommand.captureTimer(fields), session: session, fire: fire)
+    }
+
+    /// The shutter with the self-timer already checked (`MQTTCommand.captureTimer`): nil fires it at once.
+    static func capture(timer: Int?, session: Session, fire: () -> Void) throws(JSONScalar.Problem) -> [String: Any] {
+        if let timer {
+            guard let seconds = Int32(exactly: timer), (0...60).contains(seconds) else {
+                throw JSONScalar.Problem(message: "bad value '\(timer)' for 'timer': expected an integer 0 - 60 (seconds)", field: "timer")
             }
-            session.sendCustomEvent(MessageStructure(CaptureStage.eventName, [("timer", .int(Int32(seconds)))]))
-            return ["trigger": "event", "timer": seconds]
+            session.sendCustomEvent(MessageStructure(CaptureStage.eventName, [("timer", .int(seconds))]))
+            return ["trigger": "event", "timer": timer]
         }
         fire()
         return ["trigger": "manual"]

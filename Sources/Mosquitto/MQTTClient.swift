@@ -32,7 +32,7 @@ public struct MQTTError: Error, Equatable, CustomStringConvertible {
 
     /// False for errors trying again cannot mend (bad arguments, no memory, not supported).
     public var isRetryable: Bool {
-        ![MOSQ_ERR_INVAL, MOSQ_ERR_NOMEM, MOSQ_ERR_NOT_SUPPORTED, MOSQ_ERR_PAYLOAD_SIZE].contains { Int32($0.rawValue) == code }
+        ![MOSQ_ERR_INVAL, MOSQ_ERR_NOMEM, MOSQ_ERR_NOT_SUPPORTED, MOSQ_ERR_PAYLOAD_SIZE, MOSQ_ERR_TLS].contains { Int32($0.rawValue) == code }
     }
 }
 
@@ -92,14 +92,59 @@ public final class MQTTClient: @unchecked Sendable {
         public var onDisconnect: @Sendable (String) -> Void
         /// A message on a subscribed topic.
         public var onMessage: @Sendable (MQTTMessage) -> Void
+        /// The broker answered CONNECT with a refusal (`MQTTRefusal`: bad credentials, not authorised...); when nil,
+        /// `onDisconnect` gets its reason text instead.
+        public var onRefused: (@Sendable (Refusal) -> Void)?
+        /// The broker answered a SUBSCRIBE: the granted QoS of each pattern, 128 or more for a refused one (MQTT 5
+        /// reason codes: 135 "not authorised" when an ACL denies it).
+        public var onSubscribed: @Sendable ([Int32]) -> Void
+        /// The network thread gave up for good (a TLS failure, a protocol error): the reason; no more attempts follow.
+        public var onGaveUp: @Sendable (String) -> Void
 
         public init(
             onConnect: @escaping @Sendable () -> Void = {}, onDisconnect: @escaping @Sendable (String) -> Void = { _ in },
-            onMessage: @escaping @Sendable (MQTTMessage) -> Void = { _ in }
+            onMessage: @escaping @Sendable (MQTTMessage) -> Void = { _ in }, onRefused: (@Sendable (Refusal) -> Void)? = nil,
+            onSubscribed: @escaping @Sendable ([Int32]) -> Void = { _ in }, onGaveUp: @escaping @Sendable (String) -> Void = { _ in }
         ) {
             self.onConnect = onConnect
             self.onDisconnect = onDisconnect
             self.onMessage = onMessage
+            self.onRefused = onRefused
+            self.onSubscribed = onSubscribed
+            self.onGaveUp = onGaveUp
+        }
+    }
+
+    /// A broker's refusal of CONNECT: the CONNACK code (MQTT 3 codes below 128, MQTT 5 reason codes from 128 on)
+    /// and libmosquitto's text for it.
+    public struct Refusal: Sendable, Equatable {
+        public var code: Int32
+        public var reason: String
+        /// Bad user name or password, or not authorised (MQTT 5: 134, 135; MQTT 3: 4, 5).
+        public var isAuthentication: Bool { [4, 5, 134, 135].contains(code) }
+    }
+
+    /// A user name and password for the broker (`mosquitto_username_pw_set`; sent in CONNECT, so use TLS off loopback).
+    public struct Credentials: Sendable {
+        public var username: String
+        public var password: String?
+        public init(username: String, password: String?) {
+            self.username = username
+            self.password = password
+        }
+    }
+
+    /// TLS to the broker (`mosquitto_tls_set`): the CA certificate(s) that signed the broker's (PEM; the broker's
+    /// name or address must match its certificate), and optionally a client certificate and its key (PEM,
+    /// unencrypted).
+    public struct TLS: Sendable {
+        public var caFile: String
+        public var certFile: String?
+        public var keyFile: String?
+        public init(caFile: String, certFile: String? = nil, keyFile: String? = nil) {
+            self.caFile = caFile
+            self.certFile = certFile
+            self.keyFile = keyFile
         }
     }
 
@@ -133,6 +178,11 @@ public final class MQTTClient: @unchecked Sendable {
         let pending = Atomic<Int>(0)
         /// The message ids last written or acknowledged, newest last (at most 64), for `publishAndWait`.
         let done = Mutex<[Int32]>([])
+        /// The last OpenSSL error libmosquitto logged (`OpenSSL Error[0]: error:...`), for the reason of a TLS failure;
+        /// cleared on each accepted connection.
+        let tlsError = Mutex<String?>(nil)
+        /// TLS is configured (`configure`).
+        let tls = Atomic<Bool>(false)
         init(_ handlers: Handlers) { self.handlers = handlers }
 
         /// Notes message `mid` as written/acknowledged.
@@ -181,18 +231,39 @@ public final class MQTTClient: @unchecked Sendable {
             guard let b = MQTTClient.box(user) else { return }
             if rc == 0 {
                 b.pending.store(0, ordering: .relaxed)  // libmosquitto dropped what was queued for the old socket
+                b.tlsError.withLock { $0 = nil }
                 b.connected.store(true, ordering: .relaxed)
                 b.accepted.add(1, ordering: .relaxed)
                 b.handlers.onConnect()
             } else {
                 // MQTT 3 CONNACK codes are below 128, MQTT 5 reason codes from 128 on.
-                b.handlers.onDisconnect(String(cString: rc < 128 ? mosquitto_connack_string(rc) : mosquitto_reason_string(rc)))
+                let refusal = Refusal(code: rc, reason: String(cString: rc < 128 ? mosquitto_connack_string(rc) : mosquitto_reason_string(rc)))
+                if let refused = b.handlers.onRefused { refused(refusal) } else { b.handlers.onDisconnect(refusal.reason) }
             }
         }
         mosquitto_disconnect_callback_set(h) { _, user, rc in
             guard let b = MQTTClient.box(user) else { return }
-            b.connected.store(false, ordering: .relaxed)
-            b.handlers.onDisconnect(rc == 0 ? "disconnected" : MQTTError(code: rc).message)
+            let was = b.connected.exchange(false, ordering: .relaxed)
+            // A failed TLS handshake is reported once, by the network thread, when it gives up (`onGaveUp`). With TLS
+            // 1.3 a refused client certificate shows first as EPROTO, before libmosquitto logs OpenSSL's reason.
+            let proto = rc == Int32(MOSQ_ERR_ERRNO.rawValue) && errno == EPROTO
+            if rc != 0, !was, b.tlsError.withLock({ $0 }) != nil || (b.tls.load(ordering: .relaxed) && proto) { return }
+            var why = rc == 0 ? "disconnected" : MQTTError(code: rc).message
+            if rc == Int32(MOSQ_ERR_CONN_LOST.rawValue) && b.accepted.load(ordering: .relaxed) == 0 {
+                why += " before the broker answered (a TLS listener spoken to without TLS?)"
+            }
+            b.handlers.onDisconnect(why)
+        }
+        mosquitto_subscribe_callback_set(h) { _, user, _, count, granted in
+            guard let b = MQTTClient.box(user) else { return }
+            let codes = granted.map { g in (0..<Int(max(0, count))).map { g[$0] } } ?? []
+            b.handlers.onSubscribed(codes)
+        }
+        // libmosquitto's own log: only its errors are kept (the OpenSSL reason of a failed handshake).
+        mosquitto_log_callback_set(h) { _, user, level, text in
+            guard level == MOSQ_LOG_ERR, let b = MQTTClient.box(user), let text else { return }
+            let line = String(cString: text)
+            if line.hasPrefix("OpenSSL Error") { b.tlsError.withLock { $0 = line } }
         }
         mosquitto_publish_callback_set(h) { _, user, mid in MQTTClient.box(user)?.published(mid) }
         mosquitto_message_callback_set(h) { _, user, message in
@@ -220,6 +291,23 @@ public final class MQTTClient: @unchecked Sendable {
     /// Reconnect attempts the network thread made so far (after a connection was lost or refused).
     public var reconnectAttempts: Int { network.attempts.load(ordering: .relaxed) }
 
+    /// Sets the user name and password and TLS (call before `connect`). A TLS file that cannot be read is refused
+    /// here (`MOSQ_ERR_INVAL`); one that is not a certificate or key the broker accepts fails at `connect`.
+    public func configure(credentials: Credentials?, tls: TLS?) throws(MQTTError) {
+        if let credentials {
+            let rc = mosquitto_username_pw_set(handle, credentials.username, credentials.password)
+            guard rc == 0 else { throw MQTTError(code: rc) }
+        }
+        if let tls {
+            box.tls.store(true, ordering: .relaxed)
+            let rc = mosquitto_tls_set(handle, tls.caFile, nil, tls.certFile, tls.keyFile, nil)
+            guard rc == 0 else {
+                throw MQTTError(code: rc, message: "TLS files refused (\(MQTTError(code: rc).message)): \(tls.caFile)"
+                    + (tls.certFile.map { ", \($0)" } ?? "") + (tls.keyFile.map { ", \($0)" } ?? ""))
+            }
+        }
+    }
+
     /// Sets the Last Will (QoS 1) and starts connecting to `host:port`; once an attempt has started, the
     /// network thread runs and reconnects by itself whenever the connection is lost or refused.
     ///
@@ -233,14 +321,26 @@ public final class MQTTClient: @unchecked Sendable {
             guard !l.started && !l.closed else {
                 throw MQTTError(code: Int32(MOSQ_ERR_INVAL.rawValue), message: "connect called after a successful start or after close")
             }
+            // libmosquitto checks the range itself (MOSQ_ERR_INVAL, its own text); only what C's int cannot hold stops here.
+            guard let port32 = Int32(exactly: port) else { throw MQTTError(code: Int32(MOSQ_ERR_INVAL.rawValue)) }
             if let will {
+                guard let size = Int32(exactly: will.payload.count) else { throw MQTTError(code: Int32(MOSQ_ERR_PAYLOAD_SIZE.rawValue)) }
                 let rc = will.payload.withUnsafeBytes { p in
-                    mosquitto_will_set(handle, will.topic, Int32(p.count), p.baseAddress, 1, will.retain)
+                    mosquitto_will_set(handle, will.topic, size, p.baseAddress, 1, will.retain)
                 }
                 guard rc == 0 else { throw MQTTError(code: rc) }
             }
-            var rc = mosquitto_connect_async(handle, host, Int32(port), keepalive)
-            guard rc == 0 else { throw MQTTError(code: rc) }
+            var rc = mosquitto_connect_async(handle, host, port32, keepalive)
+            guard rc == 0 else {
+                // The handshake starts here: a broker that refuses it at once (TLS 1.3: no client certificate) shows
+                // as EPROTO, like the loop's later failure. Not retryable either way (MOSQ_ERR_TLS).
+                let proto = rc == Int32(MOSQ_ERR_ERRNO.rawValue) && errno == EPROTO
+                if rc == Int32(MOSQ_ERR_TLS.rawValue) || (proto && box.tls.load(ordering: .relaxed)) {
+                    let line = box.tlsError.withLock { $0 } ?? "handshake failed (\(MQTTError(code: rc).message))"
+                    throw MQTTError(code: Int32(MOSQ_ERR_TLS.rawValue), message: "TLS: \(line)")
+                }
+                throw MQTTError(code: rc)
+            }
             // Our own network thread: libmosquitto must lock as it does under mosquitto_loop_start. Set after the
             // first attempt: in threaded mode libmosquitto reports even a refused loopback connect only later, from
             // the loop, and a refused first attempt must be thrown here (nothing started).
@@ -262,9 +362,10 @@ public final class MQTTClient: @unchecked Sendable {
         guard box.pending.load(ordering: .relaxed) < Self.pendingLimit else {
             throw MQTTError(code: MQTTError.queueFullCode, message: "\(Self.pendingLimit) messages wait to be written")
         }
+        guard let size = Int32(exactly: payload.count) else { throw MQTTError(code: Int32(MOSQ_ERR_PAYLOAD_SIZE.rawValue)) }
         var mid: Int32 = 0
         box.pending.add(1, ordering: .relaxed)
-        let rc = payload.withUnsafeBytes { p in mosquitto_publish(handle, &mid, topic, Int32(p.count), p.baseAddress, qos, retain) }
+        let rc = payload.withUnsafeBytes { p in mosquitto_publish(handle, &mid, topic, size, p.baseAddress, qos, retain) }
         guard rc == 0 else {
             box.pending.subtract(1, ordering: .relaxed)
             throw MQTTError(code: rc)
@@ -346,6 +447,7 @@ public final class MQTTClient: @unchecked Sendable {
         defer { network.ended.signal() }
         var backoff = network.backoff
         var acceptedBefore = box.accepted.load(ordering: .relaxed)
+        var acceptedAtAttempt = acceptedBefore
         var afterStop = 0
         while true {
             let rc = mosquitto_loop(handle.raw, 1000, 1)
@@ -356,7 +458,20 @@ public final class MQTTClient: @unchecked Sendable {
                 continue
             }
             if rc == Int32(MOSQ_ERR_SUCCESS.rawValue) { continue }
-            if fatal.contains(rc) || errno == EPROTO { return }
+            let proto = errno == EPROTO
+            // A TLS error before the broker accepted this connection is the handshake's (an unknown CA, a name
+            // that does not match): no later attempt can mend it. One after is a lost connection like any.
+            // EPROTO alone (the broker ended the handshake before OpenSSL read its alert) is the same failure.
+            let line = box.tlsError.withLock { t in defer { t = nil }; return t }
+            let handshake = line != nil || (proto && box.tls.load(ordering: .relaxed))
+            if handshake && box.accepted.load(ordering: .relaxed) == acceptedAtAttempt {
+                box.handlers.onGaveUp("TLS: \(line ?? "handshake failed (Protocol error)")")
+                return
+            }
+            if fatal.contains(rc) || proto {
+                box.handlers.onGaveUp(proto ? "protocol error" : MQTTError(code: rc).message)
+                return
+            }
             // The connection ended (or never came up): attempts until one connects.
             let accepted = box.accepted.load(ordering: .relaxed)
             if accepted != acceptedBefore {
@@ -367,6 +482,7 @@ public final class MQTTClient: @unchecked Sendable {
                 if network.clock.sleep(seconds: backoff.next(), unlessSignalled: network.wakeup) { return }
                 if network.stopping.load(ordering: .relaxed) { return }
                 network.attempts.add(1, ordering: .relaxed)
+                acceptedAtAttempt = box.accepted.load(ordering: .relaxed)
                 if mosquitto_reconnect(handle.raw) == Int32(MOSQ_ERR_SUCCESS.rawValue) { break }
             }
         }

@@ -87,6 +87,18 @@ struct RunOptions: ParsableArguments {
         name: .long,
         help: "MQTT topic prefix (default viewfinder): TOPIC/events/NAME, TOPIC/state (retained), TOPIC/cmd/capture|set|stop, TOPIC/reply.")
     var topic: String?
+    @Option(name: .long, help: "User name for the MQTT broker (with --mqtt).")
+    var mqttUsername: String?
+    @Option(
+        name: .long,
+        help: "File whose first line is the MQTT password (with --mqtt-username; the password is never taken on the command line).")
+    var mqttPasswordFile: String?
+    @Option(name: .long, help: "TLS to the MQTT broker: the CA certificate (PEM) that signed the broker's certificate.")
+    var mqttCafile: String?
+    @Option(name: .long, help: "TLS client certificate (PEM) for the MQTT broker (with --mqtt-cafile and --mqtt-key).")
+    var mqttCert: String?
+    @Option(name: .long, help: "Key (PEM, unencrypted) of --mqtt-cert.")
+    var mqttKey: String?
 
     @Flag(
         inversion: .prefixedNo,
@@ -166,9 +178,22 @@ struct RunOptions: ParsableArguments {
     func mqttAddress(_ settings: SettingsFile?) throws -> MQTTAddress? {
         guard let broker = mqtt ?? settings?.server.mqtt else {
             if topic != nil { throw HostError(.usage, "--topic without --mqtt: expected --mqtt HOST:PORT too") }
+            let given: [(String, String?)] = [
+                ("--mqtt-username", mqttUsername), ("--mqtt-password-file", mqttPasswordFile), ("--mqtt-cafile", mqttCafile),
+                ("--mqtt-cert", mqttCert), ("--mqtt-key", mqttKey),
+            ]
+            if let (option, _) = given.first(where: { $0.1 != nil }) {
+                throw HostError(.usage, "\(option) without --mqtt: expected --mqtt HOST:PORT too")
+            }
             return nil
         }
         return try MQTTAddress(parsing: broker, topic: topic ?? settings?.server.topic ?? MQTTAddress.defaultTopic)
+    }
+
+    /// The MQTT login and TLS (`--mqtt-username`, `--mqtt-password-file`, `--mqtt-cafile`, `--mqtt-cert`,
+    /// `--mqtt-key`), checked and the password file read now: usage errors naming the option.
+    func mqttAccess() throws(HostError) -> MQTTAccess {
+        try MQTTAccess(username: mqttUsername, passwordFile: mqttPasswordFile, caFile: mqttCafile, certFile: mqttCert, keyFile: mqttKey)
     }
 
     /// The services this process adds from the command line (and the settings file): the settings writer
@@ -177,7 +202,9 @@ struct RunOptions: ParsableArguments {
         var out: [any ServiceFactory] = []
         if saveSettings, let settings { out.append(SettingsWriterFactory(settings: settings)) }
         if let control = try controlAddress(settings) { out.append(ControlServerFactory(address: control, fire: { Triggers.shared.fire() })) }
-        if let broker = try mqttAddress(settings) { out.append(MQTTBridgeFactory(address: broker, fire: { Triggers.shared.fire() })) }
+        if let broker = try mqttAddress(settings) {
+            out.append(MQTTBridgeFactory(address: broker, access: try mqttAccess(), fire: { Triggers.shared.fire() }))
+        }
         return out
     }
 

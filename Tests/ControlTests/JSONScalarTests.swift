@@ -34,6 +34,10 @@ struct JSONScalarTests {
         #expect(fields[0].1.text == "1e+20")
         #expect(fields[1].1.text == "a number too large to represent")
         #expect(fields[4].1.text == "9.223372036854776e+18")
+        // Just below Int.min decodes as -2^63 exactly: its text must not take Int's abs (a trap; launch/fuzz found it).
+        let low = try JSONScalar.object(Data(#"{"a": -9223372036854775809}"#.utf8))
+        #expect(low.map(\.1) == [.double(-9_223_372_036_854_775_808)])
+        #expect(low[0].1.text == "-9.223372036854776e+18")
     }
 
     @Test(arguments: ["", "{", "[1, 2]", "\"text\"", "3", "{\"a\": 1e400"])
@@ -45,5 +49,35 @@ struct JSONScalarTests {
             #expect(error.message.contains("expected a JSON object"), "\(error.message)")
             #expect(error.field == nil)
         }
+    }
+
+    /// A value's text for a property's parser: only its own JSON type, integers exactly, numbers finite.
+    @Test func propertyTextTakesOnlyTheRightType() {
+        #expect(JSONScalar.int(4_294_967_296).propertyText(.integer) == "4294967296")
+        #expect(JSONScalar.double(1e20).propertyText(.integer) == nil)
+        #expect(JSONScalar.double(2.5).propertyText(.integer) == nil)
+        #expect(JSONScalar.double(-0.0).propertyText(.number) == "-0.0")
+        #expect(JSONScalar.hugeNumber.propertyText(.number) == nil)
+        #expect(JSONScalar.string("5").propertyText(.number) == nil)
+        #expect(JSONScalar.int(1).propertyText(.boolean) == nil)
+        #expect(JSONScalar.bool(false).propertyText(.boolean) == "false")
+        #expect(JSONScalar.bool(true).propertyText(.string) == nil)
+        #expect(JSONScalar.other("an array").propertyText(.string) == nil)
+    }
+
+    /// Limits before decoding (bytes, nesting) and after (fields); nesting is counted outside strings only.
+    @Test func limitsHoldBeforeDecoding() {
+        func message(_ body: String) -> String? {
+            do {
+                _ = try JSONScalar.object(Data(body.utf8))
+                return nil
+            } catch { return error.message }
+        }
+        #expect(JSONScalar.nesting(Data(#"{"a": "[[[[{{{{", "b": [[1]], "c": "\"[["}"#.utf8)) == 3)
+        #expect(message("{\"a\":" + String(repeating: "[", count: 100_000) + "}")?.hasPrefix("body of 100006 bytes refused: at most 65536") == true)
+        #expect(message("{\"a\":" + String(repeating: "{\"b\":", count: 40) + "1" + String(repeating: "}", count: 41))?
+            .hasPrefix("JSON nested 17 levels deep refused: at most 16, expected a JSON object") == true)
+        #expect(message("{" + (0..<257).map { "\"p\($0)\":1" }.joined(separator: ",") + "}") == "object of 257 fields refused: at most 256, expected a JSON object {\"property\": value, ...}")
+        #expect(message("{" + (0..<256).map { "\"p\($0)\":1" }.joined(separator: ",") + "}") == nil)
     }
 }

@@ -109,11 +109,11 @@ import Testing
         defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
         #expect(vf.wait(for: "mqtt: connected to"), "\(vf.stderr)")
         usleep(500_000)  // frames flow
-        #expect(try broker.publish("cams/door/cmd/capture", nil) == 0)
+        #expect(try broker.publish("cams/door/cmd/capture", "{}") == 0)
         let deadline = Date().addingTimeInterval(10)
         while Self.records(dir).isEmpty && Date() < deadline { usleep(100_000) }
         usleep(500_000)  // no second photo comes
-        #expect(try broker.publish("cams/door/cmd/stop", nil) == 0)
+        #expect(try broker.publish("cams/door/cmd/stop", "{}") == 0)
         let r = vf.finish()
         #expect(r.code == 0, "\(r.err)")
 
@@ -220,9 +220,68 @@ import Testing
         #expect(typed["overlay"] as? Bool == false && ControlTools.jsonKind(typed["overlay"]) == "boolean", "\(typed)")
         #expect(typed["analysis-fps"] as? Double == 5 && ControlTools.jsonKind(typed["analysis-fps"]) == "number", "\(typed)")
 
-        try broker.publish("cams/door/cmd/stop", nil)
+        try broker.publish("cams/door/cmd/stop", "{}")
         let r = vf.finish()
         #expect(r.code == 0, "\(r.err)")
+    }
+
+    /// The measured problem: any payload on `cmd/stop`, even 16 bytes of garbage, stopped the camera. Every command
+    /// now needs its JSON object; garbage, empty, wrongly typed, too deep or too large payloads are answered with an
+    /// error on `TOPIC/reply` (what was wrong, what was expected) and change nothing: frames keep flowing.
+    @Test func garbageAndMalformedPayloadsNeverStopTheCamera() throws {
+        let broker = try Broker()
+        defer { broker.stop() }
+        let sub = try Self.subscriber(broker, ["cams/door/reply", "cams/door/state"])
+        defer { sub.stop() }
+        let description = String(format: Self.source, 3000) + " ! \(Self.compose) rule=thirds ! fakesink"
+        let vf = try Run(port: broker.port, description)
+        defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
+        #expect(vf.wait(for: "mqtt: connected to"), "\(vf.stderr)")
+        func replies() -> [[String: Any]] { sub.json("cams/door/reply") }
+        func framesIn() -> Int { sub.json("cams/door/state").compactMap { $0["framesIn"] as? Int }.last ?? 0 }
+        #expect(sub.wait(timeout: 10) { _ in framesIn() > 0 }, "\(sub.lines.suffix(3))")
+        let before = framesIn()
+
+        let garbage = Data([0x9F, 0x00, 0x7B, 0x22, 0xFF, 0x13, 0x5D, 0x41, 0xC3, 0x28, 0x7D, 0x0A, 0x01, 0xFE, 0x22, 0x3A])
+        let deep = "{\"a\":" + String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000) + "}"
+        let bad: [(String, Data?, String?, String)] = [
+            ("stop", garbage, nil, "bad JSON '"),
+            ("stop", nil, nil, "empty payload: expected {}"),
+            ("stop", Data("stop".utf8), nil, "bad JSON 'stop': expected {}"),
+            ("stop", Data("null".utf8), nil, "bad JSON 'null': expected {}"),
+            ("stop", Data(#"{"now": true}"#.utf8), "now", "unknown field 'now': expected {}"),
+            ("stop", Data(deep.utf8), nil, "JSON nested 17 levels deep refused: at most 16, expected {}"),
+            ("stop", Data(repeating: 0x7B, count: 70_000), nil, "payload of 70000 bytes refused: at most 65536"),
+            ("capture", garbage, nil, "bad JSON '"),
+            ("capture", nil, nil, "empty payload: expected {} or {\"timer\": seconds 0 - 60}"),
+            ("capture", Data(#"{"timer": 4294967296}"#.utf8), "timer", "bad value '4294967296' for 'timer': expected an integer 0 - 60"),
+            ("capture", Data(#"{"timer": 1e400}"#.utf8), "timer", "bad value 'a number too large to represent' for 'timer'"),
+            ("set", garbage, nil, "bad JSON '"),
+            ("set", Data(#"{"stage":"compose0","set":{"analysis-fps":-0,"rule":"golden"}}"#.utf8), "analysis-fps", "analysis-fps"),
+            ("set", Data(#"{"stage":"compose0","set":{"analysis-fps":"NaN"}}"#.utf8), "analysis-fps", "takes a JSON number"),
+        ]
+        for (command, payload, _, _) in bad {
+            if let payload { try broker.publish("cams/door/cmd/\(command)", bytes: payload) } else { try broker.publish("cams/door/cmd/\(command)", nil) }
+        }
+        #expect(sub.wait(timeout: 10) { _ in replies().count >= bad.count }, "\(replies())")
+        #expect(replies().count == bad.count, "\(replies())")
+        for (answer, (command, _, field, text)) in zip(replies(), bad) {
+            #expect(answer["command"] as? String == command && answer["ok"] as? Bool == false, "\(answer)")
+            #expect(answer["field"] as? String == field, "\(command): \(answer)")
+            let error = answer["error"] as? String ?? ""
+            #expect(error.contains(text) && (error.contains("expected") || error.contains(" takes ")), "\(text): \(answer)")
+        }
+        // Still running, frames still counted, no photo fired, the state never said stopping.
+        #expect(vf.process.isRunning, "\(vf.stderr)")
+        #expect(sub.wait(timeout: 5) { _ in framesIn() > before + 30 }, "frames stuck at \(framesIn()) (before: \(before))")
+        #expect(sub.json("cams/door/state").allSatisfy { ["built", "running"].contains($0["state"] as? String) }, "\(sub.json("cams/door/state"))")
+        #expect(!vf.stderr.contains("stopping"), "\(vf.stderr)")
+
+        // The well-formed stop still stops.
+        try broker.publish("cams/door/cmd/stop", "{}")
+        let r = vf.finish()
+        #expect(r.code == 0, "\(r.err)")
+        #expect(replies().last?["command"] as? String == "stop" && replies().last?["ok"] as? Bool == true, "\(replies().suffix(1))")
     }
 
     @Test func theWillSaysOfflineWhenTheProcessDies() throws {

@@ -91,4 +91,32 @@ struct PropertyJSONTests {
             }
         }
     }
+
+    /// PATCH bodies with the numbers that trap unchecked conversions: each is refused naming the field, from the
+    /// body's bytes through `JSONScalar.object` to the property's parser.
+    @Test func extremeNumbersInABodyAreRefusedNotTrapped() throws {
+        let cases: [(String, PropertySpec, String)] = [
+            (#"{"analysis-fps": 4294967296}"#, Self.fps, "c: bad value '4294967296' for property 'analysis-fps': expected integer 1 - 30"),
+            (#"{"analysis-fps": 9223372036854775807}"#, Self.fps, "c: bad value '9223372036854775807' for property 'analysis-fps'"),
+            (#"{"analysis-fps": -9223372036854775809}"#, Self.fps, "c: 'analysis-fps' takes a JSON number (integer 1 - 30), got -9.223372036854776e+18"),
+            (#"{"analysis-fps": -0}"#, Self.fps, "c: bad value '0' for property 'analysis-fps'"),
+            (#"{"analysis-fps": 1e400}"#, Self.fps, "got a number too large to represent"),
+            (#"{"zoom": -1e400}"#, Self.zoom, "c: 'zoom' takes a JSON number (0.25 - 4.0), got a number too large to represent"),
+            (#"{"zoom": 1e-400}"#, Self.zoom, "c: bad value '0' for property 'zoom'"),
+            (#"{"zoom": "NaN"}"#, Self.zoom, "c: 'zoom' takes a JSON number (0.25 - 4.0), got a string"),
+            (#"{"at": "99999999999999999999,1"}"#, Self.at, "'at'"),
+            (#"{"at": [1, 2, 3]}"#, Self.at, "c: 'at' takes a JSON string (comma-separated frame numbers, e.g. 0,30,60), got an array"),
+        ]
+        for (body, spec, message) in cases {
+            let fields = try JSONScalar.object(Data(body.utf8))
+            let raw = try #require(fields.first?.1)
+            do {
+                let v = try PropertyJSON.value(raw, for: spec, stage: "c")
+                Issue.record("\(body) accepted as \(v)")
+            } catch {
+                #expect(error.message.contains(message), "\(body): \(error.message)")
+                #expect(error.field == spec.name)
+            }
+        }
+    }
 }

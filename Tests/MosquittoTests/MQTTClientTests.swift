@@ -231,8 +231,22 @@ import Timing
         do { try client.connect(host: "127.0.0.1", port: 70000, will: nil) } catch {
             #expect(!error.isRetryable && error.message == "Invalid function arguments provided.", "\(error.message)")
         }
+        // A port C's int cannot hold is refused before libmosquitto sees it (no trap converting it).
+        do {
+            try client.connect(host: "127.0.0.1", port: Int.max, will: nil)
+            Issue.record("connected to port Int.max")
+        } catch {
+            #expect(!error.isRetryable && error.message == "Invalid function arguments provided.", "\(error.message)")
+        }
         do { try client.publish("vf/x", Data()) } catch {
             #expect(error.message == "The client is not currently connected.", "\(error.message)")
+        }
+        // A TLS file libmosquitto cannot open is refused by `configure`, naming the files.
+        do {
+            try client.configure(credentials: nil, tls: .init(caFile: "/nonexistent/ca.pem"))
+            Issue.record("configured TLS with a missing CA file")
+        } catch {
+            #expect(!error.isRetryable && error.message == "TLS files refused (Invalid function arguments provided.): /nonexistent/ca.pem", "\(error.message)")
         }
         client.close()
     }
