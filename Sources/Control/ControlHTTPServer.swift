@@ -26,7 +26,8 @@ public struct ControlLimits: Sendable {
     public var headTimeout = 10.0
     /// Seconds the body may take once the head is read.
     public var bodyTimeout = 10.0
-    /// Connections at once; beyond, new ones wait in the listen backlog until one closes.
+    /// Connections at once (at most half the process's descriptor limit); beyond, new ones wait in the listen
+    /// backlog until one closes.
     public var connections = 512
     /// Seconds one write of a stream (events, preview) may wait for a client that does not read before the
     /// connection is closed (the client's slot is freed).
@@ -52,7 +53,7 @@ public struct ControlLimits: Sendable {
 /// `bodyTimeout`, more than `body` bytes 413 and closed; at most `connections` (Hummingbird's
 /// `MaximumAvailableConnections`: the listener stops accepting); stream writes that wait longer than
 /// `streamStall` close the connection. Accept failures (EMFILE, ENFILE) are retried by NIO's
-/// `AcceptBackoffHandler` (1 s) and said once per episode (`AcceptFailureReport`). WebSocket frames from the client
+/// `AcceptBackoffHandler` (1 s) and said at most once a minute (`AcceptFailureReport`). WebSocket frames from the client
 /// must be masked and carry no RSV bit (no extension is negotiated): else close 1002 (`WebSocketFrameCheck`).
 final class ControlHTTPServer: Sendable {
     let limits: ControlLimits
@@ -84,7 +85,7 @@ final class ControlHTTPServer: Sendable {
             childChannelSetup: GuardedChannel(inner: upgrade, limits: limits),
             configuration: ServerConfiguration(
                 address: .hostname(host, port: port), backlog: 256, reuseAddress: true,
-                availableConnectionsDelegate: MaximumAvailableConnections(limits.connections)),
+                availableConnectionsDelegate: MaximumAvailableConnections(Self.connectionCap(limits.connections))),
             onServerRunning: { channel in
                 // Before the backoff handler, so it sees the accept errors first.
                 try? await channel.pipeline.addHandler(AcceptFailureReport(), position: .first)
@@ -92,6 +93,17 @@ final class ControlHTTPServer: Sendable {
                 onListening(port)
             },
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: quiet)
+    }
+
+    /// `connections`, or half the process's descriptor limit when that is lower (at least 8): the control port alone
+    /// cannot use up the descriptors the rest of the process needs (out of descriptors, libdispatch traps when it
+    /// makes a timer: measured with `prlimit --nofile=128`).
+    static func connectionCap(_ connections: Int) -> Int {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, let soft = Int(exactly: limit.rlim_cur) else {
+            return connections
+        }
+        return Swift.min(connections, Swift.max(8, soft / 2))
     }
 
     /// A bind error as a user reads it (`Address already in use`, not NIO's call description).
@@ -214,13 +226,19 @@ struct Responder: Sendable {
             let limit = limits.webSocketMessage
             return .upgrade([:], { inbound, outbound, _ in try await Self.bridge(socket.handler, inbound, outbound, limit: limit) })
         }
-        // NIO's upgrader would answer a refusal with an empty 400: write the route's answer first, then close.
-        guard case .bytes(let data) = response.body else { return .dontUpgrade }
+        // NIO's upgrader would answer a refusal with an empty 400: write the route's answer first, then close. A
+        // stream (an upgrade asked of /api/events) is left at once and refused.
+        var answer = response
+        if case .stream(let source) = response.body {
+            source.leave()
+            answer = ControlRouter.error(.badRequest, "not a WebSocket: expected a GET without 'Upgrade: websocket'")
+        }
+        guard case .bytes(let data) = answer.body else { return .dontUpgrade }
         var headers = HTTPHeaders()
-        for (name, value) in response.headers { headers.add(name: name, value: value) }
+        for (name, value) in answer.headers { headers.add(name: name, value: value) }
         headers.replaceOrAdd(name: "Content-Length", value: String(data.count))
         headers.replaceOrAdd(name: "Connection", value: "close")
-        let status = HTTPResponseStatus(statusCode: response.statusCode.code, reasonPhrase: response.statusCode.reason)
+        let status = HTTPResponseStatus(statusCode: answer.statusCode.code, reasonPhrase: answer.statusCode.reason)
         channel.write(HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers)), promise: nil)
         channel.write(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: data))), promise: nil)
         channel.writeAndFlush(HTTPServerResponsePart.end(nil)).whenComplete { _ in channel.close(promise: nil) }
@@ -432,23 +450,43 @@ final class WebSocketFrameCheck: ChannelInboundHandler, RemovableChannelHandler 
 }
 
 /// Says once, through the control logger, that the listener cannot accept (EMFILE, ENFILE, ENOBUFS, ENOMEM), and
-/// once that it accepts again; NIO's `AcceptBackoffHandler` behind it waits 1 s before each new try.
+/// once that it accepts again; NIO's `AcceptBackoffHandler` behind it waits 1 s before each new try. While
+/// descriptors come and go (one freed, taken by the next accept, failing again) a new episode within a minute of
+/// the last report is not said again, nor its end.
 final class AcceptFailureReport: ChannelInboundHandler, Sendable {
     typealias InboundIn = any Channel
-    private let failing = Atomic<Bool>(false)
+    private struct State {
+        var failing = false
+        /// Whether the current episode was said (so its end is said too).
+        var said = false
+        var lastReport: ContinuousClock.Instant?
+    }
+    private let state = Mutex(State())
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if let io = error as? IOError, [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(io.errnoCode),
-            !failing.exchange(true, ordering: .relaxed)
-        {
-            Log.control.warning(
-                "cannot accept connections: \(String(cString: strerror(io.errnoCode))) (\(io.errnoCode)); retrying every second")
+        if let io = error as? IOError, [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(io.errnoCode) {
+            let say = state.withLock { s in
+                guard !s.failing else { return false }
+                s.failing = true
+                let now = ContinuousClock.now
+                s.said = s.lastReport.map { now - $0 >= .seconds(60) } ?? true
+                if s.said { s.lastReport = now }
+                return s.said
+            }
+            if say {
+                Log.control.warning(
+                    "cannot accept connections: \(String(cString: strerror(io.errnoCode))) (\(io.errnoCode)); retrying every second")
+            }
         }
         context.fireErrorCaught(error)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if failing.exchange(false, ordering: .relaxed) { Log.control.warning("accepting connections again") }
+        let say = state.withLock { s in
+            defer { s.failing = false; s.said = false }
+            return s.failing && s.said
+        }
+        if say { Log.control.warning("accepting connections again") }
         context.fireChannelRead(data)
     }
 }

@@ -225,6 +225,20 @@ import Testing
         #expect(preview.read(seconds: 10).closedAfter != nil, "the never-reading preview client was not evicted")
     }
 
+    @Test func anUpgradeAskedOfAStreamIsRefusedAndHoldsNoPlace() throws {
+        let live = try Live()
+        defer { live.stop() }
+        let client = try Raw(port: live.port)
+        client.send(
+            "GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:\(live.port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        let a = client.answer(seconds: 5)
+        #expect(a.status == "HTTP/1.1 400 Bad Request", "\(a.text.prefix(300))")
+        #expect(a.text.contains("not a WebSocket: expected a GET without 'Upgrade: websocket'"))
+        #expect(a.closedAfter != nil)
+        #expect(live.eventClients() == 0)
+    }
+
     @Test func beyondTheConnectionCapNewConnectionsWait() throws {
         var limits = Self.limits
         limits.connections = 4
@@ -243,17 +257,27 @@ import Testing
         #expect(a.status == "HTTP/1.1 200 OK", "\(a.text.prefix(200))")
     }
 
-    /// With 128 descriptors, 200 held connections exhaust them: accepts fail with EMFILE. The listener retries
-    /// (NIO's accept back-off, 1 s), says so once on stderr, and answers as soon as descriptors are free again.
-    /// (FlyingFox's port refused connections for good after this, silently.)
+    /// Descriptors run out (the limit lowered under a running viewfinder to 16 above what it uses, so that
+    /// accepts fail with EMFILE after 16 connections): the listener retries (NIO's accept back-off, 1 s), says so
+    /// once on stderr, and answers as soon as descriptors are free again. (FlyingFox's port refused connections for
+    /// good after this, silently.)
     @Test(.tags(.process)) func theListenerSurvivesRunningOutOfDescriptors() throws {
         signal(SIGPIPE, SIG_IGN)
         let port = Tools.freePort()
         let vf = try ControlTools.Running(
             ["launch", "--http", "127.0.0.1:\(port)", "videotestsrc is-live=true ! video/x-raw,width=64,height=48,framerate=10/1 ! fakesink"],
-            port: port, prefix: ["/usr/bin/prlimit", "--nofile=128:128", "--"])
+            port: port)
         defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
         #expect(vf.waitListening(), "\(vf.stderr)")
+        #expect(live(vf.base) == 200)
+        let pid = vf.process.processIdentifier
+        let used = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count
+        let prlimit = Process()
+        prlimit.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+        prlimit.arguments = ["--pid", String(pid), "--nofile=\(used + 16):\(used + 16)"]
+        try prlimit.run()
+        prlimit.waitUntilExit()
+        #expect(prlimit.terminationStatus == 0)
         var held: [Raw] = []
         for _ in 0..<200 { if let r = try? Raw(port: port) { held.append(r) } }
         usleep(1_500_000)
@@ -264,11 +288,36 @@ import Testing
         held.removeAll()
         let a = starved.answer(seconds: 5)
         #expect(a.status == "HTTP/1.1 200 OK", "\(a.text.prefix(200)) / \(vf.stderr)")
-        #expect((try? ControlTools.curl("GET", vf.base + "/api/state").status) == 200)
+        #expect(live(vf.base) == 200)
         let said = vf.stderr.components(separatedBy: "viewfinder.control warning: cannot accept connections: Too many open files").count - 1
         #expect(said == 1, "\(vf.stderr)")
         #expect(vf.stderr.contains("viewfinder.control warning: accepting connections again"), "\(vf.stderr)")
+        kill(pid, SIGINT)
+        #expect(vf.finish(timeout: 20) == 0, "\(vf.stderr)")
+    }
+
+    /// Started with 128 descriptors, the server takes at most 64 connections: 200 held ones cannot use up the
+    /// process's descriptors (libdispatch traps when it cannot make a timer), the rest wait in the backlog.
+    @Test(.tags(.process)) func theConnectionCapStaysUnderHalfTheDescriptorLimit() throws {
+        signal(SIGPIPE, SIG_IGN)
+        let port = Tools.freePort()
+        let vf = try ControlTools.Running(
+            ["launch", "--http", "127.0.0.1:\(port)", "videotestsrc is-live=true ! video/x-raw,width=64,height=48,framerate=10/1 ! fakesink"],
+            port: port, prefix: ["/usr/bin/prlimit", "--nofile=128:128", "--"])
+        defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
+        #expect(vf.waitListening(), "\(vf.stderr)")
+        var held: [Raw] = []
+        for _ in 0..<200 { if let r = try? Raw(port: port) { held.append(r) } }
+        usleep(1_000_000)
+        let serverSide = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(vf.process.processIdentifier)/fd").count) ?? 0
+        #expect(serverSide < 128, "\(serverSide) descriptors open")
+        #expect(!vf.stderr.contains("cannot accept connections"), "\(vf.stderr)")
+        held.removeAll()
+        #expect(live(vf.base) == 200)
         kill(vf.process.processIdentifier, SIGINT)
         #expect(vf.finish(timeout: 20) == 0, "\(vf.stderr)")
     }
+
+    /// `GET /api/state`'s status by curl, -1 when unanswered in 5 s.
+    func live(_ base: String) -> Int { (try? ControlTools.curl("GET", base + "/api/state", maxTime: 5).status) ?? -1 }
 }
