@@ -25,10 +25,10 @@ import Testing
         private let ended = DispatchSemaphore(value: 0)
         var base: String { "http://127.0.0.1:\(port)" }
 
-        init(limits: ControlLimits = ControlHTTPServerTests.limits) throws {
+        init(limits: ControlLimits = ControlHTTPServerTests.limits, token: String? = nil) throws {
             port = Tools.freePort()
             var o = SessionOptions()
-            o.services = [ControlServerFactory(address: try ControlAddress(parsing: "127.0.0.1:\(port)", token: nil), limits: limits, fire: {})]
+            o.services = [ControlServerFactory(address: try ControlAddress(parsing: "127.0.0.1:\(port)", token: token), limits: limits, fire: {})]
             session = try Session(
                 description:
                     "videotestsrc is-live=true ! video/x-raw,width=320,height=240,framerate=30/1 ! compose analysis-width=64 analysis-fps=30 warmup=0 ! fakesink",
@@ -223,6 +223,31 @@ import Testing
         // Both connections were closed by the server: what is in the buffers, then the end.
         #expect(events.read(seconds: 10).closedAfter != nil)
         #expect(preview.read(seconds: 10).closedAfter != nil, "the never-reading preview client was not evicted")
+    }
+
+    @Test func aBodyTrickledPastTheBodyTimeoutIsClosed() throws {
+        let live = try Live()
+        defer { live.stop() }
+        let client = try Raw(port: live.port)
+        client.send("PATCH /api/stages/compose0 HTTP/1.1\r\nHost: 127.0.0.1:\(live.port)\r\nContent-Length: 100\r\n\r\n{\"analysis-fps\"")
+        let r = client.read(seconds: 5)
+        let closed = try #require(r.closedAfter, "still open after 5 s")
+        #expect(closed >= 0.9 && closed < 2.5, "closed after \(closed) s (body timeout 1 s)")
+        #expect(r.data.isEmpty, "\(String(decoding: r.data, as: UTF8.self))")
+    }
+
+    /// The limits hold before the token is looked at: no Authorization header, still 431 and 413, not 401.
+    @Test func theLimitsHoldBeforeTheToken() throws {
+        let live = try Live(token: "sesame")
+        defer { live.stop() }
+        let line = try Raw(port: live.port)
+        line.send("GET /" + String(repeating: "a", count: 64 * 1024) + " HTTP/1.1\r\nHost: 127.0.0.1:\(live.port)\r\n\r\n")
+        #expect(line.answer(seconds: 5).status == "HTTP/1.1 431 Request Header Fields Too Large")
+        let body = try Raw(port: live.port)
+        body.send("PATCH /api/stages/compose0 HTTP/1.1\r\nHost: 127.0.0.1:\(live.port)\r\nContent-Length: 10485760\r\n\r\n")
+        #expect(body.answer(seconds: 5).status == "HTTP/1.1 413 Payload Too Large")
+        // And a request within the limits still needs the token.
+        #expect(live.state() == 401)
     }
 
     @Test func anUpgradeAskedOfAStreamIsRefusedAndHoldsNoPlace() throws {
