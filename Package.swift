@@ -42,7 +42,7 @@ let package = Package(
         .systemLibrary(name: "CGStreamer", pkgConfig: "gstreamer-1.0 gstreamer-app-1.0 gstreamer-video-1.0 gstreamer-tag-1.0",
                        providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]),
         // gst-rtsp-server for `rtspserve` (runtime: gstreamer1.0-rtsp).
-        .systemLibrary(name: "CGstRtspServer", pkgConfig: "gstreamer-rtsp-server-1.0 gstreamer-app-1.0",
+        .systemLibrary(name: "CGstRtspServer", pkgConfig: "gstreamer-rtsp-server-1.0 gstreamer-rtsp-1.0 gstreamer-app-1.0",
                        providers: [.apt(["libgstrtspserver-1.0-dev", "gstreamer1.0-rtsp"])]),
         // webrtcbin for `webrtcserve` (runtime: gstreamer1.0-nice, gstreamer1.0-plugins-bad); libnice-dev for the
         // ICE agent's local addresses (loopback: libnice skips loopback interfaces unless told).

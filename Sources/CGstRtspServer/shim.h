@@ -33,6 +33,9 @@ typedef struct {
     gint64 offset;
     gint64 last;
     guint64 retimed;    /* times the offset was measured again (a jump in the described pipeline's time) */
+    gint clients;       /* client connections open now (atomic) */
+    guint64 refused;    /* connections refused past VF_RTSP_CLIENT_LIMIT */
+    guint64 idle;       /* connections shut for having no session VF_RTSP_SETUP_SECONDS after connecting */
 } VfRtspRelay;
 
 /// A relay with one reference (the caller's).
@@ -259,6 +262,109 @@ static inline void vf_rtsp_auth_add_user(GstRTSPServer *s, const char *user, con
     }
     gst_rtsp_token_unref(token);
     g_object_unref(auth);
+}
+
+// ---- limits (issue 24 item 5)
+
+/// Client connections at once at most; each one has a thread of its own (the server's thread pool), so a client
+/// whose request takes long to read (GstRTSPConnection reads a request's header one byte per read call, about
+/// 1.1 s for 1 MB) holds only its own thread. Past the limit a connection is shut at once.
+#define VF_RTSP_CLIENT_LIMIT 64
+/// Largest request body (Content-Length) taken: larger is answered 413 and the connection closed. A viewer's
+/// requests have no body (GET_PARAMETER keep-alives at most a few bytes).
+#define VF_RTSP_BODY_LIMIT 16384
+
+/// Seconds a connection may stay without a session (a player sets one up within a second: OPTIONS, DESCRIBE,
+/// SETUP); then its socket is shut, so 64 connections that never ask for anything cannot keep players out.
+#define VF_RTSP_SETUP_SECONDS 10
+
+/// Shuts a client connection's socket down (both ways): its own thread reads the end and the server drops it.
+/// Safe from any thread (unlike gst_rtsp_client_close while the client's thread may be reading).
+static inline void vf_rtsp_client_shut(GstRTSPClient *c) {
+    GstRTSPConnection *conn = gst_rtsp_client_get_connection(c);
+    GSocket *socket = conn ? gst_rtsp_connection_get_read_socket(conn) : NULL;
+    if (socket) g_socket_shutdown(socket, TRUE, TRUE, NULL);
+}
+
+typedef struct {
+    GWeakRef client;
+    VfRtspRelay *relay; /* a reference */
+} VfRtspSetupCheck;
+
+static void vf_rtsp_setup_check_free(gpointer data) {
+    VfRtspSetupCheck *check = (VfRtspSetupCheck *)data;
+    g_weak_ref_clear(&check->client);
+    vf_rtsp_relay_unref(check->relay);
+    g_free(check);
+}
+
+/// VF_RTSP_SETUP_SECONDS after a connection came (the server's thread): shut it if it has no session.
+static gboolean vf_rtsp_setup_check(gpointer data) {
+    VfRtspSetupCheck *check = (VfRtspSetupCheck *)data;
+    GstRTSPClient *c = (GstRTSPClient *)g_weak_ref_get(&check->client);
+    if (c) {
+        GList *sessions = gst_rtsp_client_session_filter(c, NULL, NULL);
+        if (!sessions) {
+            vf_rtsp_client_shut(c);
+            g_mutex_lock(&check->relay->lock);
+            check->relay->idle++;
+            g_mutex_unlock(&check->relay->lock);
+        }
+        g_list_free_full(sessions, g_object_unref);
+        g_object_unref(c);
+    }
+    return G_SOURCE_REMOVE;
+}
+
+static void vf_rtsp_client_closed(GstRTSPClient *c, gpointer data) {
+    (void)c;
+    g_atomic_int_add(&((VfRtspRelay *)data)->clients, -1);
+}
+
+/// client-connected (the server's thread, before the client is attached): counts it, and past the limit shuts its
+/// socket down so its watch sees the end at once and the server drops it without reading anything; else checks
+/// VF_RTSP_SETUP_SECONDS later (a timer on the server's context) that it has set up a session.
+static void vf_rtsp_client_connected(GstRTSPServer *s, GstRTSPClient *c, gpointer data) {
+    (void)s;
+    VfRtspRelay *r = (VfRtspRelay *)data;
+    gint open = g_atomic_int_add(&r->clients, 1) + 1;
+    g_signal_connect_data(c, "closed", G_CALLBACK(vf_rtsp_client_closed), vf_rtsp_relay_ref(r), vf_rtsp_relay_unref_closure,
+                          (GConnectFlags)0);
+    if (open <= VF_RTSP_CLIENT_LIMIT) {
+        VfRtspSetupCheck *check = g_new0(VfRtspSetupCheck, 1);
+        g_weak_ref_init(&check->client, c);
+        check->relay = vf_rtsp_relay_ref(r);
+        GSource *timer = g_timeout_source_new_seconds(VF_RTSP_SETUP_SECONDS);
+        g_source_set_callback(timer, vf_rtsp_setup_check, check, vf_rtsp_setup_check_free);
+        g_source_attach(timer, g_main_context_get_thread_default());
+        g_source_unref(timer);
+        return;
+    }
+    vf_rtsp_client_shut(c);
+    g_mutex_lock(&r->lock);
+    r->refused++;
+    g_mutex_unlock(&r->lock);
+}
+
+/// Gives `s` its limits: one thread per client connection (up to VF_RTSP_CLIENT_LIMIT, the connections past it
+/// refused), request bodies of VF_RTSP_BODY_LIMIT bytes at most. gst-rtsp-server's default pool has ONE client
+/// thread that every connection shares: one client's huge request stalled every other client.
+static inline void vf_rtsp_server_limit(GstRTSPServer *s, VfRtspRelay *r) {
+    GstRTSPThreadPool *pool = gst_rtsp_server_get_thread_pool(s);
+    if (pool) {
+        gst_rtsp_thread_pool_set_max_threads(pool, VF_RTSP_CLIENT_LIMIT);
+        g_object_unref(pool);
+    }
+    gst_rtsp_server_set_content_length_limit(s, VF_RTSP_BODY_LIMIT);
+    g_signal_connect_data(s, "client-connected", G_CALLBACK(vf_rtsp_client_connected), vf_rtsp_relay_ref(r),
+                          vf_rtsp_relay_unref_closure, (GConnectFlags)0);
+}
+
+static inline void vf_rtsp_relay_refused(VfRtspRelay *r, guint64 *refused, guint64 *idle) {
+    g_mutex_lock(&r->lock);
+    *refused = r->refused;
+    *idle = r->idle;
+    g_mutex_unlock(&r->lock);
 }
 
 static GstRTSPFilterResult vf_rtsp_remove_client(GstRTSPServer *s, GstRTSPClient *c, gpointer d) {

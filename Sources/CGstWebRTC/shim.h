@@ -145,7 +145,13 @@ typedef struct {
     VfWebRTCRelease release;
     void *ctx;
     gint closed;          /* atomic: no `send` once set */
+    gint mlines;          /* atomic: m-lines of the offer made (0 until then) */
+    guint remote;         /* remote candidates handed to webrtcbin (only on the owner's queue) */
 } VfWebRTCPeer;
+
+/// Remote ICE candidates taken from one browser at most (a browser sends a handful; each one is a pair libnice
+/// checks, with STUN packets, for as long as the peer lives).
+#define VF_WEBRTC_REMOTE_CANDIDATE_LIMIT 64
 
 static inline VfWebRTCPeer *vf_webrtc_peer_ref(VfWebRTCPeer *p) { g_atomic_int_inc(&p->refs); return p; }
 static inline void vf_webrtc_peer_unref(gpointer data) {
@@ -180,6 +186,7 @@ static void vf_webrtc_offer_created(GstPromise *promise, gpointer data) {
         return;
     }
     g_signal_emit_by_name(p->webrtc, "set-local-description", offer, NULL);
+    g_atomic_int_set(&p->mlines, (gint)MIN(gst_sdp_message_medias_len(offer->sdp), (guint)G_MAXINT));
     gchar *text = gst_sdp_message_as_text(offer->sdp);
     vf_webrtc_peer_say(p, 0, text, -1);
     g_free(text);
@@ -197,7 +204,7 @@ static void vf_webrtc_negotiation_needed(GstElement *webrtc, gpointer data) {
 /// on-ice-candidate (a webrtcbin thread): hand the candidate to the browser.
 static void vf_webrtc_ice_candidate(GstElement *webrtc, guint mline, gchar *candidate, gpointer data) {
     (void)webrtc;
-    vf_webrtc_peer_say((VfWebRTCPeer *)data, 1, candidate, (int)mline);
+    vf_webrtc_peer_say((VfWebRTCPeer *)data, 1, candidate, (int)MIN(mline, (guint)G_MAXINT));
 }
 
 /// True when an ICE candidate line's connection address is a loopback one (127.0.0.0/8 or ::1).
@@ -212,10 +219,12 @@ static inline gboolean vf_webrtc_candidate_is_loopback(const char *candidate) {
 
 /// Makes a peer branch on `tee` in `pipeline`: `queue leaky=downstream ! webrtcbin bundle-policy=max-bundle`,
 /// one send-only VP8 transceiver (codec preferences `rtpcaps`, so the offer does not wait for data);
-/// `loopbackOnly`: ICE gathers 127.0.0.1 only (libnice skips loopback interfaces unless told) and remote
-/// candidates off loopback are ignored. `stun` may be NULL. Negotiation starts once the branch plays: the
+/// `localAddress` (NULL: every interface): ICE gathers host candidates on that address only; UPnP is off;
+/// `loopbackOnly`: remote candidates off loopback are ignored. `stun` may be NULL. A failure to restrict the
+/// agent is a failure (NULL), never a peer gathering on every interface. Negotiation starts once the branch plays: the
 /// offer and the candidates come through `send`. Returns NULL (with `error` set to a static text) on failure.
-static inline VfWebRTCPeer *vf_webrtc_peer_new(GstElement *pipeline, const char *rtpcaps, const char *stun, gboolean loopbackOnly,
+static inline VfWebRTCPeer *vf_webrtc_peer_new(GstElement *pipeline, const char *rtpcaps, const char *stun, const char *localAddress,
+                                               gboolean loopbackOnly,
                                                guint maxPackets, VfWebRTCSend send, VfWebRTCRelease release, void *ctx,
                                                const char **error) {
     GstElement *tee = gst_bin_get_by_name(GST_BIN(pipeline), VF_WEBRTC_TEE_NAME);
@@ -232,20 +241,32 @@ static inline VfWebRTCPeer *vf_webrtc_peer_new(GstElement *pipeline, const char 
                  (guint64)0, NULL);
     gst_util_set_object_arg(G_OBJECT(webrtc), "bundle-policy", "max-bundle");
     if (stun && *stun) g_object_set(webrtc, "stun-server", stun, NULL);
-    if (loopbackOnly) {
-        GstWebRTCICE *ice = NULL;
-        g_object_get(webrtc, "ice-agent", &ice, NULL);
-        if (ice) {
-            NiceAgent *agent = NULL;
-            if (g_object_class_find_property(G_OBJECT_GET_CLASS(ice), "agent")) g_object_get(ice, "agent", &agent, NULL);
-            if (agent) {
+    /* The ICE agent (libnice): UPnP off always (with it on, libnice's gupnp-igd opened SSDP sockets on port 1900 and
+       a socket on every interface's address, and would ask the router to open a port); host candidates only from
+       `localAddress` when given (libnice otherwise takes every interface and skips loopback ones). */
+    GstWebRTCICE *ice = NULL;
+    g_object_get(webrtc, "ice-agent", &ice, NULL);
+    gboolean restricted = FALSE;
+    if (ice) {
+        NiceAgent *agent = NULL;
+        if (g_object_class_find_property(G_OBJECT_GET_CLASS(ice), "agent")) g_object_get(ice, "agent", &agent, NULL);
+        if (agent) {
+            if (g_object_class_find_property(G_OBJECT_GET_CLASS(agent), "upnp")) g_object_set(agent, "upnp", FALSE, NULL);
+            if (localAddress && *localAddress) {
                 NiceAddress a;
                 nice_address_init(&a);
-                if (nice_address_set_from_string(&a, "127.0.0.1")) nice_agent_add_local_address(agent, &a);
-                g_object_unref(agent);
+                restricted = nice_address_set_from_string(&a, localAddress) && nice_agent_add_local_address(agent, &a);
             }
-            gst_object_unref(ice);
+            g_object_unref(agent);
         }
+        gst_object_unref(ice);
+    }
+    if (localAddress && *localAddress && !restricted) {
+        *error = "cannot restrict the ICE agent to the control server's address";
+        gst_object_unref(tee);
+        gst_object_unref(gst_object_ref_sink(queue));
+        gst_object_unref(gst_object_ref_sink(webrtc));
+        return NULL;
     }
     VfWebRTCPeer *p = g_new0(VfWebRTCPeer, 1);
     p->refs = 1;
@@ -304,10 +325,17 @@ static inline gboolean vf_webrtc_peer_set_answer(VfWebRTCPeer *p, const char *sd
     return TRUE;
 }
 
-/// A remote ICE candidate; 1 added, 0 ignored (off loopback in loopback-only mode, or empty: end of candidates).
-static inline int vf_webrtc_peer_add_candidate(VfWebRTCPeer *p, guint mline, const char *candidate) {
+/// A remote ICE candidate; 1 added, 0 ignored (off loopback in loopback-only mode, or empty: end of candidates),
+/// -1 refused: `mline` is not one of the offer's m-lines (or no offer yet), `*mlines` is then the offer's count;
+/// -2 refused: VF_WEBRTC_REMOTE_CANDIDATE_LIMIT candidates were taken already. On the owner's queue.
+static inline int vf_webrtc_peer_add_candidate(VfWebRTCPeer *p, guint mline, const char *candidate, guint *mlines) {
     if (!candidate || !*candidate) return 0;
+    gint known = g_atomic_int_get(&p->mlines);
+    *mlines = known > 0 ? (guint)known : 0;
+    if (known <= 0 || mline >= (guint)known) return -1;
     if (p->loopbackOnly && !vf_webrtc_candidate_is_loopback(candidate)) return 0;
+    if (p->remote >= VF_WEBRTC_REMOTE_CANDIDATE_LIMIT) return -2;
+    p->remote++;
     g_signal_emit_by_name(p->webrtc, "add-ice-candidate", mline, candidate);
     return 1;
 }

@@ -20,8 +20,10 @@ struct WebRTCRoutes: ControlRoutes {
 
 extension WebRTCServeService: ServesControlRoutes {
     public func controlRoutes(_ context: ControlRouteContext) -> any ControlRoutes {
-        // On loopback ICE uses 127.0.0.1 only (libnice skips loopback interfaces unless told; nothing leaves the machine).
-        server.loopbackOnly.withLock { $0 = context.address.host.hasPrefix("127.") }
+        // ICE gathers on the control server's address only (on loopback nothing leaves the machine; libnice skips
+        // loopback interfaces unless told), on every interface for 0.0.0.0.
+        let host = context.address.host
+        server.iceAddress.withLock { $0 = host == "0.0.0.0" ? nil : host }
         return WebRTCRoutes(server: server)
     }
 }

@@ -7,7 +7,7 @@ import Stages
 /// Messages are JSON text frames. The server sends `{"type":"offer","sdp":...}` (webrtcbin's offer, made when the
 /// peer's branch starts), `{"type":"ice","candidate":...,"sdpMLineIndex":N}` and `{"type":"error","error":...}`; the
 /// browser sends `{"type":"answer","sdp":...}` and its own `ice` messages. A malformed message is answered with an
-/// error naming the field and what was expected; the connection stays. Past `WebRTCServer.peerLimit` peers the
+/// error naming the field and what was expected (`WebRTCClientMessage`); the connection stays. Past `WebRTCServer.peerLimit` peers the
 /// connection gets one error and is closed. When the socket closes the peer's branch is removed.
 ///
 /// Threads: runs on the server's tasks; webrtcbin's threads only yield into the outgoing stream (never block: the
@@ -16,8 +16,6 @@ import Stages
 struct WebRTCSignalling: WSMessageHandler {
     /// Messages waiting for a slow browser at most (an offer and a handful of candidates is what is ever sent).
     static let outgoingLimit = 256
-    /// Largest message taken from the browser (an SDP answer is a few kB).
-    static let incomingLimit = 64 * 1024
 
     let server: WebRTCServer
 
@@ -49,27 +47,19 @@ struct WebRTCSignalling: WSMessageHandler {
         return out
     }
 
-    /// Applies one browser message; returns what was wrong with it, or nil.
+    /// Applies one browser message (decoded by `WebRTCClientMessage`, every value checked); returns what was wrong
+    /// with it, or nil. Problems the peer finds later (an SDP that does not parse, an m-line the offer does not
+    /// have) come back through its `send`.
     static func handle(_ data: Data, peer: WebRTCPeer) -> String? {
-        guard data.count <= incomingLimit else { return "message larger than \(incomingLimit) bytes" }
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
-            return "not a JSON object: expected {\"type\":\"answer\",\"sdp\":...} or {\"type\":\"ice\",...}"
-        }
-        switch object["type"] as? String {
-        case "answer":
-            guard let sdp = object["sdp"] as? String, !sdp.isEmpty else { return "answer without 'sdp': expected the SDP text" }
-            peer.answer(sdp: sdp)
-            return nil
-        case "ice":
-            // `candidate: null` or "" ends the browser's candidates: nothing to do.
-            guard let candidate = object["candidate"] as? String else { return nil }
-            guard let mline = object["sdpMLineIndex"] as? Int, mline >= 0 else {
-                return "ice without 'sdpMLineIndex': expected a non-negative integer"
+        do {
+            switch try WebRTCClientMessage.decode(data) {
+            case .answer(let sdp): peer.answer(sdp: sdp)
+            case .candidate(let candidate, let mline): peer.addCandidate(candidate, mline: mline)
+            case .endOfCandidates: break
             }
-            peer.addCandidate(candidate, mline: mline)
             return nil
-        case let other:
-            return "unknown 'type' \(other.map { "'\(Echo.value($0))'" } ?? "(none)"): expected answer or ice"
+        } catch {
+            return error.message
         }
     }
 

@@ -9,11 +9,22 @@ import Synchronization
 /// payloader for the RTP-Info of PLAY, and re-payloading costs little (no decoding). A shared media is made
 /// again when a client comes after the last one left, and the relay then feeds the new one.
 ///
-/// Threads and locks: the server runs on its own GMainContext on a thread `vf-rtsp` (started by `start()`);
+/// Limits (before authentication): `clientLimit` connections at once, each handled on a thread of its own from the
+/// server's thread pool (so one client's slow or huge request never holds another's), request bodies of
+/// `bodyLimit` bytes at most (413 and closed); a request that does not parse is answered 400 and closed; a
+/// connection with no session `setupSeconds` after it came is shut (so idle connections cannot hold every place).
+///
+/// Threads and locks: the server accepts on its own GMainContext on a thread `vf-rtsp` (started by `start()`);
 /// packets are relayed on the appsink's streaming thread without waiting (the appsrc never blocks: at most
 /// `maxPackets` queued, the oldest dropped); the relay's state is under one C mutex (`VfRtspRelay`), never
 /// held while pushing. `start()`/`stop()` are called by one owner thread; `counts` from any.
 public final class RTSPServer: @unchecked Sendable {
+    /// Client connections at once at most (one thread each); past it a connection is shut at once.
+    public static let clientLimit = Int(VF_RTSP_CLIENT_LIMIT)
+    /// Largest request body taken (bytes).
+    public static let bodyLimit = Int(VF_RTSP_BODY_LIMIT)
+    /// Seconds a connection may stay without a session; then it is shut.
+    public static let setupSeconds = Int(VF_RTSP_SETUP_SECONDS)
     /// The bind address as given, e.g. `127.0.0.1`.
     public let address: String
     /// The TCP port.
@@ -53,8 +64,9 @@ public final class RTSPServer: @unchecked Sendable {
             g_object_unref(UnsafeMutableRawPointer(s))
             throw GStreamerError(.library, "rtspserve: cannot allocate the relay")
         }
+        vf_rtsp_server_limit(s, r)
         if let mounts = gst_rtsp_server_get_mount_points(s) {
-            let factory = vf_rtsp_factory_new(r, guint(max(1, maxPackets)), payload)
+            let factory = vf_rtsp_factory_new(r, guint(clamping: max(1, maxPackets)), payload)
             if let users {
                 vf_rtsp_auth_require(s, factory, users.digest ? 1 : 0)
                 for u in users.list { vf_rtsp_auth_add_user(s, u.user, u.password, users.digest ? 1 : 0) }
@@ -142,6 +154,15 @@ public final class RTSPServer: @unchecked Sendable {
     private static func close(_ source: Listener) {
         g_source_destroy(source.raw)
         g_source_unref(source.raw)
+    }
+
+    /// Connections refused past `clientLimit` so far, and connections shut for having no session `setupSeconds`
+    /// after they came.
+    public var refusedClients: (overLimit: UInt64, idle: UInt64) {
+        var refused: guint64 = 0
+        var idle: guint64 = 0
+        vf_rtsp_relay_refused(relay, &refused, &idle)
+        return (UInt64(refused), UInt64(idle))
     }
 
     /// Packets taken from the appsink, packets a media accepted, medias made so far, and how often the relay's

@@ -30,6 +30,8 @@ public enum WebRTCSignal: Sendable, Equatable {
 public final class WebRTCServer: @unchecked Sendable {
     /// Peers at once at most (each one costs a DTLS/SRTP session and a branch).
     public static let peerLimit = 8
+    /// Remote ICE candidates taken from one browser at most (past it each is answered with an error signal).
+    public static let remoteCandidateLimit = Int(VF_WEBRTC_REMOTE_CANDIDATE_LIMIT)
     /// The codec the server encodes to (once, for every peer).
     public enum Codec: String, Sendable, CaseIterable {
         /// VP8 (vp8enc): every WebRTC browser decodes it; the default.
@@ -77,8 +79,10 @@ public final class WebRTCServer: @unchecked Sendable {
     private let table = Mutex<(peers: [Int: WebRTCPeer], next: Int, started: Bool, stopped: Bool)>(([:], 0, false, false))
     /// A STUN server (`stun://host:port`) for the peers, nil for none (the default: loopback and LAN need none).
     public let stunServer: String?
-    /// ICE on 127.0.0.1 only (set before `start()` when the control server listens on loopback).
-    public let loopbackOnly: Mutex<Bool> = Mutex(true)
+    /// The local address ICE gathers host candidates on, the control server's (set before `start()`); nil for
+    /// every interface (the control server on 0.0.0.0). A 127.x address also ignores remote candidates off
+    /// loopback. UPnP is always off.
+    public let iceAddress: Mutex<String?> = Mutex("127.0.0.1")
     /// Called with the server pipeline's errors (from its queue).
     public let onError: Mutex<(@Sendable (String) -> Void)?> = Mutex(nil)
 
@@ -165,7 +169,8 @@ public final class WebRTCServer: @unchecked Sendable {
     public func addPeer(send: @escaping @Sendable (WebRTCSignal) -> Void, onClose: @escaping @Sendable () -> Void = {}) throws(Refusal)
         -> WebRTCPeer
     {
-        let loopback = loopbackOnly.withLock { $0 }
+        let address = iceAddress.withLock { $0 }
+        let loopback = address?.hasPrefix("127.") ?? false
         let (peer, count): (WebRTCPeer?, Int) = table.withLock { t in
             guard t.started, !t.stopped else { return (nil, -1) }
             guard t.peers.count < Self.peerLimit else { return (nil, t.peers.count) }
@@ -179,7 +184,7 @@ public final class WebRTCServer: @unchecked Sendable {
             throw Refusal(
                 message: "webrtcserve: at most \(Self.peerLimit) viewers at once (\(count) connected): close another viewer first")
         }
-        vf_webrtc_relay_set_active(relay, Int32(count))
+        vf_webrtc_relay_set_active(relay, Int32(clamping: count))
         let pipeline = self.pipeline
         let stun = stunServer
         let codec = self.codec
@@ -188,7 +193,7 @@ public final class WebRTCServer: @unchecked Sendable {
             if table.withLock({ $0.stopped }) { return "the stream ended" }
             var problem: UnsafePointer<CChar>?
             let box = Unmanaged.passRetained(SignalBox(send)).toOpaque()
-            let raw = vf_webrtc_peer_new(pipeline.raw, codec.rtpCaps, stun, loopback ? 1 : 0, 256, webRTCSend, webRTCRelease, box, &problem)
+            let raw = vf_webrtc_peer_new(pipeline.raw, codec.rtpCaps, stun, address, loopback ? 1 : 0, 256, webRTCSend, webRTCRelease, box, &problem)
             guard let raw else {
                 Unmanaged<SignalBox>.fromOpaque(box).release()
                 return problem.map { String(cString: $0) } ?? "cannot add a peer"
@@ -207,7 +212,7 @@ public final class WebRTCServer: @unchecked Sendable {
     func remove(_ peer: WebRTCPeer) {
         let left: Int? = table.withLock { t in t.peers.removeValue(forKey: peer.id) == nil ? nil : t.peers.count }
         guard let left else { return }
-        vf_webrtc_relay_set_active(relay, Int32(left))
+        vf_webrtc_relay_set_active(relay, Int32(clamping: left))
         queue.async { peer.detach() }
     }
 
@@ -255,11 +260,23 @@ public final class WebRTCPeer: @unchecked Sendable {
     }
 
     /// A browser ICE candidate (`candidate:...` line) for m-line `mline`; off-loopback candidates are ignored in
-    /// loopback-only mode, an empty one (end of candidates) too.
-    public func addCandidate(_ candidate: String, mline: Int) {
+    /// loopback-only mode, an empty one (end of candidates) too. An m-line the offer does not have (or a candidate
+    /// before the offer), and candidates past `WebRTCServer.remoteCandidateLimit`, are answered with an error signal
+    /// and go no further.
+    public func addCandidate(_ candidate: String, mline: UInt32) {
         server?.perform { [self] in
             guard let r = raw else { return }
-            _ = vf_webrtc_peer_add_candidate(r, guint(max(0, mline)), candidate)
+            var mlines: guint = 0
+            switch vf_webrtc_peer_add_candidate(r, guint(mline), candidate, &mlines) {
+            case -1:
+                send(.error(mlines == 0
+                    ? "ice: a candidate before the offer: expected candidates for the offer's m-lines after it"
+                    : "ice 'sdpMLineIndex' \(mline): expected 0...\(mlines - 1) (the offer's m-lines)"))
+            case -2:
+                send(.error("ice: more than \(WebRTCServer.remoteCandidateLimit) candidates from this browser: expected a handful"))
+            default:
+                break
+            }
         }
     }
 

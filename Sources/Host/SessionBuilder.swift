@@ -50,7 +50,7 @@ struct SessionBuilder {
     func parse(_ description: String, elements: [ServiceElementSpec]) throws(HostError) -> (ParsedDescription, [ClaimedElement]) {
         var parsed: ParsedDescription
         do { parsed = try ParsedDescription.parse(description) } catch { throw HostError(.usage, error.message) }
-        if let settings = options.settings { parsed = try settings.applied(to: parsed) }
+        if let settings = options.settings { parsed = try settings.applied(to: parsed, elements: elements) }
         do { parsed = try parsed.applying(overrides: options.overrides) } catch { throw HostError(.usage, error.message) }
         let (rewritten, claims) = try ServiceClaims.extract(from: parsed, specs: elements)
         try Preflight.checkFactories(rewritten)

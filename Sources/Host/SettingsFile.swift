@@ -209,19 +209,23 @@ public struct SettingsFile: Sendable, Equatable {
 
     /// `parsed` with the stage settings applied as `--set`-style overrides. Every stage named must be a
     /// stage of the description, every property one of its stage's, every value valid for it.
-    func applied(to parsed: ParsedDescription) throws(HostError) -> ParsedDescription {
+    func applied(to parsed: ParsedDescription, elements: [ServiceElementSpec] = []) throws(HostError) -> ParsedDescription {
         guard !stages.isEmpty else { return parsed }
-        let present = parsed.namedElements().filter { StageRegistry.type(of: $0.factory) != nil }
+        // Stages, and the elements services provide (`rtspserve`'s `auth-file`: credentials kept out of the
+        // description and the command line), by name.
+        func specs(of factory: String) -> [PropertySpec]? {
+            StageRegistry.type(of: factory)?.descriptor.properties ?? elements.first(where: { $0.factory == factory })?.properties
+        }
+        let present = parsed.namedElements().filter { specs(of: $0.factory) != nil }
         var overrides: [String] = []
         for (name, properties) in stages.sorted(by: { $0.key < $1.key }) {
-            guard let element = present.first(where: { $0.name == name }), let type = StageRegistry.type(of: element.factory) else {
+            guard let element = present.first(where: { $0.name == name }), let specs = specs(of: element.factory) else {
                 let names = present.map(\.name).joined(separator: ", ")
                 throw HostError(
                     .usage,
                     "settings \(path): stage '\(Echo.value(name))' is not in the description: its stages are \(names.isEmpty ? "none" : names)"
                 )
             }
-            let specs = type.descriptor.properties
             for (property, value) in properties.sorted(by: { $0.key < $1.key }) {
                 guard let spec = specs.first(where: { $0.name == property }) else {
                     throw HostError(

@@ -60,6 +60,28 @@ import Testing
         #expect(
             try Self.next("error", from: ws, seen: &seen)?["error"] as? String
                 == "ice without 'sdpMLineIndex': expected a non-negative integer")
+        // An index beyond UInt32 crashed the process (exit 132, a trapping conversion); now it is refused by the
+        // decoder, and one the offer does not have by the peer. The process goes on serving.
+        try ws.send("{\"type\":\"ice\",\"candidate\":\"candidate:1 1 UDP 1 127.0.0.1 9 typ host\",\"sdpMLineIndex\":4294967296}")
+        #expect(
+            try Self.next("error", from: ws, seen: &seen)?["error"] as? String
+                == "ice 'sdpMLineIndex' 4294967296: expected an integer in 0...4294967295")
+        try ws.send(json: ["type": "ice", "candidate": "candidate:1 1 UDP 1 127.0.0.1 9 typ host", "sdpMLineIndex": 3])
+        #expect(
+            try Self.next("error", from: ws, seen: &seen)?["error"] as? String == "ice 'sdpMLineIndex' 3: expected 0...0 (the offer's m-lines)")
+        try ws.send(json: ["type": "answer", "sdp": String(repeating: "v", count: 40_000)])
+        #expect(try Self.next("error", from: ws, seen: &seen)?["error"] as? String == "answer 'sdp' has 40000 bytes: expected at most 32768")
+        // At most 64 remote candidates a browser: the 65th is refused (off-loopback ones are ignored and not counted).
+        for i in 0..<10 { try ws.send(json: ["type": "ice", "candidate": "candidate:\(i) 1 UDP 1 192.0.2.9 \(i + 1) typ host", "sdpMLineIndex": 0]) }
+        for i in 0..<64 { try ws.send(json: ["type": "ice", "candidate": "candidate:\(i) 1 UDP 1 127.0.0.1 \(i + 1) typ host", "sdpMLineIndex": 0]) }
+        try ws.send(json: ["type": "hello"])
+        #expect(try Self.next("error", from: ws, seen: &seen)?["error"] as? String == "unknown 'type' 'hello': expected answer or ice")
+        try ws.send(json: ["type": "ice", "candidate": "candidate:64 1 UDP 1 127.0.0.1 65 typ host", "sdpMLineIndex": 0])
+        #expect(
+            try Self.next("error", from: ws, seen: &seen)?["error"] as? String
+                == "ice: more than 64 candidates from this browser: expected a handful")
+        #expect(vf.process.isRunning)
+        #expect(try ControlTools.curl("GET", vf.base + "/api/state").status == 200)
         kill(vf.process.processIdentifier, SIGINT)
         #expect(vf.finish(timeout: 15) == 0, "\(vf.stderr)")
     }
@@ -193,6 +215,70 @@ import Testing
         // what it cannot take; measured 50-100 %), hence the loose bound. WebRTCPageTests compares a browser's decoded
         // frames with and without a stuck peer.
         #expect(encoded >= given / 2, "the encoder stalled: \(encoded) of \(given)")
+        kill(vf.process.processIdentifier, SIGINT)
+        #expect(vf.finish(timeout: 15) == 0, "\(vf.stderr)")
+    }
+
+    /// The sockets process `pid` holds: protocol, local address and port, read from /proc/PID/fd (the socket
+    /// inodes) and /proc/PID/net/{udp,udp6,tcp,tcp6} (every socket of its network namespace).
+    static func sockets(of pid: Int32) -> [(proto: String, address: String, port: Int)] {
+        let fdDir = "/proc/\(pid)/fd"
+        let inodes = Set(((try? FileManager.default.contentsOfDirectory(atPath: fdDir)) ?? []).compactMap { fd -> String? in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: fdDir + "/" + fd),
+                target.hasPrefix("socket:[")
+            else { return nil }
+            return String(target.dropFirst(8).dropLast())
+        })
+        var found: [(String, String, Int)] = []
+        for proto in ["udp", "udp6", "tcp", "tcp6"] {
+            let table = (try? String(contentsOfFile: "/proc/\(pid)/net/\(proto)", encoding: .utf8)) ?? ""
+            for line in table.split(separator: "\n").dropFirst() {
+                let f = line.split(separator: " ")
+                guard f.count > 9, inodes.contains(String(f[9])) else { continue }
+                let local = f[1].split(separator: ":")
+                guard local.count == 2, let port = Int(local[1], radix: 16) else { continue }
+                found.append((proto, Self.address(hex: String(local[0])), port))
+            }
+        }
+        return found
+    }
+
+    /// /proc/net's little-endian hex address as text: "0100007F" is 127.0.0.1; IPv6 "::" and "::1" by name.
+    static func address(hex: String) -> String {
+        if hex.count == 8, let v = UInt32(hex, radix: 16) {
+            return [v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff, v >> 24].map { String($0) }.joined(separator: ".")
+        }
+        switch hex {
+        case String(repeating: "0", count: 32): return "::"
+        case "00000000000000000000000001000000": return "::1"
+        default: return "ipv6:" + hex
+        }
+    }
+
+    /// With `--http` on loopback the ICE agent gathers on 127.0.0.1 only and UPnP stays off: once a peer has its
+    /// offer and candidates, every UDP socket of the process is bound to 127.0.0.1 (there are some: the agent's),
+    /// none is on port 1900 (SSDP), and every TCP socket is on loopback too (the HTTP server and ICE-TCP).
+    /// Before, the process held sockets on the machine's external address and SSDP's after the first peer.
+    @Test func iceStaysOnTheLoopbackAddressItWasGiven() throws {
+        let vf = try ControlTools.launch(Self.live + " ! webrtcserve")
+        defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
+        let ws = try WebSocketClient(port: vf.port, path: "/api/webrtc")
+        var seen: [[String: Any]] = []
+        #expect(try Self.next("offer", from: ws, seen: &seen) != nil)
+        #expect(try Self.next("ice", from: ws, seen: &seen) != nil)
+        // Gathering (and UPnP discovery, when it was on) goes on after the first candidate.
+        usleep(2_000_000)
+        let sockets = Self.sockets(of: vf.process.processIdentifier)
+        let udp = sockets.filter { $0.proto.hasPrefix("udp") }
+        print("webrtc peer on loopback: the process's sockets \(sockets.map { "\($0.proto) \($0.address):\($0.port)" })")
+        #expect(!udp.isEmpty, "no UDP socket: is the ICE agent there? \(sockets)")
+        #expect(udp.allSatisfy { $0.address == "127.0.0.1" }, "UDP sockets off loopback: \(udp)")
+        #expect(!sockets.contains { $0.port == 1900 }, "SSDP (UPnP) socket: \(sockets)")
+        let tcp = sockets.filter { $0.proto.hasPrefix("tcp") }
+        #expect(tcp.allSatisfy { $0.address == "127.0.0.1" || $0.address == "::1" }, "TCP sockets off loopback: \(tcp)")
+        // Every candidate sent to the page is 127.0.0.1 as well.
+        let lines = seen.compactMap { $0["type"] as? String == "ice" ? $0["candidate"] as? String : nil }
+        #expect(lines.allSatisfy { $0.split(separator: " ").count > 4 && $0.split(separator: " ")[4] == "127.0.0.1" }, "\(lines)")
         kill(vf.process.processIdentifier, SIGINT)
         #expect(vf.finish(timeout: 15) == 0, "\(vf.stderr)")
     }

@@ -102,4 +102,27 @@ import Testing
         #expect(inbox.offer?.contains("H264/90000") == true, "\(inbox.offer ?? "")")
         #expect(Self.waitFor(5) { server.counts.encoded >= 15 }, "\(server.counts)")
     }
+
+    /// ICE gathers on the address it was given only (the control server's): 127.0.0.2 here, so every candidate is
+    /// 127.0.0.2 and none is 127.0.0.1 or another interface's. (A non-loopback address works the same way, but
+    /// tests only use loopback.) An address the agent cannot take refuses the peer instead of gathering everywhere.
+    @Test func gathersOnTheGivenAddressOnly() throws {
+        let p = try Self.feed()
+        let server = try WebRTCServer(feed: try #require(p.appSink(named: "s")))
+        server.iceAddress.withLock { $0 = "127.0.0.2" }
+        server.start()
+        p.setState(.playing)
+        defer {
+            server.stop()
+            p.setState(.null)
+        }
+        let inbox = Inbox()
+        let peer = try server.addPeer(send: { s in inbox.signals.withLock { $0.append(s) } })
+        #expect(Self.waitFor(5) { inbox.offer != nil && !inbox.candidates.isEmpty })
+        usleep(500_000)
+        #expect(inbox.candidates.allSatisfy { $0.split(separator: " ").count > 4 && $0.split(separator: " ")[4] == "127.0.0.2" }, "\(inbox.candidates)")
+        peer.close()
+        server.iceAddress.withLock { $0 = "not an address" }
+        #expect(throws: WebRTCServer.Refusal.self) { _ = try server.addPeer(send: { _ in }) }
+    }
 }

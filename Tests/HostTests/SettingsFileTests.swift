@@ -1,6 +1,7 @@
 import Foundation
 import Stages
 import Testing
+import TestSupport
 
 @testable import Host
 
@@ -133,6 +134,26 @@ import Testing
             refusal(["ringlight0": ["opacity": .int(500)]])
                 == HostError(.usage, "settings c.json: ringlight0: bad value '500' for property 'opacity': expected integer 10 - 100"))
         #expect(refusal(["compose0": ["rule": .string("golden")]]) == nil)
+    }
+
+    /// The host's own description elements take settings too: `rtspserve`'s credentials file (and its method) from
+    /// the settings file, so neither the description nor the command line carries them; a bad value is refused as a
+    /// stage's is, naming the file.
+    @Test func rtspserveCredentialsComeFromTheSettingsFile() throws {
+        let dir = Self.directory()
+        let users = "\(dir)/users"
+        try Data("alice:secret-one\n".utf8).write(to: URL(fileURLWithPath: users))
+        chmod(users, 0o600)
+        var o = SessionOptions()
+        o.settings = SettingsFile(path: "c.json", stages: ["rtspserve0": ["auth-file": .string(users), "auth": .string("basic")]])
+        let session = try Session(description: "videotestsrc ! x264enc ! rtph264pay ! rtspserve port=\(Tools.freePort())", options: o)
+        defer { session.close() }
+        let serve = try #require(session.services(RTSPServeService.self).first).serve
+        #expect(serve.credentials?.file == users)
+        #expect(serve.credentials?.method == .basic)
+        #expect(serve.credentials?.users.map(\.user) == ["alice"])
+        o.settings = SettingsFile(path: "c.json", stages: ["rtspserve0": ["auth": .string("ntlm")]])
+        #expect(throws: HostError.self) { _ = try Session(description: "videotestsrc ! x264enc ! rtph264pay ! rtspserve", options: o) }
     }
 
     @Test func recordKeepsTheOtherKeysAndSaveWritesThemAtomically() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -355,4 +356,208 @@ import Testing
         #expect(r.err.contains("rtspserve: cannot listen on 127.0.0.1:\(port)"), "\(r.err)")
         #expect(!r.err.contains("rtsp: rtsp://"))
     }
+
+    // MARK: limits (issue 24 item 5)
+
+    /// A player that counts what it receives: rtspsrc over TCP, depayloaded to H.264 access units (one a frame),
+    /// each printed by fakesink (`last-message`), so the count on stdout is the frames received so far.
+    static func player(_ url: String) throws -> (Process, URL, URL) {
+        try Tools.start(
+            "/usr/bin/gst-launch-1.0",
+            ["-v", "rtspsrc", "location=\(url)", "protocols=tcp", "latency=100", "!", "rtph264depay", "!", "fakesink", "silent=false"])
+    }
+
+    /// Frames a `player` has received so far.
+    static func frames(_ out: URL) -> Int {
+        ((try? String(contentsOf: out, encoding: .utf8)) ?? "").components(separatedBy: "fakesink0: last-message = chain").count - 1
+    }
+
+    /// An OPTIONS request whose header is `bytes` long: 1 kB header lines (GstRTSPConnection cuts a line at 4 kB).
+    static func hugeRequest(port: Int, bytes: Int) -> Data {
+        var text = "OPTIONS rtsp://127.0.0.1:\(port)/live RTSP/1.0\r\nCSeq: 1\r\n"
+        let pad = String(repeating: "a", count: 1000)
+        var i = 0
+        while text.utf8.count < bytes {
+            text += "X-Pad-\(i): \(pad)\r\n"
+            i += 1
+        }
+        return Data((text + "\r\n").utf8)
+    }
+
+    /// Twenty clients each send one request with a 1 MB header and leave, while a player plays and a second one
+    /// joins: the first keeps receiving frames in every 2 s window, the second gets its first frame within 10 s.
+    /// Before the server had a thread per client, every connection was read on gst-rtsp-server's one client
+    /// thread, a byte per read call (about 1.1 s a request): the new player waited about 29 s.
+    @Test func hugeRequestsStallNoPlayer() throws {
+        let port = Self.freePort()
+        let url = "rtsp://127.0.0.1:\(port)/live"
+        let (p, o, e) = try Tools.start(Tools.viewfinder, ["launch", Self.served(port: port)])
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        #expect(Self.waitFor("rtsp: \(url)\n", in: e, process: p), "no URL printed")
+        let (a, ao, _) = try Self.player(url)
+        defer { if a.isRunning { kill(a.processIdentifier, SIGKILL) } }
+        let ready = Date().addingTimeInterval(30)
+        while Date() < ready, Self.frames(ao) < 30 { usleep(100_000) }
+        #expect(Self.frames(ao) >= 30, "the first player got no frames before the attack")
+
+        let request = Self.hugeRequest(port: port, bytes: 1 << 20)
+        let attackers = DispatchGroup()
+        let sent = Mutex(0)
+        let t0 = Date()
+        for _ in 0..<20 {
+            DispatchQueue.global().async(group: attackers) {
+                guard let c = RawClient(port: port) else { return }
+                if c.send(request) { sent.withLock { $0 += 1 } }
+                c.close()
+            }
+        }
+        let sentAt = Mutex<Double?>(nil)
+        attackers.notify(queue: .global()) { sentAt.withLock { $0 = Date().timeIntervalSince(t0) } }
+        usleep(300_000)
+        let (b, bo, _) = try Self.player(url)
+        defer { if b.isRunning { kill(b.processIdentifier, SIGKILL) } }
+        let bStarted = Date()
+        var firstFrame: Double?
+        var windows: [Int] = []
+        var last = Self.frames(ao)
+        var windowEnd = t0.addingTimeInterval(2)
+        // 10 s of 2 s windows for the first player; up to 40 s for the second one's first frame.
+        while Date().timeIntervalSince(t0) < 40, windows.count < 5 || firstFrame == nil {
+            usleep(100_000)
+            if firstFrame == nil, Self.frames(bo) > 0 { firstFrame = Date().timeIntervalSince(bStarted) }
+            if Date() >= windowEnd, windows.count < 5 {
+                let now = Self.frames(ao)
+                windows.append(now - last)
+                last = now
+                windowEnd = windowEnd.addingTimeInterval(2)
+            }
+        }
+        _ = attackers.wait(timeout: .now() + 60)
+        usleep(100_000)
+        let attack = sentAt.withLock { $0 }.map { String(format: "%.1f", $0) } ?? "?"
+        let first = firstFrame.map { String(format: "%.1f s", $0) } ?? "none in 40 s"
+        print("RTSPServeCommandTests: 20 requests with a 1 MB header (\(sent.withLock { $0 }) sent whole and closed, the last after \(attack) s): the playing player got \(windows) frames in 2 s windows; a new player's first frame after \(first)")
+        #expect(sent.withLock { $0 } == 20, "the server did not read every request")
+        // The reading now runs on twenty threads at once: on this shared 2-core machine the player's own threads may
+        // wait for the CPU (measured once: 1 frame in one window, 74 in the next), but its count rises in every
+        // window and a third of the 300 frames of 10 s arrive within them.
+        #expect(windows.count == 5 && windows.allSatisfy { $0 > 0 } && windows.reduce(0, +) >= 100, "frames in 2 s windows during the attack: \(windows)")
+        #expect((firstFrame ?? 99) < 10, "the new player's first frame: \(first)")
+        kill(a.processIdentifier, SIGKILL)
+        kill(b.processIdentifier, SIGKILL)
+        kill(p.processIdentifier, SIGINT)
+        let r = Tools.finish(p, o, e, timeout: 25)
+        #expect(!r.hung && r.code == 0, "exit \(r.code): \(r.err)")
+    }
+
+    /// A request that does not parse is answered 400 and the connection closed; a body over 16 kB is answered 413
+    /// and closed; past 64 connections at once the next one is closed unread; connections that set up no session
+    /// are shut 10 s after they came, and a player gets in then.
+    @Test func garbageOversizedAndExtraConnectionsAreDropped() throws {
+        let port = Self.freePort()
+        let url = "rtsp://127.0.0.1:\(port)/live"
+        let (p, o, e) = try Tools.start(Tools.viewfinder, ["launch", Self.served(port: port)])
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        #expect(Self.waitFor("rtsp: \(url)\n", in: e, process: p), "no URL printed")
+
+        let garbage = try #require(RawClient(port: port))
+        #expect(garbage.send(Data("\u{01}\u{02} not rtsp at all\r\n\r\n".utf8)))
+        let g = garbage.readToEnd(timeout: 10)
+        #expect(g.closed, "the server kept a connection that sent garbage")
+        #expect(String(decoding: g.data, as: UTF8.self).hasPrefix("RTSP/1.0 400 Bad Request"), "\(String(decoding: g.data, as: UTF8.self))")
+        garbage.close()
+
+        let big = try #require(RawClient(port: port))
+        #expect(big.send(Data("SET_PARAMETER \(url) RTSP/1.0\r\nCSeq: 2\r\nContent-Length: 16385\r\n\r\n".utf8)))
+        let b = big.readToEnd(timeout: 10)
+        #expect(b.closed, "the server kept a connection announcing an oversized body")
+        #expect(String(decoding: b.data, as: UTF8.self).hasPrefix("RTSP/1.0 413 Request Entity Too Large"), "\(String(decoding: b.data, as: UTF8.self))")
+        big.close()
+
+        // A body within the limit is read and answered (the connection stays).
+        let ok = try #require(RawClient(port: port))
+        let body = String(repeating: "x", count: 16384)
+        #expect(ok.send(Data("GET_PARAMETER \(url) RTSP/1.0\r\nCSeq: 3\r\nContent-Length: 16384\r\n\r\n\(body)".utf8)))
+        let answer = ok.readToEnd(timeout: 3)
+        #expect(!answer.closed && String(decoding: answer.data, as: UTF8.self).hasPrefix("RTSP/1.0 "), "\(String(decoding: answer.data, as: UTF8.self))")
+        ok.close()
+
+        var idle: [RawClient] = []
+        for _ in 0..<64 { if let c = RawClient(port: port) { idle.append(c) } }
+        #expect(idle.count == 64)
+        usleep(500_000)
+        let extra = try #require(RawClient(port: port))
+        let x = extra.readToEnd(timeout: 10)
+        #expect(x.closed && x.data.isEmpty, "connection 65 was not closed at once")
+        extra.close()
+        // Connections that set up no session are shut 10 s after they came: the places are free again.
+        let shut = idle.filter { $0.readToEnd(timeout: 15).closed }.count
+        #expect(shut == 64, "\(64 - shut) idle connections were not shut")
+        for c in idle { c.close() }
+        usleep(200_000)
+        let (player, po, _) = try Self.player(url)
+        defer { if player.isRunning { kill(player.processIdentifier, SIGKILL) } }
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline, Self.frames(po) < 10 { usleep(100_000) }
+        #expect(Self.frames(po) >= 10, "a player got no frames once the idle connections were gone")
+        kill(player.processIdentifier, SIGKILL)
+        kill(p.processIdentifier, SIGINT)
+        let r = Tools.finish(p, o, e, timeout: 25)
+        #expect(!r.hung && r.code == 0, "exit \(r.code): \(r.err)")
+        #expect(r.err.contains("shared media (connections refused, over 64 at once: 1; connections shut, no session after 10 s: "), "\(r.err)")
+    }
+}
+
+/// A raw TCP connection to 127.0.0.1:`port`: the test's own client for requests no RTSP client would send.
+final class RawClient: @unchecked Sendable {
+    let fd: Int32
+
+    init?(port: Int) {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_addr.s_addr = inet_addr("127.0.0.1")
+        a.sin_port = UInt16(port).bigEndian
+        let r = withUnsafePointer(to: &a) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard r == 0 else {
+            Glibc.close(fd)
+            return nil
+        }
+        var t = timeval(tv_sec: 60, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &t, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Writes all of `data`; false when the server closed or the 60 s send timeout ran out first.
+    func send(_ data: Data) -> Bool {
+        data.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return true }
+            var off = 0
+            while off < raw.count {
+                let n = Glibc.send(fd, base + off, raw.count - off, Int32(MSG_NOSIGNAL))
+                if n <= 0 { return false }
+                off += n
+            }
+            return true
+        }
+    }
+
+    /// Reads until the server closes or `timeout` s pass with nothing more: what came, and whether it closed.
+    func readToEnd(timeout: Double) -> (data: Data, closed: Bool) {
+        var out = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, 100) > 0 else { continue }
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { return (out, true) }
+            out.append(contentsOf: buffer[0..<n])
+        }
+        return (out, false)
+    }
+
+    func close() { Glibc.close(fd) }
 }

@@ -47,7 +47,12 @@ public final class RTSPServeService: SessionService {
     public var reportLines: [String] {
         let c = server.counts
         let retimed = c.retimed > 0 ? " (timing started again \(c.retimed) times: the stream's time jumped)" : ""
-        return ["rtsp: \(server.url): \(c.received) packets, \(c.forwarded) sent into \(c.medias) shared media\(retimed)"]
+        let refused = server.refusedClients
+        var limits: [String] = []
+        if refused.overLimit > 0 { limits.append("connections refused, over \(RTSPServer.clientLimit) at once: \(refused.overLimit)") }
+        if refused.idle > 0 { limits.append("connections shut, no session after \(RTSPServer.setupSeconds) s: \(refused.idle)") }
+        let limit = limits.isEmpty ? "" : " (" + limits.joined(separator: "; ") + ")"
+        return ["rtsp: \(server.url): \(c.received) packets, \(c.forwarded) sent into \(c.medias) shared media\(retimed)\(limit)"]
     }
 }
 

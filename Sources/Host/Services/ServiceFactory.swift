@@ -88,7 +88,7 @@ public enum ServiceRegistry {
     public static var builtIn: [any ServiceFactory] {
         [
             RTSPServeFactory(), HLSOutputsFactory(), WebRTCServeFactory(), PreviewFactory(), SourceRecoveryFactory(),
-            PhotoBranchFactory(), StopDeadlineFactory(), SRTExposureFactory(),
+            PhotoBranchFactory(), OutputRetryFactory(), StopDeadlineFactory(), SRTExposureFactory(),
         ]
     }
 }
