@@ -136,6 +136,11 @@ import Testing
             let close = try ws.closeFrame()
             #expect(close?.code == 1002, "\(what): \(String(describing: close))")
         }
+        // A frame over the 64 KiB limit: 1009 (message too big).
+        let big = try WebSocketClient(port: vf.port, path: "/api/webrtc")
+        try big.send(raw: WebSocketClient.textFrame(String(repeating: "x", count: 70_000)))
+        let tooBig = try big.closeFrame()
+        #expect(tooBig?.code == 1009, "\(String(describing: tooBig))")
         // A well-formed frame on a new connection is still answered (an error naming what was expected).
         let ws = try WebSocketClient(port: vf.port, path: "/api/webrtc")
         try ws.send(raw: WebSocketClient.textFrame("{\"type\":\"hello\"}"))
