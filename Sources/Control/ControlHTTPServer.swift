@@ -32,9 +32,9 @@ public struct ControlLimits: Sendable {
     /// Seconds one write of a stream (events, preview) may wait for a client that does not read before the
     /// connection is closed (the client's slot is freed).
     public var streamStall = 10.0
-    /// The socket send buffer of stream connections (bytes): small, so a client that stops reading is noticed
-    /// after this much, not after megabytes.
-    public var streamSendBuffer = 64 * 1024
+    /// The socket send buffer of stream connections (bytes; the kernel doubles it): small, so a client that stops
+    /// reading is noticed after this much, not after megabytes (32 KB at 50 ms round trip still carries 640 KB/s).
+    public var streamSendBuffer = 16 * 1024
     /// Largest WebSocket message and frame from a client.
     public var webSocketMessage = 64 * 1024
 
@@ -195,6 +195,7 @@ struct Responder: Sendable {
         try? await channel.setOption(ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(limits.streamSendBuffer))
         try? await channel.setOption(
             ChannelOptions.writeBufferWaterMark, value: .init(low: limits.streamSendBuffer / 4, high: limits.streamSendBuffer / 2))
+        // (NIO's own buffer: the writer waits once 8 KB are queued above the socket's.)
         let writing = Mutex<ContinuousClock.Instant?>(nil)
         let stall = Duration.seconds(limits.streamStall)
         let watchdog = Task {
