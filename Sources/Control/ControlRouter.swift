@@ -1,4 +1,3 @@
-import FlyingFox
 import Foundation
 import GStreamerKit
 import Host
@@ -12,9 +11,9 @@ import Stages
 /// signalling, the HLS outputs...), asked in order; paths of services the session lacks get `AbsentRoutes`' 404.
 /// Errors are JSON: `{"error": "...", "field": "..."}` (field when one is to blame). Threads: runs on the server's tasks; it reaches the session only through its
 /// thread-safe accessors (`update`, `requestStop`, `liveReport`, ...), never the video threads.
-struct ControlRouter: HTTPHandler {
-    /// Largest request body read (larger: 413).
-    static let bodyLimit = 64 * 1024
+struct ControlRouter: Sendable {
+    /// Largest request body read (larger: 413, and the connection is closed: `ControlHTTPServer`).
+    static let bodyLimit = ControlLimits.standard.body
 
     let session: Session
     let hub: EventHub
@@ -28,10 +27,10 @@ struct ControlRouter: HTTPHandler {
     /// Fires the manual shutter (as SIGUSR1 does).
     let fire: @Sendable () -> Void
 
-    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let cookieToken = Self.cookie("viewfinder-token", in: request.headers[HTTPHeader("Cookie")] ?? "")
+    func handle(_ request: ControlRequest) async -> ControlResponse {
+        let cookieToken = Self.cookie("viewfinder-token", in: request.headers["Cookie"] ?? "")
         if let token = address.token {
-            let given = request.headers[HTTPHeader("Authorization")] ?? ""
+            let given = request.headers["Authorization"] ?? ""
             // A browser cannot add the header to <img>/EventSource requests: the page's own cookie (set by
             // `/?token=T`, SameSite=Strict) or that first `?token=` counts too.
             let fromQuery = request.path == "/" ? request.query["token"] : nil
@@ -40,22 +39,22 @@ struct ControlRouter: HTTPHandler {
             else {
                 return Self.error(
                     .unauthorized, "missing or wrong 'Authorization: Bearer TOKEN' header",
-                    headers: [HTTPHeader("WWW-Authenticate"): "Bearer"])
+                    headers: ["WWW-Authenticate": "Bearer"])
             }
-        } else if let host = request.headers[HTTPHeader("Host")], !hosts.contains(host) {
+        } else if let host = request.headers["Host"], !hosts.contains(host) {
             // Without a token only this machine's names are answered: a page on another name resolving here
             // (DNS rebinding) gets nothing.
             return Self.error(.forbidden, "host '\(Echo.value(host))' refused: expected \(hosts.sorted().joined(separator: " or "))", field: "Host")
         }
-        if let o = request.headers[HTTPHeader("Origin")], !origins.contains(o),
-            !(address.token != nil && request.headers[HTTPHeader("Host")].map({ "http://\($0)" }) == o)
+        if let o = request.headers["Origin"], !origins.contains(o),
+            !(address.token != nil && request.headers["Host"].map({ "http://\($0)" }) == o)
         {
             return Self.error(.forbidden, "origin '\(o)' refused: expected none or \(origins.sorted().joined(separator: " or "))", field: "Origin")
         }
         let path = request.path
         let method = request.method
-        func only(_ allowed: HTTPMethod, _ answer: () async -> HTTPResponse) async -> HTTPResponse {
-            guard method == allowed else { return Self.only(allowed, request) { HTTPResponse(statusCode: .ok) } }
+        func only(_ allowed: ControlMethod, _ answer: () async -> ControlResponse) async -> ControlResponse {
+            guard method == allowed else { return Self.only(allowed, request) { ControlResponse(statusCode: .ok) } }
             return await answer()
         }
         switch path {
@@ -68,7 +67,7 @@ struct ControlRouter: HTTPHandler {
             return await only(.GET) {
                 var page = Self.page(.html, origins: origins)
                 if let token = address.token, let t = request.query["token"], Self.same(t, token) {
-                    page.headers[HTTPHeader("Set-Cookie")] = "viewfinder-token=\(token); Path=/; HttpOnly; SameSite=Strict"
+                    page.headers["Set-Cookie"] = "viewfinder-token=\(token); Path=/; HttpOnly; SameSite=Strict"
                 }
                 return page
             }
@@ -90,7 +89,7 @@ struct ControlRouter: HTTPHandler {
 
     /// Every stage with every property: type, range, default, current value, live-changeable. `value` and
     /// `default` are typed JSON (`PropertyJSON`): numbers for int and double, booleans for bool, else strings.
-    func stages() -> HTTPResponse {
+    func stages() -> ControlResponse {
         var list: [[String: Any]] = []
         for (name, kind) in session.stageInstances {
             let specs = StageRegistry.type(of: kind)?.descriptor.properties ?? []
@@ -117,7 +116,7 @@ struct ControlRouter: HTTPHandler {
     }
 
     /// Validates every field first; applies only when all are good (`PropertyPatch`).
-    func patch(_ name: String, _ request: HTTPRequest) async -> HTTPResponse {
+    func patch(_ name: String, _ request: ControlRequest) async -> ControlResponse {
         do { _ = try PropertyPatch.specs(of: name, in: session) } catch { return Self.refused(error) }
         let body: Data
         switch await Self.body(of: request) {
@@ -133,7 +132,7 @@ struct ControlRouter: HTTPHandler {
     }
 
     /// A refused property change as its HTTP answer (404 unknown stage, 400 bad value, 409 not now).
-    static func refused(_ r: PropertyPatch.Refusal) -> HTTPResponse {
+    static func refused(_ r: PropertyPatch.Refusal) -> ControlResponse {
         switch r.kind {
         case .unknownStage: return error(.notFound, r.message, field: r.field)
         case .badValue: return error(.badRequest, r.message, field: r.field)
@@ -143,7 +142,7 @@ struct ControlRouter: HTTPHandler {
 
     /// Fires the manual shutter, as SIGUSR1 does; with `{"timer": N}` sends the `viewfinder-capture` custom
     /// event with that self-timer instead (trigger `event` in records.json).
-    func capture(_ request: HTTPRequest) async -> HTTPResponse {
+    func capture(_ request: ControlRequest) async -> ControlResponse {
         let body: Data
         switch await Self.body(of: request) {
         case .success(let d): body = d
@@ -159,42 +158,42 @@ struct ControlRouter: HTTPHandler {
     }
 
     /// The run's phase and the figures of the stats line.
-    func state() -> HTTPResponse {
+    func state() -> ControlResponse {
         var o = SessionCommands.state(of: session)
         o["eventClients"] = hub.count
         return Self.json(.ok, o)
     }
 
     /// End-of-stream, as Ctrl-C.
-    func stop() -> HTTPResponse {
+    func stop() -> ControlResponse {
         session.requestStop()
         return Self.json(.accepted, ["state": Session.Phase.stopping.rawValue])
     }
 
     /// Server-sent events, one per `viewfinder/*` message.
-    func events() -> HTTPResponse {
+    func events() -> ControlResponse {
         guard let client = hub.subscribe() else {
             return Self.error(.serviceUnavailable, "too many event clients: at most \(EventHub.clientLimit)")
         }
         client.push(Data(": connected\n\n".utf8))
-        return HTTPResponse(
+        return ControlResponse(
             statusCode: .ok,
-            headers: [.contentType: "text/event-stream", HTTPHeader("Cache-Control"): "no-cache"],
-            body: HTTPBodySequence(from: EventStream(client: client)))
+            headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-cache"],
+            body: .stream(ControlStream(client: client)))
     }
 
     /// The control page's files (no build step, nothing fetched from elsewhere). The page's WebSocket (`/api/webrtc`)
     /// may go to this server only: `connect-src` names its own origins as `ws://` too, for browsers whose `'self'`
     /// does not cover `ws:` (CSP 2).
-    static func page(_ file: ControlPage.File, origins: Set<String> = []) -> HTTPResponse {
+    static func page(_ file: ControlPage.File, origins: Set<String> = []) -> ControlResponse {
         let sockets = origins.sorted().map { "ws://" + $0.dropFirst("http://".count) }.joined(separator: " ")
         let csp = "default-src 'self'; img-src 'self' blob: data:; frame-ancestors 'none'" + (sockets.isEmpty ? "" : "; connect-src 'self' \(sockets)")
-        return HTTPResponse(
+        return ControlResponse(
             statusCode: .ok,
             headers: [
-                .contentType: file.contentType, HTTPHeader("Cache-Control"): "no-cache",
-                HTTPHeader("Content-Security-Policy"): csp,
-                HTTPHeader("X-Content-Type-Options"): "nosniff",
+                "Content-Type": file.contentType, "Cache-Control": "no-cache",
+                "Content-Security-Policy": csp,
+                "X-Content-Type-Options": "nosniff",
             ],
             body: Data(file.text.utf8))
     }
@@ -202,33 +201,20 @@ struct ControlRouter: HTTPHandler {
     // MARK: helpers
 
     /// `answer()` when the request's method is `allowed`, else 405 naming the method and what was expected.
-    static func only(_ allowed: HTTPMethod, _ request: HTTPRequest, _ answer: () -> HTTPResponse) -> HTTPResponse {
+    static func only(_ allowed: ControlMethod, _ request: ControlRequest, _ answer: () -> ControlResponse) -> ControlResponse {
         guard request.method == allowed else {
             return error(
                 .methodNotAllowed, "\(request.method.rawValue) not allowed on \(request.path): expected \(allowed.rawValue)",
-                headers: [HTTPHeader("Allow"): allowed.rawValue])
+                headers: ["Allow": allowed.rawValue])
         }
         return answer()
     }
 
     /// A refused request, ready to send.
-    struct Refusal: Error { var response: HTTPResponse }
+    struct Refusal: Error { var response: ControlResponse }
 
-    /// The request body, at most `bodyLimit` bytes (413 beyond).
-    static func body(of request: HTTPRequest) async -> Result<Data, Refusal> {
-        let tooLarge = Refusal(response: error(.payloadTooLarge, "request body larger than \(bodyLimit) bytes"))
-        if let n = request.bodySequence.count, n > bodyLimit { return .failure(tooLarge) }
-        var data = Data()
-        do {
-            for try await chunk in request.bodySequence {
-                data.append(chunk)
-                if data.count > bodyLimit { return .failure(tooLarge) }
-            }
-        } catch {
-            return .failure(Refusal(response: Self.error(.badRequest, "cannot read the request body: \(error)")))
-        }
-        return .success(data)
-    }
+    /// The request body (the server has read it, refusing more than its body limit with 413 before routing).
+    static func body(of request: ControlRequest) async -> Result<Data, Refusal> { .success(request.body) }
 
     /// The value of cookie `name` in a `Cookie` header.
     static func cookie(_ name: String, in header: String) -> String? {
@@ -248,17 +234,17 @@ struct ControlRouter: HTTPHandler {
     }
 
     /// A JSON answer.
-    static func json(_ status: HTTPStatusCode, _ object: [String: Any], headers: [HTTPHeader: String] = [:]) -> HTTPResponse {
+    static func json(_ status: ControlStatus, _ object: [String: Any], headers: ControlHeaders = [:]) -> ControlResponse {
         let data =
             (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        var h = HTTPHeaders()
-        h[.contentType] = "application/json"
+        var h = ControlHeaders()
+        h["Content-Type"] = "application/json"
         for (k, v) in headers { h[k] = v }
-        return HTTPResponse(statusCode: status, headers: h, body: data + Data("\n".utf8))
+        return ControlResponse(statusCode: status, headers: h, body: data + Data("\n".utf8))
     }
 
     /// `{"error": text, "field": field}`.
-    static func error(_ status: HTTPStatusCode, _ text: String, field: String? = nil, headers: [HTTPHeader: String] = [:]) -> HTTPResponse {
+    static func error(_ status: ControlStatus, _ text: String, field: String? = nil, headers: ControlHeaders = [:]) -> ControlResponse {
         var o: [String: Any] = ["error": text]
         if let field { o["field"] = field }
         return json(status, o, headers: headers)

@@ -1,4 +1,3 @@
-import FlyingFox
 import Foundation
 import Host
 import Timing
@@ -8,7 +7,7 @@ import Timing
 /// the service: `PreviewRoutes`, `HLSRoutes`, `WebRTCRoutes`; a test's own in its test file).
 public protocol ControlRoutes: Sendable {
     /// The answer to a request this owns; nil when the path is not its.
-    func answer(_ request: HTTPRequest) async -> HTTPResponse?
+    func answer(_ request: ControlRequest) async -> ControlResponse?
     /// Lines for the user once the server listens at `serverURL` (`http://127.0.0.1:8080/`).
     func startLines(serverURL: String) -> [String]
     /// The run ended: end open streams.
@@ -39,7 +38,7 @@ public struct ControlRouteContext: Sendable {
 /// Paths served by services a session may not have, with the answer when it has none (404 saying what would make
 /// them exist), so `/api/webrtc` without a `webrtcserve` says so instead of "no route".
 enum AbsentRoutes {
-    static let all: [(prefix: String, answer: @Sendable () -> HTTPResponse)] = [
+    static let all: [(prefix: String, answer: @Sendable () -> ControlResponse)] = [
         ("/api/preview.", { ControlRouter.error(.notFound, "no preview: the pipeline has no Viewfinder stage (the preview shows the last stage's output)") }),
         ("/api/webrtc", {
             ControlRouter.error(
@@ -49,7 +48,7 @@ enum AbsentRoutes {
     ]
 
     /// The answer for `path` when no service serves it, nil when it is not such a path.
-    static func answer(_ path: String) -> HTTPResponse? {
+    static func answer(_ path: String) -> ControlResponse? {
         for (prefix, answer) in all where path.hasPrefix(prefix) { return answer() }
         return nil
     }

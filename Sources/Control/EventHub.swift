@@ -1,5 +1,3 @@
-import FlyingFox
-import FlyingSocks
 import Foundation
 import GStreamerKit
 import Stages
@@ -97,7 +95,7 @@ public final class EventHub: Sendable {
 }
 
 /// One streaming connection (`/api/events`, the preview): a bounded newest-only buffer filled by a hub,
-/// drained by the connection's task through `EventStream`.
+/// drained by the connection's task (`ControlStream`; the server calls `leave()` when the connection ends).
 final class EventClient: Sendable {
     struct State {
         var items: [Data] = []
@@ -164,35 +162,4 @@ final class EventClient: Sendable {
         close()
         onLeave(id)
     }
-}
-
-/// The body of an `/api/events` response: the client's events as bytes, chunk by chunk.
-struct EventStream: AsyncBufferedSequence, Sendable {
-    typealias Element = UInt8
-    let client: EventClient
-
-    /// Releasing the iterator (the connection ended) removes the client from the hub.
-    final class Lease: Sendable {
-        let client: EventClient
-        init(_ client: EventClient) { self.client = client }
-        deinit { client.leave() }
-    }
-
-    struct Iterator: AsyncBufferedIteratorProtocol {
-        let lease: Lease
-        var pending: [UInt8] = []
-
-        mutating func next() async throws -> UInt8? {
-            if pending.isEmpty { guard let b = try await nextBuffer(suggested: 4096) else { return nil }; pending = Array(b) }
-            return pending.isEmpty ? nil : pending.removeFirst()
-        }
-
-        mutating func nextBuffer(suggested count: Int) async throws -> [UInt8]? {
-            if !pending.isEmpty { defer { pending = [] }; return pending }
-            guard let d = await lease.client.next() else { return nil }
-            return [UInt8](d)
-        }
-    }
-
-    func makeAsyncIterator() -> Iterator { Iterator(lease: Lease(client)) }
 }

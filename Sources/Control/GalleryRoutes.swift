@@ -1,4 +1,3 @@
-import FlyingFox
 import Foundation
 import GStreamerKit
 import Host
@@ -11,9 +10,9 @@ import Synchronization
 /// Routes: `GET /api/photos`, `GET /photos/{stage}/{file}`, `DELETE /api/photos/{stage}/{id}`,
 /// `GET /api/photos/{stage}/{id}/card`.
 ///
-/// Paths are read **raw** (`request.target.path()`, still percent-encoded): FlyingFox's `request.path` is
-/// decoded and dot-segment-standardised (on Linux `URL.standardized.path`), so `..%2f..%2fetc` would reach
-/// us as `../../etc` and `/photos/x/../records.json` as `/records.json`. Every segment after the route must
+/// Paths are read **raw** (`request.rawPath`, still percent-encoded): `request.path` is
+/// percent-decoded, so `..%2f..%2fetc` would reach
+/// us as `../../etc`. Every segment after the route must
 /// be a plain name (`A-Z a-z 0-9 . _ -`, not `.` or `..`, not empty): `%`, backslashes, NUL and empty
 /// segments are refused with 404 before anything is looked up. A file is served only when a record of
 /// that directory's records.json names it (`file`, `thumbnail` or `full`), and only when its realpath
@@ -25,14 +24,14 @@ import Synchronization
 /// capture stage's own open `PhotoIndex` (`PhotoIndex.opened`) so the next photo does not write it back.
 extension ControlRouter {
     /// The answer to a gallery route, nil when `request` is for none of them.
-    func gallery(_ request: HTTPRequest) async -> HTTPResponse? {
-        let raw = request.target.path()
+    func gallery(_ request: ControlRequest) async -> ControlResponse? {
+        let raw = request.rawPath
         let method = request.method
-        func only(_ allowed: HTTPMethod, _ answer: () async -> HTTPResponse) async -> HTTPResponse {
+        func only(_ allowed: ControlMethod, _ answer: () async -> ControlResponse) async -> ControlResponse {
             guard method == allowed else {
                 return Self.error(
                     .methodNotAllowed, "\(method.rawValue) not allowed on \(Echo.value(raw)): expected \(allowed.rawValue)",
-                    headers: [HTTPHeader("Allow"): allowed.rawValue])
+                    headers: ["Allow": allowed.rawValue])
             }
             return await answer()
         }
@@ -58,7 +57,7 @@ extension ControlRouter {
     // MARK: routes
 
     /// Every photo of every capture stage, newest first, with the URLs of its file, thumbnail and card.
-    func photos() -> HTTPResponse {
+    func photos() -> ControlResponse {
         var dirs: [[String: Any]] = []
         var list: [(time: String, id: Int, object: [String: Any])] = []
         for (stage, directory) in captureStages() {
@@ -89,7 +88,7 @@ extension ControlRouter {
     }
 
     /// A file listed by `stage`'s records.json, when it really lies inside its directory.
-    func photoFile(stage: String, relative: String) -> HTTPResponse {
+    func photoFile(stage: String, relative: String) -> ControlResponse {
         let notFound = Self.error(.notFound, "no photo file \(Echo.value(relative)) in stage \(Echo.value(stage))")
         guard let directory = captureStages().first(where: { $0.name == stage })?.directory,
             let records = Gallery.records(in: directory), let realDir = FilePaths.realPath(directory)
@@ -103,12 +102,12 @@ extension ControlRouter {
         // Read the resolved path: a symlink swapped in after the check is not followed.
         guard let data = FileManager.default.contents(atPath: real) else { return notFound }
         let type = real.lowercased().hasSuffix(".png") ? "image/png" : "image/jpeg"
-        return HTTPResponse(
-            statusCode: .ok, headers: [.contentType: type, HTTPHeader("Cache-Control"): "no-cache"], body: data)
+        return ControlResponse(
+            statusCode: .ok, headers: ["Content-Type": type, "Cache-Control": "no-cache"], body: data)
     }
 
     /// Removes a photo, its thumbnail and full file and its record, through the stage's live index.
-    func delete(stage: String, id idText: String) async -> HTTPResponse {
+    func delete(stage: String, id idText: String) async -> ControlResponse {
         guard let directory = captureStages().first(where: { $0.name == stage })?.directory else {
             return Self.error(.notFound, "no capture stage \(Echo.value(stage)): expected one of \(stageList())", field: "stage")
         }
@@ -133,7 +132,7 @@ extension ControlRouter {
     }
 
     /// The photo's 1080x1440 share card as a JPEG download.
-    func card(stage: String, id idText: String) async -> HTTPResponse {
+    func card(stage: String, id idText: String) async -> ControlResponse {
         guard let directory = captureStages().first(where: { $0.name == stage })?.directory else {
             return Self.error(.notFound, "no capture stage \(Echo.value(stage)): expected one of \(stageList())", field: "stage")
         }
@@ -155,11 +154,11 @@ extension ControlRouter {
         case .failure(let e)?: return Self.error(.internalServerError, e.message)
         case .success(let data)?:
             let base = FilePaths.fileName(of: name).split(separator: ".").dropLast().joined(separator: ".")
-            return HTTPResponse(
+            return ControlResponse(
                 statusCode: .ok,
                 headers: [
-                    .contentType: "image/jpeg", HTTPHeader("Cache-Control"): "no-cache",
-                    HTTPHeader("Content-Disposition"): "attachment; filename=\"\(base)_card.jpg\"",
+                    "Content-Type": "image/jpeg", "Cache-Control": "no-cache",
+                    "Content-Disposition": "attachment; filename=\"\(base)_card.jpg\"",
                 ],
                 body: data)
         }

@@ -1,4 +1,3 @@
-import FlyingFox
 import Foundation
 import GStreamerKit
 import Host
@@ -31,8 +30,8 @@ struct HLSRoutes: ControlRoutes {
     let hlsSince: Date
 
     /// The answer to an `/hls/...` request, nil when `request` is not for `/hls`.
-    func answer(_ request: HTTPRequest) async -> HTTPResponse? {
-        let raw = request.target.path()
+    func answer(_ request: ControlRequest) async -> ControlResponse? {
+        let raw = request.rawPath
         guard raw == "/hls" || raw.hasPrefix("/hls/") else { return nil }
         guard let parts = Gallery.plainSegments(raw.dropFirst("/hls/".count)), parts.count == 1 || parts.count == 2 else {
             return ControlRouter.error(.notFound, "not found: \(Echo.value(raw)): expected /hls/index.m3u8, /hls/SEGMENT or /hls/NAME/...")
@@ -50,29 +49,29 @@ struct HLSRoutes: ControlRoutes {
         guard request.method == .GET else {
             return ControlRouter.error(
                 .methodNotAllowed, "\(request.method.rawValue) not allowed on \(Echo.value(raw)): expected GET",
-                headers: [HTTPHeader("Allow"): "GET"])
+                headers: ["Allow": "GET"])
         }
         let file = parts[parts.count - 1]
         return file == "index.m3u8" ? playlist(of: output) : segment(file, of: output)
     }
 
     /// The current playlist of `output` when it is complete and written by this run.
-    func playlist(of output: HLSOutput) -> HTTPResponse {
+    func playlist(of output: HLSOutput) -> ControlResponse {
         switch HLSPlaylist.current(output, since: hlsSince) {
         case .failure(let problem): return problem.response(output)
         case .success(let p):
-            return HTTPResponse(
+            return ControlResponse(
                 statusCode: .ok,
                 headers: [
-                    .contentType: "application/vnd.apple.mpegurl", HTTPHeader("Cache-Control"): "no-cache",
-                    HTTPHeader("X-Content-Type-Options"): "nosniff",
+                    "Content-Type": "application/vnd.apple.mpegurl", "Cache-Control": "no-cache",
+                    "X-Content-Type-Options": "nosniff",
                 ],
                 body: Data(p.text.utf8))
         }
     }
 
     /// Segment `name` of `output` when its current playlist lists it and it lies inside the segment directory.
-    func segment(_ name: String, of output: HLSOutput) -> HTTPResponse {
+    func segment(_ name: String, of output: HLSOutput) -> ControlResponse {
         let notFound = ControlRouter.error(.notFound, "no segment \(Echo.value(name)) in the current playlist of \(output.name)")
         guard case .success(let p) = HLSPlaylist.current(output, since: hlsSince), p.segments.contains(name),
             let realDirectory = FilePaths.realPath(output.segmentDirectory),
@@ -80,11 +79,11 @@ struct HLSRoutes: ControlRoutes {
             // The resolved path: a symlink swapped in after the check is not followed. Deleted meanwhile: nil.
             let data = FileManager.default.contents(atPath: real)
         else { return notFound }
-        return HTTPResponse(
+        return ControlResponse(
             statusCode: .ok,
             headers: [
-                .contentType: HLSPlaylist.contentType(ofSegment: name), HTTPHeader("Cache-Control"): "no-cache",
-                HTTPHeader("X-Content-Type-Options"): "nosniff",
+                "Content-Type": HLSPlaylist.contentType(ofSegment: name), "Cache-Control": "no-cache",
+                "X-Content-Type-Options": "nosniff",
             ],
             body: data)
     }
@@ -125,7 +124,7 @@ enum HLSPlaylist {
         case incomplete(String)
 
         /// 503 with `Retry-After: 1`: each is over within a segment's duration.
-        func response(_ output: HLSOutput) -> HTTPResponse {
+        func response(_ output: HLSOutput) -> ControlResponse {
             let why: String
             switch self {
             case .missing: why = "not written yet (after the first segment)"
@@ -134,7 +133,7 @@ enum HLSPlaylist {
             }
             return ControlRouter.error(
                 .serviceUnavailable, "playlist of \(output.name) (\(output.playlist)) \(why): try again",
-                headers: [HTTPHeader("Retry-After"): "1"])
+                headers: ["Retry-After": "1"])
         }
     }
 

@@ -1,4 +1,3 @@
-import FlyingFox
 import Foundation
 import Host
 
@@ -7,34 +6,34 @@ import Host
 struct PreviewRoutes: ControlRoutes {
     let hub: PreviewHub
 
-    func answer(_ request: HTTPRequest) async -> HTTPResponse? {
+    func answer(_ request: ControlRequest) async -> ControlResponse? {
         switch request.path {
         case "/api/preview.mjpeg": return ControlRouter.only(.GET, request) { stream() }
         case "/api/preview.jpg":
-            guard request.method == .GET else { return ControlRouter.only(.GET, request) { HTTPResponse(statusCode: .ok) } }
+            guard request.method == .GET else { return ControlRouter.only(.GET, request) { ControlResponse(statusCode: .ok) } }
             return await picture()
         default: return nil
         }
     }
 
-    func stream() -> HTTPResponse {
+    func stream() -> ControlResponse {
         guard let client = hub.subscribe() else {
             return ControlRouter.error(.serviceUnavailable, "too many preview viewers: at most \(PreviewHub.clientLimit)")
         }
-        return HTTPResponse(
+        return ControlResponse(
             statusCode: .ok,
             headers: [
-                .contentType: "multipart/x-mixed-replace; boundary=\(PreviewHub.boundary)", HTTPHeader("Cache-Control"): "no-cache, no-store",
+                "Content-Type": "multipart/x-mixed-replace; boundary=\(PreviewHub.boundary)", "Cache-Control": "no-cache, no-store",
             ],
-            body: HTTPBodySequence(from: EventStream(client: client)))
+            body: .stream(ControlStream(client: client)))
     }
 
-    func picture() async -> HTTPResponse {
+    func picture() async -> ControlResponse {
         guard let jpeg = await hub.picture() else {
             return ControlRouter.error(.serviceUnavailable, "no preview frame within 3 s: is the pipeline playing?")
         }
-        return HTTPResponse(
-            statusCode: .ok, headers: [.contentType: "image/jpeg", HTTPHeader("Cache-Control"): "no-cache, no-store"], body: jpeg)
+        return ControlResponse(
+            statusCode: .ok, headers: ["Content-Type": "image/jpeg", "Cache-Control": "no-cache, no-store"], body: jpeg)
     }
 
     func close() { hub.close() }

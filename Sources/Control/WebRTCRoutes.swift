@@ -1,4 +1,3 @@
-import FlyingFox
 import Foundation
 import GStreamerKit
 import Host
@@ -7,12 +6,11 @@ import Host
 struct WebRTCRoutes: ControlRoutes {
     let server: WebRTCServer
 
-    func answer(_ request: HTTPRequest) async -> HTTPResponse? {
+    func answer(_ request: ControlRequest) async -> ControlResponse? {
         guard request.path == "/api/webrtc" else { return nil }
-        guard request.method == .GET else { return ControlRouter.only(.GET, request) { HTTPResponse(statusCode: .ok) } }
-        do { return try await WebSocketHTTPHandler.webSocket(WebRTCSignalling(server: server)).handleRequest(request) } catch {
-            return ControlRouter.error(.badRequest, "cannot open the WebSocket: \(error)")
-        }
+        guard request.method == .GET else { return ControlRouter.only(.GET, request) { ControlResponse(statusCode: .ok) } }
+        // The server upgrades a `GET` with `Upgrade: websocket` to this; a plain GET gets 400 there.
+        return ControlResponse(statusCode: .ok, body: .webSocket(ControlWebSocket(WebRTCSignalling(server: server))))
     }
 
     func startLines(serverURL: String) -> [String] {

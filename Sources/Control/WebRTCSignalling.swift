@@ -1,4 +1,3 @@
-import FlyingFox
 import Foundation
 import GStreamerKit
 import Stages

@@ -71,12 +71,29 @@ extension Bench {
         public var eventP50: Double, eventP95: Double, eventMax: Double
         /// Cost of one `DispatchTime.now()` here, ns: `offer`'s own timing is two of them.
         public var clockReadNs: Double
+        /// The last phase: requests while hostile clients are attached.
+        public struct Attack: Sendable {
+            /// Attached throughout: idle connections, slowloris clients, stream clients that never read.
+            public var idle: Int, slowloris: Int, streams: Int
+            /// GET and PATCH latency on kept-alive connections meanwhile (same pacing as the API phase).
+            public var latencies: [Latency]
+            /// Connections the server closed during the window, per kind (each replaced at once).
+            public var evictedIdle: Int, evictedSlowloris: Int, evictedStreams: Int
+            /// Stream clients answered 503 (the hubs' client limits) and streaming at the end.
+            public var refusedStreams: Int, streaming: Int
+            /// Attacker connections the kernel refused or timed out.
+            public var failedConnects: Int
+            /// Seconds the window lasted.
+            public var seconds: Double
+        }
+        /// Requests under attack (nil when no attacker was asked for).
+        public var attack: Attack?
         /// The machine's 1-minute load average at the start and the end, and its processors.
         public var loadAverage: (start: Double, end: Double)
         /// Processors online.
         public var processors: Int
-        /// Request errors over all methods.
-        public var requestErrors: Int { latencies.reduce(0) { $0 + $1.errors } }
+        /// Request errors over all methods (under attack too).
+        public var requestErrors: Int { (latencies + (attack?.latencies ?? [])).reduce(0) { $0 + $1.errors } }
         /// CPU per frame with a viewer / without.
         public var cpuRatio: Double { idle.cpuMsPerFrame > 0 ? watched.cpuMsPerFrame / idle.cpuMsPerFrame : 0 }
     }
@@ -94,7 +111,7 @@ extension Bench {
     /// `viewfinder/composition` events from the bus loop's hand-over to a `curl` on `/api/events`.
     public static func control(
         frames: Int = 300, rounds: Int = 3, requestRate: Double = 50, requestSeconds: Double = 10, events: Int = 100,
-        log: (String) -> Void = { _ in }
+        attack: (idle: Int, slowloris: Int, streams: Int) = (300, 100, 50), log: (String) -> Void = { _ in }
     ) throws(HostError) -> ControlResult {
         let loadAtStart = loadAverage()
         let clockReadNs = clockReadCost()
@@ -222,6 +239,42 @@ extension Bench {
         sse.stop()
         let d = delays.withLock { $0 }.sorted()
 
+        // 4. Requests while hostile clients are attached (replaced as soon as the server closes them).
+        var underAttack: ControlResult.Attack?
+        if attack.idle + attack.slowloris + attack.streams > 0, let port = URLComponents(string: url)?.port.flatMap({ UInt16(exactly: $0) }) {
+            Self.raiseDescriptorLimit()
+            let attackers = ControlAttack(port: port, idle: attack.idle, slowloris: attack.slowloris, streams: attack.streams)
+            usleep(1_000_000)
+            attackers.resetFigures()
+            let started = DispatchTime.now().uptimeNanoseconds
+            let requests = PacedRequests.run(
+                base: base,
+                plans: [
+                    .init(method: "GET", path: "/api/state", body: nil), .init(method: "PATCH", path: "/api/stages/compose0", body: patch),
+                ],
+                rate: requestRate, seconds: requestSeconds)
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+            let figures = attackers.current
+            let streams = attackers.streams
+            attackers.stop()
+            var lat: [ControlResult.Latency] = []
+            for (method, name) in [("GET", "GET /api/state"), ("PATCH", "PATCH /api/stages/compose0")] {
+                let ms = (requests.latencies[method] ?? []).sorted()
+                lat.append(
+                    ControlResult.Latency(
+                        request: name, count: ms.count, p50: percentile(ms, 0.5), p95: percentile(ms, 0.95), p99: percentile(ms, 0.99),
+                        max: ms.last ?? 0, errors: requests.errors[method] ?? 0))
+            }
+            if let unanswered = requests.errors["unanswered"], unanswered > 0 {
+                lat.append(.init(request: "unanswered", count: 0, p50: 0, p95: 0, p99: 0, max: 0, errors: unanswered))
+            }
+            firstRequestError = firstRequestError ?? requests.firstError
+            underAttack = ControlResult.Attack(
+                idle: attack.idle, slowloris: attack.slowloris, streams: attack.streams, latencies: lat, evictedIdle: figures.evicted[0],
+                evictedSlowloris: figures.evicted[1], evictedStreams: figures.evicted[2], refusedStreams: figures.refused,
+                streaming: streams.streaming, failedConnects: figures.failedConnects, seconds: seconds)
+        }
+
         return ControlResult(
             frames: frames, rounds: max(1, rounds), idle: idle.result, watched: watched.result, partsReceived: received.parts,
             jpegPerSecond: watched.seconds > 0 ? Double(received.parts) / watched.seconds : 0, jpegWidth: size.width,
@@ -229,8 +282,17 @@ extension Bench {
             requestRate: requestRate, requestSeconds: requestSeconds,
             latencies: latencies,
             firstRequestError: firstRequestError, events: d.count, eventP50: percentile(d, 0.5), eventP95: percentile(d, 0.95),
-            eventMax: d.last ?? 0, clockReadNs: clockReadNs, loadAverage: (loadAtStart, loadAverage()),
+            eventMax: d.last ?? 0, clockReadNs: clockReadNs, attack: underAttack, loadAverage: (loadAtStart, loadAverage()),
             processors: ProcessInfo.processInfo.activeProcessorCount)
+    }
+
+    /// Raises this process's soft limit of open descriptors to its hard limit: the attack holds two per client
+    /// (its end and the server's) in this one process.
+    static func raiseDescriptorLimit() {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     /// The 1-minute load average (0 when unknown).

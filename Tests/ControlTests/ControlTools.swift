@@ -17,14 +17,15 @@ enum ControlTools {
         let port: UInt16
         var base: String { "http://127.0.0.1:\(port)" }
 
-        init(_ args: [String], port: UInt16, cwd: URL? = nil) throws {
+        /// `viewfinder ARGS`, or `PREFIX... viewfinder ARGS` (a wrapper such as prlimit).
+        init(_ args: [String], port: UInt16, cwd: URL? = nil, prefix: [String] = []) throws {
             self.port = port
             out = Tools.tempDir().appendingPathComponent("out")
             err = Tools.tempDir().appendingPathComponent("err")
             FileManager.default.createFile(atPath: out.path, contents: nil)
             FileManager.default.createFile(atPath: err.path, contents: nil)
-            process.executableURL = URL(fileURLWithPath: Tools.viewfinder)
-            process.arguments = args
+            process.executableURL = URL(fileURLWithPath: prefix.first ?? Tools.viewfinder)
+            process.arguments = prefix.isEmpty ? args : Array(prefix.dropFirst()) + [Tools.viewfinder] + args
             if let cwd { process.currentDirectoryURL = cwd }
             process.standardOutput = try FileHandle(forWritingTo: out)
             process.standardError = try FileHandle(forWritingTo: err)

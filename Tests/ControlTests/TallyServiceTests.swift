@@ -1,5 +1,4 @@
 import Control
-import FlyingFox
 import Foundation
 import GStreamerKit
 import Host
@@ -85,10 +84,10 @@ final class TallyService: SessionService, ServesControlRoutes, ServesMQTTCommand
 struct TallyRoutes: ControlRoutes {
     let service: TallyService
 
-    func answer(_ request: HTTPRequest) async -> HTTPResponse? {
+    func answer(_ request: ControlRequest) async -> ControlResponse? {
         guard request.path == "/api/tally" else { return nil }
         let body = try? JSONSerialization.data(withJSONObject: ["label": service.label, "frames": service.frames], options: [.sortedKeys])
-        return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: body ?? Data())
+        return ControlResponse(statusCode: .ok, headers: ["Content-Type": "application/json"], body: body ?? Data())
     }
 
     func startLines(serverURL: String) -> [String] { ["tally: \(serverURL)api/tally"] }

@@ -119,6 +119,37 @@ import Testing
         #expect(vf.finish(timeout: 20) == 0, "\(vf.stderr)")
     }
 
+    /// RFC 6455 5.1 and 5.2: a client's frame must be masked and (no extension negotiated) carry no RSV bit; else
+    /// the server closes with 1002 (protocol error). FlyingFox accepted both.
+    @Test func unmaskedOrReservedBitFramesAreClosedWith1002() throws {
+        let vf = try ControlTools.launch(Self.live + " ! webrtcserve")
+        defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
+        let broken: [(String, [UInt8])] = [
+            ("unmasked", WebSocketClient.textFrame("{\"type\":\"hello\"}", masked: false)),
+            ("RSV1", WebSocketClient.textFrame("{\"type\":\"hello\"}", rsv: 0b100)),
+            ("RSV3 on a ping", WebSocketClient.textFrame("x", rsv: 0b001, opcode: 0x9)),
+            ("unmasked ping", WebSocketClient.textFrame("x", masked: false, opcode: 0x9)),
+        ]
+        for (what, frame) in broken {
+            let ws = try WebSocketClient(port: vf.port, path: "/api/webrtc")
+            try ws.send(raw: frame)
+            let close = try ws.closeFrame()
+            #expect(close?.code == 1002, "\(what): \(String(describing: close))")
+        }
+        // A frame over the 64 KiB limit: 1009 (message too big).
+        let big = try WebSocketClient(port: vf.port, path: "/api/webrtc")
+        try big.send(raw: WebSocketClient.textFrame(String(repeating: "x", count: 70_000)))
+        let tooBig = try big.closeFrame()
+        #expect(tooBig?.code == 1009, "\(String(describing: tooBig))")
+        // A well-formed frame on a new connection is still answered (an error naming what was expected).
+        let ws = try WebSocketClient(port: vf.port, path: "/api/webrtc")
+        try ws.send(raw: WebSocketClient.textFrame("{\"type\":\"hello\"}"))
+        var seen: [[String: Any]] = []
+        #expect(try Self.next("error", from: ws, seen: &seen)?["error"] as? String == "unknown 'type' 'hello': expected answer or ice")
+        kill(vf.process.processIdentifier, SIGINT)
+        #expect(vf.finish(timeout: 20) == 0, "\(vf.stderr)")
+    }
+
     @Test func theRouteHasTheSameChecksAsEveryOther() throws {
         let vf = try ControlTools.launch(Self.live + " ! webrtcserve", extra: ["--token", "sesame"])
         defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }

@@ -82,6 +82,38 @@ final class WebSocketClient {
         try Self.write(fd, frame)
     }
 
+    /// Sends bytes as they are (a frame made by the test, broken on purpose).
+    func send(raw: [UInt8]) throws { try Self.write(fd, raw) }
+
+    /// A text frame: FIN, `rsv` in bits 4-6 of the first byte, masked when `masked`, any length.
+    static func textFrame(_ text: String, masked: Bool = true, rsv: UInt8 = 0, opcode: UInt8 = 0x1) -> [UInt8] {
+        let payload = Array(text.utf8)
+        let bit: UInt8 = masked ? 0x80 : 0
+        var frame: [UInt8] = [0x80 | (rsv << 4) | opcode]
+        if payload.count < 126 {
+            frame.append(bit | UInt8(payload.count))
+        } else if payload.count < 65536 {
+            frame += [bit | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        } else {
+            frame.append(bit | 127)
+            for i in (0..<8).reversed() { frame.append(UInt8((payload.count >> (8 * i)) & 0xFF)) }
+        }
+        guard masked else { return frame + payload }
+        let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
+        return frame + mask + payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+    }
+
+    /// Reads frames until the server's close frame: its status code and reason; nil when the connection ended
+    /// without one.
+    func closeFrame() throws -> (code: Int, reason: String)? {
+        while let (opcode, payload) = try frame() {
+            guard opcode == 0x8 else { continue }
+            guard payload.count >= 2 else { return (1005, "") }
+            return (Int(payload[0]) << 8 | Int(payload[1]), String(decoding: payload.dropFirst(2), as: UTF8.self))
+        }
+        return nil
+    }
+
     /// Sends a JSON object as a text frame.
     func send(json: [String: Any]) throws {
         try send(String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self))

@@ -7,7 +7,7 @@ import ViewfinderBench
 /// event stream, URLSession for the paced requests). No timing thresholds: the machine is shared.
 @Suite(.serialized, .tags(.live, .process, .network), .tier) struct ControlBenchTests {
     @Test func figuresAreRealWithAndWithoutAViewer() throws {
-        let r = try Bench.control(frames: 30, rounds: 1, requestRate: 20, requestSeconds: 1, events: 3)
+        let r = try Bench.control(frames: 30, rounds: 1, requestRate: 20, requestSeconds: 1, events: 3, attack: (6, 4, 4))
         // Every frame goes through offer, with or without a viewer.
         #expect(r.idle.frames >= 30)
         #expect(r.watched.frames >= 30)
@@ -42,6 +42,13 @@ import ViewfinderBench
         // Composition events reached the SSE client, each matched to its bus-loop hand-over.
         #expect(r.events >= 3)
         #expect(r.eventP50 > 0 && r.eventP50 <= r.eventMax)
+        // Under attack (6 idle, 4 slowloris, 4 never-reading stream clients): every request answered.
+        let a = try #require(r.attack)
+        #expect((a.idle, a.slowloris, a.streams) == (6, 4, 4))
+        #expect(a.latencies.map(\.request) == ["GET /api/state", "PATCH /api/stages/compose0"])
+        #expect(a.latencies.map(\.count) == [10, 10])
+        #expect(a.failedConnects == 0)
+        #expect(a.streaming + a.refusedStreams <= 4)
     }
 
 }

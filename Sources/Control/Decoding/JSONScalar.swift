@@ -1,6 +1,6 @@
 import Foundation
 
-// Pure decoding (Foundation only: no Host, no GStreamer, no FlyingFox), so launch/fuzz compiles this directory
+// Pure decoding (Foundation only: no Host, no GStreamer, no server library), so launch/fuzz compiles this directory
 // alone with `swiftc -sanitize=fuzzer` (Fuzz/CommandsFuzz.swift).
 
 /// A value of a request's JSON object: a string, number or boolean (what a property takes), or

@@ -1,6 +1,6 @@
 import Foundation
 
-// Pure on purpose (Foundation only, no GStreamer, no FlyingFox): launch/fuzz compiles this file alone with
+// Pure on purpose (Foundation only, no GStreamer, no server library): launch/fuzz compiles this file alone with
 // `swiftc -sanitize=fuzzer` (Fuzz/SignallingFuzz.swift).
 
 /// One message a browser sends on `/api/webrtc`, decoded into checked values: whatever reaches the WebRTC peer

@@ -52,6 +52,18 @@ struct BenchControl: BenchKind {
                     l.p95,
                     l.p99, l.max, l.errors))
         }
+        if let a = r.attack {
+            let at = a.latencies.map { l in
+                String(format: "%@ p50 %.2f ms, p99 %.2f ms, max %.2f ms (%d answers, %d errors)", l.request, l.p50, l.p99, l.max, l.count, l.errors)
+            }
+            print(
+                "under attack: \(a.idle) idle connections, \(a.slowloris) slowloris clients (a header byte a second), \(a.streams) stream "
+                    + "clients that never read, attached for \(String(format: "%.1f", a.seconds)) s: " + at.joined(separator: "; "))
+            print(
+                "under attack, the server: closed \(a.evictedIdle) idle, \(a.evictedSlowloris) slowloris and \(a.evictedStreams) stream "
+                    + "connections (each replaced at once); \(a.refusedStreams) stream requests answered 503, \(a.streaming) streaming at the end; "
+                    + "\(a.failedConnects) connects failed")
+        }
         print("api errors: \(r.requestErrors)" + (r.firstRequestError.map { " (first: \($0))" } ?? ""))
         print(
             String(
