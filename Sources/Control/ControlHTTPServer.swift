@@ -85,10 +85,11 @@ final class ControlHTTPServer: Sendable {
             childChannelSetup: GuardedChannel(inner: upgrade, limits: limits),
             configuration: ServerConfiguration(
                 address: .hostname(host, port: port), backlog: 256, reuseAddress: true,
-                availableConnectionsDelegate: MaximumAvailableConnections(Self.connectionCap(limits.connections))),
+                availableConnectionsDelegate: DescriptorReserve(maxConnections: Self.connectionCap(limits.connections))),
             onServerRunning: { channel in
                 // Before the backoff handler, so it sees the accept errors first.
                 try? await channel.pipeline.addHandler(AcceptFailureReport(), position: .first)
+                DescriptorReserve.nudge(channel)
                 let port = channel.localAddress?.port ?? port
                 onListening(port)
             },
@@ -447,47 +448,5 @@ final class WebSocketFrameCheck: ChannelInboundHandler, RemovableChannelHandler 
         payload.writeString(problem)
         context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: payload)), promise: nil)
         context.close(promise: nil)
-    }
-}
-
-/// Says once, through the control logger, that the listener cannot accept (EMFILE, ENFILE, ENOBUFS, ENOMEM), and
-/// once that it accepts again; NIO's `AcceptBackoffHandler` behind it waits 1 s before each new try. While
-/// descriptors come and go (one freed, taken by the next accept, failing again) a new episode within a minute of
-/// the last report is not said again, nor its end.
-final class AcceptFailureReport: ChannelInboundHandler, Sendable {
-    typealias InboundIn = any Channel
-    private struct State {
-        var failing = false
-        /// Whether the current episode was said (so its end is said too).
-        var said = false
-        var lastReport: ContinuousClock.Instant?
-    }
-    private let state = Mutex(State())
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if let io = error as? IOError, [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(io.errnoCode) {
-            let say = state.withLock { s in
-                guard !s.failing else { return false }
-                s.failing = true
-                let now = ContinuousClock.now
-                s.said = s.lastReport.map { now - $0 >= .seconds(60) } ?? true
-                if s.said { s.lastReport = now }
-                return s.said
-            }
-            if say {
-                Log.control.warning(
-                    "cannot accept connections: \(String(cString: strerror(io.errnoCode))) (\(io.errnoCode)); retrying every second")
-            }
-        }
-        context.fireErrorCaught(error)
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let say = state.withLock { s in
-            defer { s.failing = false; s.said = false }
-            return s.failing && s.said
-        }
-        if say { Log.control.warning("accepting connections again") }
-        context.fireChannelRead(data)
     }
 }

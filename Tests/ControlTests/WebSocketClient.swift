@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A small RFC 6455 WebSocket client for tests (text frames, masked as clients must; no extensions), over a
 /// blocking TCP socket to 127.0.0.1 with a receive timeout: the signalling tests speak to `/api/webrtc` as a
@@ -23,15 +24,8 @@ final class WebSocketClient {
         guard sock >= 0 else { throw Refused(head: "socket: \(String(cString: strerror(errno)))") }
         var tv = timeval(tv_sec: Int(timeout), tv_usec: 0)
         setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        var a = sockaddr_in()
-        a.sin_family = sa_family_t(AF_INET)
-        a.sin_port = port.bigEndian
-        a.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let r = withUnsafePointer(to: &a) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(sock, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
         // On a throw below, deinit closes the socket (every stored property is set by then).
-        guard r == 0 else {
+        guard Tools.connectLoopback(sock, port: port) else {
             throw Refused(head: "connect: \(String(cString: strerror(errno)))")
         }
         let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()

@@ -87,6 +87,17 @@ public enum Tools {
         try run(viewfinder, args, cwd: cwd, timeout: timeout)
     }
 
+    /// Connects the TCP socket `fd` to 127.0.0.1:`port` (blocking); whether it connected (errno says why not).
+    public static func connectLoopback(_ fd: Int32, port: UInt16) -> Bool {
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_port = port.bigEndian
+        a.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &a) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
+    }
+
     /// A loopback port nothing is bound to right now (TCP, or UDP with `udp`): bound to 0, read back, closed.
     public static func freePort(udp: Bool = false) -> UInt16 {
         let fd = socket(AF_INET, Int32((udp ? SOCK_DGRAM : SOCK_STREAM).rawValue), 0)
