@@ -50,8 +50,8 @@ public struct ControlLimits: Sendable {
 /// Limits (`ControlLimits`): NIO's llhttp parser (linear in the input) with the request line and each header
 /// field at most `requestLine` bytes and all headers `headers` bytes, answered 431 and closed by
 /// `ConnectionGuard`; the head within `headTimeout` (slowloris, idle kept-alive connections), the body within
-/// `bodyTimeout`, more than `body` bytes 413 and closed; at most `connections` (Hummingbird's
-/// `MaximumAvailableConnections`: the listener stops accepting); stream writes that wait longer than
+/// `bodyTimeout`, more than `body` bytes 413 and closed; at most `connections`, never the process's last
+/// descriptors (`DescriptorReserve`: the listener stops accepting); stream writes that wait longer than
 /// `streamStall` close the connection. Accept failures (EMFILE, ENFILE) are retried by NIO's
 /// `AcceptBackoffHandler` (1 s) and said at most once a minute (`AcceptFailureReport`). WebSocket frames from the client
 /// must be masked and carry no RSV bit (no extension is negotiated): else close 1002 (`WebSocketFrameCheck`).
@@ -421,32 +421,5 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private func disarm() {
         deadline?.cancel()
         deadline = nil
-    }
-}
-
-/// RFC 6455 5.1 and 5.2 for the frames a client sends: every frame masked, no RSV bit set (this server negotiates no
-/// extension). Any other frame gets a close frame with 1002 (protocol error) and the connection ends.
-final class WebSocketFrameCheck: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = WebSocketFrame
-    typealias InboundOut = WebSocketFrame
-    typealias OutboundOut = WebSocketFrame
-
-    private var failed = false
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !failed else { return }
-        let frame = unwrapInboundIn(data)
-        let problem: String? =
-            frame.maskKey == nil ? "unmasked client frame" : (frame.rsv1 || frame.rsv2 || frame.rsv3) ? "reserved bits set without an extension" : nil
-        guard let problem else {
-            context.fireChannelRead(data)
-            return
-        }
-        failed = true
-        var payload = context.channel.allocator.buffer(capacity: 2 + problem.utf8.count)
-        payload.write(webSocketErrorCode: .protocolError)
-        payload.writeString(problem)
-        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: payload)), promise: nil)
-        context.close(promise: nil)
     }
 }

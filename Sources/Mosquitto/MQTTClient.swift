@@ -3,65 +3,6 @@ import Foundation
 import Synchronization
 import Timing
 
-/// A libmosquitto failure, with the library's own text (`mosquitto_strerror`, or `strerror(errno)` when
-/// the library says the system call failed).
-public struct MQTTError: Error, Equatable, CustomStringConvertible {
-    /// libmosquitto's `MOSQ_ERR_*` code (`MQTTError.queueFull` is ours).
-    public var code: Int32
-    /// What went wrong, as the library words it.
-    public var message: String
-    public var description: String { message }
-
-    /// Code of the refusal when `MQTTClient.pendingLimit` messages wait to be written.
-    public static let queueFullCode: Int32 = -1000
-
-    /// The error for a libmosquitto return code; `errno` is read at once, for `MOSQ_ERR_ERRNO`.
-    init(code: Int32) {
-        self.code = code
-        if code == Int32(MOSQ_ERR_ERRNO.rawValue) {
-            message = String(cString: strerror(errno))
-        } else {
-            message = String(cString: mosquitto_strerror(code))
-        }
-    }
-
-    init(code: Int32, message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    /// False for errors trying again cannot mend (bad arguments, no memory, not supported).
-    public var isRetryable: Bool {
-        ![MOSQ_ERR_INVAL, MOSQ_ERR_NOMEM, MOSQ_ERR_NOT_SUPPORTED, MOSQ_ERR_PAYLOAD_SIZE, MOSQ_ERR_TLS].contains { Int32($0.rawValue) == code }
-    }
-}
-
-/// MQTT 5 subscription options.
-public struct MQTTSubscribeOptions: OptionSet, Sendable {
-    public let rawValue: Int32
-    public init(rawValue: Int32) { self.rawValue = rawValue }
-    /// Messages keep the retain flag they were published with (else a live retained publication, also
-    /// the empty one that clears a retained message, arrives as an ordinary message).
-    public static let retainAsPublished = MQTTSubscribeOptions(rawValue: Int32(MQTT_SUB_OPT_RETAIN_AS_PUBLISHED.rawValue))
-    /// Retained messages are not sent on subscribing.
-    public static let sendRetainedNever = MQTTSubscribeOptions(rawValue: Int32(MQTT_SUB_OPT_SEND_RETAIN_NEVER.rawValue))
-}
-
-/// One message received on a subscribed topic.
-public struct MQTTMessage: Sendable, Equatable {
-    public var topic: String
-    public var payload: Data
-    /// True for a retained message sent on subscribing, or (with `.retainAsPublished`) one published
-    /// with the retain flag.
-    public var retained: Bool
-
-    public init(topic: String, payload: Data, retained: Bool) {
-        self.topic = topic
-        self.payload = payload
-        self.retained = retained
-    }
-}
-
 /// An MQTT client over libmosquitto, running on a network thread of its own ("mosquitto loop": libmosquitto's
 /// `mosquitto_loop` in a loop, as `mosquitto_loop_start` would, with the reconnect schedule ours).
 ///

@@ -255,6 +255,20 @@ import Testing
         return (p, o, e)
     }
 
+    /// Copies `seconds` of the stream `server` receives into a file (ffmpeg -c copy), then Ctrl-C ends `run`; both
+    /// must end cleanly. ffprobe's view of the file's streams, and the run's output.
+    static func recordThenStop(_ server: RTMPServer, seconds: Double, run: (Process, URL, URL)) throws -> ([[String: Any]], Tools.Result) {
+        let d = Tools.tempDir()
+        defer { try? FileManager.default.removeItem(at: d) }
+        let file = d.appendingPathComponent("received.flv").path
+        let ff = try server.record(seconds: seconds, to: file)
+        kill(run.0.processIdentifier, SIGINT)
+        let vf = Tools.finish(run.0, run.1, run.2, timeout: 10)
+        #expect(!vf.hung && vf.code == 0, "viewfinder exit \(vf.code): \(vf.err)")
+        #expect(!ff.hung && ff.code == 0, "ffmpeg: \(ff.err)")
+        return (try probeStreams(file), vf)
+    }
+
     /// rtmp-out: Viewfinder publishes to a real RTMP server (a private nginx with the rtmp module); ffmpeg plays 5 s of
     /// the stream from it, from a keyframe on, and ffprobe decodes what arrived: 1280x720 H.264 in 4:2:0 (not High
     /// 4:4:4) next to AAC audio. Then Ctrl-C ends the run cleanly (exit 0).
@@ -263,15 +277,7 @@ import Testing
         defer { server.stop() }
         let (p, o, e) = try Self.startRTMPOut(to: server)
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
-        let d = Tools.tempDir()
-        defer { try? FileManager.default.removeItem(at: d) }
-        let file = d.appendingPathComponent("received.flv").path
-        let ff = try server.record(seconds: 5, to: file)
-        kill(p.processIdentifier, SIGINT)
-        let vf = Tools.finish(p, o, e, timeout: 10)
-        #expect(!vf.hung && vf.code == 0, "viewfinder exit \(vf.code): \(vf.err)")
-        #expect(!ff.hung && ff.code == 0, "ffmpeg: \(ff.err)")
-        let streams = try Self.probeStreams(file)
+        let (streams, _) = try Self.recordThenStop(server, seconds: 5, run: (p, o, e))
         let video = try #require(streams.first { $0["codec_type"] as? String == "video" }, "\(streams)")
         let audio = try #require(streams.first { $0["codec_type"] as? String == "audio" }, "\(streams)")
         let videoFrames = Int(video["nb_read_frames"] as? String ?? "") ?? -1
@@ -346,15 +352,7 @@ import Testing
         let again = try RTMPServer(port: port)
         defer { again.stop() }
         #expect(again.waitForPublisher(timeout: 40), "nobody published again: \(again.log)")
-        let d = Tools.tempDir()
-        defer { try? FileManager.default.removeItem(at: d) }
-        let file = d.appendingPathComponent("again.flv").path
-        let ff = try again.record(seconds: 3, to: file)
-        kill(p.processIdentifier, SIGINT)
-        let vf = Tools.finish(p, o, e, timeout: 10)
-        #expect(!vf.hung && vf.code == 0, "viewfinder exit \(vf.code): \(vf.err)")
-        #expect(!ff.hung && ff.code == 0, "ffmpeg: \(ff.err)")
-        let streams = try Self.probeStreams(file)
+        let (streams, vf) = try Self.recordThenStop(again, seconds: 3, run: (p, o, e))
         let video = try #require(streams.first { $0["codec_type"] as? String == "video" }, "\(streams)")
         let videoFrames = Int(video["nb_read_frames"] as? String ?? "") ?? -1
         print("rtmp: server back: \(videoFrames) video frames received after the retry")
