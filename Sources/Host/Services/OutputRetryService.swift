@@ -146,8 +146,8 @@ final class OutputRetryService: SessionService, @unchecked Sendable {
         halt()
         if stopping { return }
         guard everSent else {
-            out.failure = "ERROR from element \(m.source)\(m.sourceFactory.isEmpty ? "" : " (\(m.sourceFactory))"): \(text)"
-                + MessageText.indentedDebug(debug)
+            // As the bus loop words a segment's error (no stage group feeds this pipeline, so no caps hint).
+            out.failure = BusLoop.errorText(segment: -1, message: m, text: text, debug: debug, groups: [])
             return
         }
         if firstLoss {
