@@ -27,6 +27,7 @@ public struct ControlStatus: Hashable, Sendable {
         self.reason = reason
     }
     public static let ok = ControlStatus(200, "OK")
+    public static let created = ControlStatus(201, "Created")
     public static let accepted = ControlStatus(202, "Accepted")
     public static let badRequest = ControlStatus(400, "Bad Request")
     public static let unauthorized = ControlStatus(401, "Unauthorized")
@@ -77,6 +78,9 @@ public struct ControlRequest: Sendable {
     public var query: [String: String]
     public var headers: ControlHeaders
     public var body: Data
+    /// The prefix the request came in under, taken off `path` and `rawPath` before its route saw them
+    /// (`/api/pipelines/NAME` in `serve`, empty in `launch`): answers that name URLs put it back in front.
+    public var mount = ""
 
     public init(method: ControlMethod, target: String, headers: ControlHeaders = [:], body: Data = Data()) {
         self.method = method

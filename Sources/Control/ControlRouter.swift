@@ -22,35 +22,18 @@ struct ControlRouter: Sendable {
     let address: ControlAddress
     /// The server's own origins (`http://127.0.0.1:PORT`, `http://localhost:PORT`), set once the port is known.
     let origins: Set<String>
-    /// The `Host` headers answered without a token (the origins without the scheme).
-    var hosts: Set<String> { Set(origins.map { String($0.dropFirst("http://".count)) }) }
     /// Fires the manual shutter (as SIGUSR1 does).
     let fire: @Sendable () -> Void
 
+    /// The guard's checks (token, Host, Origin), then the route.
     func handle(_ request: ControlRequest) async -> ControlResponse {
-        let cookieToken = Self.cookie("viewfinder-token", in: request.headers["Cookie"] ?? "")
-        if let token = address.token {
-            let given = request.headers["Authorization"] ?? ""
-            // A browser cannot add the header to <img>/EventSource requests: the page's own cookie (set by
-            // `/?token=T`, SameSite=Strict) or that first `?token=` counts too.
-            let fromQuery = request.path == "/" ? request.query["token"] : nil
-            guard Self.same(given, "Bearer \(token)") || cookieToken.map({ Self.same($0, token) }) == true
-                || fromQuery.map({ Self.same($0, token) }) == true
-            else {
-                return Self.error(
-                    .unauthorized, "missing or wrong 'Authorization: Bearer TOKEN' header",
-                    headers: ["WWW-Authenticate": "Bearer"])
-            }
-        } else if let host = request.headers["Host"], !hosts.contains(host) {
-            // Without a token only this machine's names are answered: a page on another name resolving here
-            // (DNS rebinding) gets nothing.
-            return Self.error(.forbidden, "host '\(Echo.value(host))' refused: expected \(hosts.sorted().joined(separator: " or "))", field: "Host")
-        }
-        if let o = request.headers["Origin"], !origins.contains(o),
-            !(address.token != nil && request.headers["Host"].map({ "http://\($0)" }) == o)
-        {
-            return Self.error(.forbidden, "origin '\(o)' refused: expected none or \(origins.sorted().joined(separator: " or "))", field: "Origin")
-        }
+        if let refusal = ControlGuard(address: address, origins: origins).refusal(request) { return refusal }
+        return await route(request)
+    }
+
+    /// The route of a request that passed the checks (`viewfinder serve` checks once for all its pipelines, then
+    /// hands each pipeline's requests here with the pipeline's prefix taken off).
+    func route(_ request: ControlRequest) async -> ControlResponse {
         let path = request.path
         let method = request.method
         func only(_ allowed: ControlMethod, _ answer: () async -> ControlResponse) async -> ControlResponse {

@@ -76,39 +76,14 @@ public final class ControlServer: SessionService {
     /// Binds and starts listening for `session`; returns the URL (`http://127.0.0.1:PORT/`). A failed bind is a
     /// usage error naming the address.
     public func start(session: Session) throws(HostError) -> String {
-        // The routes need the server's origins, which need the port: a router made once the socket is bound.
-        let gate = StartGate()
-        let routerBox = Mutex<ControlRouter?>(nil)
         let context = ControlRouteContext(address: address, started: session.clock.wallNow, clock: session.clock)
         let routes = session.services.compactMap { ($0 as? any ServesControlRoutes)?.controlRoutes(context) }
         let address = self.address, hub = self.hub, fire = self.fire
-        let handle: @Sendable (ControlRequest) async -> ControlResponse = { request in
-            guard let router = routerBox.withLock({ $0 }) else { return ControlRouter.error(.serviceUnavailable, "starting: try again") }
-            return await router.handle(request)
-        }
-        let http = ControlHTTPServer(host: address.host, port: Int(address.port), handle: handle, limits: limits) { port in
-            var origins: Set<String> = ["http://\(address.host):\(port)"]
-            if address.host == "127.0.0.1" { origins.insert("http://localhost:\(port)") }
-            routerBox.withLock {
-                $0 = ControlRouter(session: session, hub: hub, routes: routes, address: address, origins: origins, fire: fire)
-            }
-            gate.settle(.listening(port))
+        let (http, run, port) = try Self.listen(address: address, limits: limits) { origins in
+            let router = ControlRouter(session: session, hub: hub, routes: routes, address: address, origins: origins, fire: fire)
+            return { await router.handle($0) }
         }
         server.withLock { $0 = http }
-        let run = Task {
-            do { try await http.run() } catch { gate.settle(.failed(ControlHTTPServer.reason(error))) }
-            gate.settle(.failed("the server stopped"))
-        }
-        let port: Int
-        switch gate.wait(seconds: 6) {
-        case .listening(let p)?: port = p
-        case .failed(let why)?:
-            run.cancel()
-            throw HostError(.usage, "cannot listen on \(address.host):\(address.port): \(why)")
-        case nil:
-            run.cancel()
-            throw HostError(.usage, "cannot listen on \(address.host):\(address.port): no answer in 6 s")
-        }
         let heartbeat = hub.heartbeat(every: Self.heartbeat, clock: session.clock)
         tasks.withLock { $0 = [run, heartbeat] }
         let url = "http://\(address.host):\(port)/"
@@ -116,11 +91,44 @@ public final class ControlServer: SessionService {
         return url
     }
 
-    /// Ends the event streams and stops listening (after the run).
-    public func stop() {
-        hub.close()
-        for r in started.withLock({ $0?.routes ?? [] }) { r.close() }
-        if let http = server.withLock({ $0 }) {
+    /// Binds `address` and serves requests with the handler `serve` makes from the server's own origins (which need
+    /// the port, known once bound): the server, its task and the port. A failed bind is a usage error naming the
+    /// address. Shared by `launch --http` and `serve`.
+    static func listen(
+        address: ControlAddress, limits: ControlLimits,
+        serve: @escaping @Sendable (Set<String>) -> @Sendable (ControlRequest) async -> ControlResponse
+    ) throws(HostError) -> (ControlHTTPServer, Task<Void, Never>, Int) {
+        let gate = StartGate()
+        let handlerBox = Mutex<(@Sendable (ControlRequest) async -> ControlResponse)?>(nil)
+        let handle: @Sendable (ControlRequest) async -> ControlResponse = { request in
+            guard let handler = handlerBox.withLock({ $0 }) else { return ControlRouter.error(.serviceUnavailable, "starting: try again") }
+            return await handler(request)
+        }
+        let http = ControlHTTPServer(host: address.host, port: Int(address.port), handle: handle, limits: limits) { port in
+            var origins: Set<String> = ["http://\(address.host):\(port)"]
+            if address.host == "127.0.0.1" { origins.insert("http://localhost:\(port)") }
+            let handler = serve(origins)
+            handlerBox.withLock { $0 = handler }
+            gate.settle(.listening(port))
+        }
+        let run = Task {
+            do { try await http.run() } catch { gate.settle(.failed(ControlHTTPServer.reason(error))) }
+            gate.settle(.failed("the server stopped"))
+        }
+        switch gate.wait(seconds: 6) {
+        case .listening(let p)?: return (http, run, p)
+        case .failed(let why)?:
+            run.cancel()
+            throw HostError(.usage, "cannot listen on \(address.host):\(address.port): \(why)")
+        case nil:
+            run.cancel()
+            throw HostError(.usage, "cannot listen on \(address.host):\(address.port): no answer in 6 s")
+        }
+    }
+
+    /// Stops `http` (bounded: 1 s) and cancels `tasks`.
+    static func shut(_ http: ControlHTTPServer?, tasks: [Task<Void, Never>]) {
+        if let http {
             let done = DispatchSemaphore(value: 0)
             Task {
                 await http.stop()
@@ -128,7 +136,14 @@ public final class ControlServer: SessionService {
             }
             _ = done.wait(timeout: .now() + 1)
         }
-        for t in tasks.withLock({ $0 }) { t.cancel() }
+        for t in tasks { t.cancel() }
+    }
+
+    /// Ends the event streams and stops listening (after the run).
+    public func stop() {
+        hub.close()
+        for r in started.withLock({ $0?.routes ?? [] }) { r.close() }
+        Self.shut(server.withLock { $0 }, tasks: tasks.withLock { $0 })
     }
 
     /// How the start ended.

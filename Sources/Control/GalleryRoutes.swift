@@ -35,7 +35,7 @@ extension ControlRouter {
             }
             return await answer()
         }
-        if raw == "/api/photos" { return await only(.GET) { photos() } }
+        if raw == "/api/photos" { return await only(.GET) { photos(mount: request.mount) } }
         if raw.hasPrefix("/api/photos/") {
             guard let parts = Gallery.plainSegments(raw.dropFirst("/api/photos/".count)),
                 parts.count == 2 || (parts.count == 3 && parts[2] == "card")
@@ -56,8 +56,9 @@ extension ControlRouter {
 
     // MARK: routes
 
-    /// Every photo of every capture stage, newest first, with the URLs of its file, thumbnail and card.
-    func photos() -> ControlResponse {
+    /// Every photo of every capture stage, newest first, with the URLs of its file, thumbnail and card (under
+    /// `mount`: `/api/pipelines/NAME` in `serve`, empty for `launch`).
+    func photos(mount: String = "") -> ControlResponse {
         var dirs: [[String: Any]] = []
         var list: [(time: String, id: Int, object: [String: Any])] = []
         for (stage, directory) in captureStages() {
@@ -69,14 +70,14 @@ extension ControlRouter {
                 guard let path, let realDir, let name = Gallery.servableName(path, directory: directory, realDirectory: realDir),
                     Gallery.inside(FilePaths.join(directory, name), realDirectory: realDir) != nil
                 else { return nil }
-                return "/photos/\(stage)/\(name)"
+                return "\(mount)/photos/\(stage)/\(name)"
             }
             for r in records ?? [] {
                 var o = Gallery.object(r)
                 o["stage"] = stage
                 if let u = url(r.file) {
                     o["url"] = u
-                    o["cardUrl"] = "/api/photos/\(stage)/\(r.id)/card"
+                    o["cardUrl"] = "\(mount)/api/photos/\(stage)/\(r.id)/card"
                 }
                 if let u = url(r.thumbnail) { o["thumbUrl"] = u }
                 if let u = url(r.full) { o["fullUrl"] = u }

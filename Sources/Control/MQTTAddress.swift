@@ -53,6 +53,15 @@ public struct MQTTAddress: Sendable, Equatable {
         self.topic = topic
     }
 
+    /// The same broker with the topic `TOPIC/NAME` (a pipeline of `serve`); a usage error when too long.
+    public func beneath(_ name: String) throws(HostError) -> MQTTAddress {
+        let sub = "\(topic)/\(name)"
+        try Self.check(topic: sub)
+        var a = self
+        a.topic = sub
+        return a
+    }
+
     /// Refuses a topic that cannot prefix published topics.
     static func check(topic: String) throws(HostError) {
         let why: String?

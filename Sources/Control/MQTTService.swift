@@ -8,10 +8,10 @@ import Synchronization
 public struct MQTTBridgeFactory: ServiceFactory {
     let address: MQTTAddress
     let access: MQTTAccess
-    let fire: @Sendable () -> Void
+    let fire: (@Sendable () -> Void)?
     /// A bridge to `address`, logging in with `access`; `fire` is the manual shutter (the CLI passes
-    /// `Triggers.shared.fire`).
-    public init(address: MQTTAddress, access: MQTTAccess = MQTTAccess(), fire: @escaping @Sendable () -> Void) {
+    /// `Triggers.shared.fire`; nil: the `viewfinder-capture` event to this session only, as `serve` wants).
+    public init(address: MQTTAddress, access: MQTTAccess = MQTTAccess(), fire: (@Sendable () -> Void)?) {
         self.address = address
         self.access = access
         self.fire = fire
@@ -27,18 +27,19 @@ public final class MQTTService: SessionService {
     public let name = "mqtt"
     let address: MQTTAddress
     let access: MQTTAccess
-    let fire: @Sendable () -> Void
+    let fire: (@Sendable () -> Void)?
     /// Made in `prepare` (it needs the session); read by the bus loop's thread and the closing thread.
     private let bridge = Mutex<MQTTBridge?>(nil)
 
-    init(address: MQTTAddress, access: MQTTAccess, fire: @escaping @Sendable () -> Void) {
+    init(address: MQTTAddress, access: MQTTAccess, fire: (@Sendable () -> Void)?) {
         self.address = address
         self.access = access
         self.fire = fire
     }
 
     public func prepare(_ session: Session) throws(HostError) {
-        let b = MQTTBridge(session: session, address: address, access: access, fire: fire, clock: session.clock)
+        let b = MQTTBridge(
+            session: session, address: address, access: access, fire: fire ?? SessionCommands.eventShutter(session), clock: session.clock)
         bridge.withLock { $0 = b }
         b.start()
     }

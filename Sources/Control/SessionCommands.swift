@@ -26,6 +26,12 @@ enum SessionCommands {
         try capture(timer: MQTTCommand.captureTimer(fields), session: session, fire: fire)
     }
 
+    /// A shutter for `session` alone: the `viewfinder-capture` event (no self-timer) into its groups, where SIGUSR1's
+    /// trigger fires every capture stage of the process (`serve` runs many sessions).
+    static func eventShutter(_ session: Session) -> @Sendable () -> Void {
+        { [weak session] in session?.sendCustomEvent(MessageStructure(CaptureStage.eventName, [])) }
+    }
+
     /// The shutter with the self-timer already checked (`MQTTCommand.captureTimer`): nil fires it at once.
     static func capture(timer: Int?, session: Session, fire: () -> Void) throws(JSONScalar.Problem) -> [String: Any] {
         if let timer {

@@ -8,8 +8,12 @@ import Stages
 /// ```json
 /// { "version": 1,
 ///   "server": { "http": "127.0.0.1:8080", "token": "...", "tokenFile": "...", "mqtt": "127.0.0.1:1883", "topic": "cams/door" },
-///   "stages": { "compose0": { "rule": "golden" }, "ringlight0": { "opacity": 50 } } }
+///   "stages": { "compose0": { "rule": "golden" }, "ringlight0": { "opacity": 50 } },
+///   "restart": "on-error" }
 /// ```
+///
+/// `restart` is read by `viewfinder serve` only (a pipeline that ends: `on-error`, the default, restarts after an
+/// error; `always` after end-of-stream too; `never` stays ended).
 ///
 /// Stage settings become property overrides applied when the session is built, exactly like `--set
 /// name.prop=value` (description < settings < `--set`); server options are defaults for the command
@@ -86,7 +90,7 @@ public struct SettingsFile: Sendable, Equatable {
     /// Largest settings file read (1 MiB: a few stages' properties take a few hundred bytes).
     public static let sizeLimit = 1 << 20
     /// The top-level keys.
-    public static let keys = ["version", "server", "stages"]
+    public static let keys = ["version", "server", "stages", "restart"]
 
     /// Where the file is (not part of its content).
     public var path: String
@@ -96,6 +100,8 @@ public struct SettingsFile: Sendable, Equatable {
     public var server = Server()
     /// Stage name -> property -> value.
     public var stages: [String: [String: Value]] = [:]
+    /// When `viewfinder serve` starts the pipeline again (nil: not set, `on-error`).
+    public var restart: RestartPolicy?
 
     /// Empty settings for `path` (a file that does not exist yet).
     public init(path: String, server: Server = Server(), stages: [String: [String: Value]] = [:]) {
@@ -131,6 +137,13 @@ public struct SettingsFile: Sendable, Equatable {
         do { json = try JSONDecoder().decode(JSON.self, from: data) } catch {
             throw fail("bad JSON: \(syntaxProblem(data)): expected an object like {\"version\": 1, \"server\": {...}, \"stages\": {...}}")
         }
+        return try parse(json: json, path: path)
+    }
+
+    /// Parses settings already decoded (the `settings` object of a `POST /api/pipelines` body); `path` is where
+    /// they will be kept.
+    public static func parse(json: JSONValue, path: String) throws(HostError) -> SettingsFile {
+        func fail(_ text: String) -> HostError { HostError(.usage, "settings \(path): \(text)") }
         guard case .object(let top) = json else {
             throw fail("expected a JSON object at the top ({\"version\": 1, \"server\": {...}, \"stages\": {...}}), got \(json.kind)")
         }
@@ -163,6 +176,12 @@ public struct SettingsFile: Sendable, Equatable {
             if settings.server.token != nil && settings.server.tokenFile != nil {
                 throw fail("'server' has both 'token' and 'tokenFile': expected one of them")
             }
+        }
+        if let r = top["restart"] {
+            guard case .string(let text) = r, let policy = RestartPolicy(rawValue: text) else {
+                throw fail("bad value \(r.echo) for 'restart': expected \(RestartPolicy.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            settings.restart = policy
         }
         if let s = top["stages"] {
             guard case .object(let list) = s else {
@@ -268,54 +287,27 @@ public struct SettingsFile: Sendable, Equatable {
             var version: Int
             var server: ServerPart?
             var stages: [String: [String: Value]]
+            var restart: String?
         }
         let s = server
         let doc = Document(
             version: version,
             server: s == Server() ? nil : .init(http: s.http, token: s.token, tokenFile: s.tokenFile, mqtt: s.mqtt, topic: s.topic),
-            stages: stages)
+            stages: stages, restart: restart?.rawValue)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         // Strings, integers, finite numbers and booleans only: encoding cannot fail.
         return ((try? encoder.encode(doc)) ?? Data("{}".utf8)) + Data("\n".utf8)
     }
 
-    /// Writes the file atomically: a temp file in the same directory (the old file's permissions), written
-    /// and fsynced, renamed over the file, then the directory fsynced. On failure the old file is untouched,
-    /// the temp file removed, and the error says "settings: cannot write FILE: reason".
+    /// Writes the file atomically (`AtomicFile`): the old file or the new, never half. On failure the old file is
+    /// untouched and the error says "settings: cannot write FILE: reason".
     public func save() throws(HostError) {
-        func fail(_ reason: String) -> HostError { HostError(.runtime, "settings: cannot write \(path): \(reason)") }
-        let target = Self.writeTarget(path)
-        let directory = FilePaths.directory(of: target)
-        let temp = FilePaths.join(directory, ".\(FilePaths.fileName(of: target)).tmp-\(getpid())")
-        unlink(temp)  // a leftover of an earlier process with this pid
-        let file: AppendFile
-        do { file = try AppendFile(path: temp) } catch { throw fail(error.message) }
-        let mode = (try? FileManager.default.attributesOfItem(atPath: target))?[.posixPermissions] as? NSNumber
-        if let mode, chmod(temp, mode_t(mode.uint16Value & 0o7777)) != 0 {
-            let reason = String(cString: strerror(errno))
-            file.close(); unlink(temp)
-            throw fail(reason)
-        }
-        if let reason = file.write(Array(encoded())) ?? file.synchronize() {
-            file.close(); unlink(temp)
-            throw fail(reason)
-        }
-        file.close()
-        guard rename(temp, target) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temp)
-            throw fail(reason)
-        }
-        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if fd >= 0 { _ = fsync(fd); _ = close(fd) }
+        do { try AtomicFile.write(encoded(), to: path) } catch { throw HostError(.runtime, "settings: cannot write \(path): \(error.reason)") }
     }
 
     /// The file `save()` replaces: `path`, or for a symbolic link the file it points to (so the link stays one).
-    static func writeTarget(_ path: String) -> String {
-        guard (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil else { return path }
-        return URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-    }
+    static func writeTarget(_ path: String) -> String { AtomicFile.writeTarget(path) }
 
     /// For `--save-settings`: the file's directory must exist and be writable (the file is replaced by a
     /// rename there, or created on the first change). A usage error otherwise, before anything runs.

@@ -16,7 +16,7 @@ struct Viewfinder: ParsableCommand {
             Exit codes: 0 after end-of-stream, 1 runtime error (or abort), 2 bad description or usage.
             Ctrl-C sends end-of-stream (files are finalised); a second Ctrl-C aborts.
             """,
-        subcommands: [Launch.self, Run.self, StagesCommand.self, Inspect.self, Card.self, BenchCommand.self])
+        subcommands: [Launch.self, Run.self, Serve.self, StagesCommand.self, Inspect.self, Card.self, BenchCommand.self])
 
     /// Runs the chosen subcommand; maps errors to exit codes (2 usage, 1 runtime).
     static func main() {

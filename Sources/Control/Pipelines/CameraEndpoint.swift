@@ -1,0 +1,78 @@
+import Foundation
+import GStreamerKit
+import Host
+import Stages
+import Synchronization
+import Timing
+
+/// What the pipelines of one `serve` process share of its control server: where it listens, its origins (set once
+/// bound, before any pipeline is built) and the clock.
+public final class PipelinesContext: Sendable {
+    /// Where the server listens and the token it demands.
+    public let address: ControlAddress
+    /// The clock heartbeats and previews use.
+    public let clock: any HostClock
+    private let bound = Mutex<Set<String>>([])
+
+    public init(address: ControlAddress, clock: any HostClock) {
+        self.address = address; self.clock = clock
+    }
+
+    /// The server's own origins, once bound.
+    public var origins: Set<String> {
+        get { bound.withLock { $0 } }
+        set { bound.withLock { $0 = newValue } }
+    }
+}
+
+/// Makes each `serve` session's `CameraEndpoint`.
+public struct CameraEndpointFactory: ServiceFactory {
+    let context: PipelinesContext
+    public init(context: PipelinesContext) { self.context = context }
+    public func make(_ build: ServiceBuild) throws(HostError) -> [any SessionService] { [CameraEndpoint(context: context)] }
+}
+
+/// One session's control routes in `serve`, without a listener of its own: the same `ControlRouter` as `launch
+/// --http` (stages, state, events, capture, stop, the gallery, and the routes of the session's services: preview,
+/// WebRTC, HLS), reached by the pipelines server under `/api/pipelines/NAME` after its checks. The shutter is the
+/// `viewfinder-capture` event to this session only (SIGUSR1's trigger would fire every camera of the process).
+///
+/// Threads: `prepare` on the camera's thread; `answer` on the server's tasks; `elementMessage` on the bus loop
+/// (never blocks: the hub's newest-only buffers).
+public final class CameraEndpoint: SessionService {
+    public let name = "endpoint"
+    let context: PipelinesContext
+    /// The session's `/api/events` fan-out.
+    public let hub = EventHub()
+    private let state = Mutex<(router: ControlRouter?, routes: [any ControlRoutes], heartbeat: Task<Void, Never>?)>((nil, [], nil))
+
+    init(context: PipelinesContext) { self.context = context }
+
+    public func prepare(_ session: Session) throws(HostError) {
+        let routeContext = ControlRouteContext(address: context.address, started: session.clock.wallNow, clock: session.clock)
+        let routes = session.services.compactMap { ($0 as? any ServesControlRoutes)?.controlRoutes(routeContext) }
+        let router = ControlRouter(
+            session: session, hub: hub, routes: routes, address: context.address, origins: context.origins,
+            fire: SessionCommands.eventShutter(session))
+        let heartbeat = hub.heartbeat(every: ControlServer.heartbeat, clock: session.clock)
+        state.withLock { $0 = (router, routes, heartbeat) }
+    }
+
+    public func elementMessage(_ message: BusMessage) { hub.publish(message) }
+
+    public func close() {
+        hub.close()
+        let (routes, heartbeat) = state.withLock { s in
+            defer { s = (nil, [], nil) }
+            return (s.routes, s.heartbeat)
+        }
+        for r in routes { r.close() }
+        heartbeat?.cancel()
+    }
+
+    /// The answer of the session's routes to `request` (its prefix already taken off); 503 before prepared.
+    func answer(_ request: ControlRequest) async -> ControlResponse {
+        guard let router = state.withLock({ $0.router }) else { return ControlRouter.error(.serviceUnavailable, "starting: try again") }
+        return await router.route(request)
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import Host
+import Stages
+
+/// Answers every request of `viewfinder serve`'s control server: the guard's checks once (token, Host, Origin), then
+/// the pipelines API, the process's own routes, or a pipeline's own routes under its prefix.
+///
+/// - `GET /api/pipelines` (every pipeline: `PipelinesRouter.object`), `POST /api/pipelines` (`{"name", "description",
+///   "settings"?, "start"?}`: validated exactly like `launch`, 400 with the parse error, its `position` and `token`,
+///   nothing started; 409 for a name in use), `GET|DELETE /api/pipelines/NAME`, `POST /api/pipelines/NAME/start|stop|restart`.
+/// - `/api/pipelines/NAME` + any path of `launch --http` (`/api/stages`, `/photos/...`, `/hls/...`, `/` the
+///   single-camera page) is that path of the pipeline's session (`CameraEndpoint`); a short form without `/api`
+///   (`/api/pipelines/NAME/stages`, `/state`, `/events`, `/capture`, `/preview.mjpeg`, `/webrtc`, `/photos`) is the
+///   same route. 503 while the pipeline has no session (stopped, restarting).
+/// - `GET /api/events`: the pipelines' changes (`viewfinder/pipeline`) as server-sent events.
+///
+/// Threads: the server's tasks; `DELETE` and `stop` wait for the pipeline's end-of-stream off the cooperative pool.
+struct PipelinesRouter: Sendable {
+    let host: CameraHost
+    let guarded: ControlGuard
+    let hub: EventHub
+    /// Extra process routes (metrics, health, the overview page), asked after the pipelines API.
+    let extra: [any ControlRoutes]
+
+    func handle(_ request: ControlRequest) async -> ControlResponse {
+        if let refusal = guarded.refusal(request) { return refusal }
+        let path = request.path
+        switch path {
+        case "/api/pipelines":
+            switch request.method {
+            case .GET: return ControlRouter.json(.ok, ["pipelines": host.cameras.map(Self.object)])
+            case .POST: return await add(request)
+            default:
+                return ControlRouter.error(
+                    .methodNotAllowed, "\(request.method.rawValue) not allowed on /api/pipelines: expected GET or POST",
+                    headers: ["Allow": "GET, POST"])
+            }
+        case "/api/events": return ControlRouter.only(.GET, request) { events() }
+        default: break
+        }
+        if path.hasPrefix("/api/pipelines/") { return await pipeline(request) }
+        for r in extra { if let answer = await r.answer(request) { return answer } }
+        return ControlRouter.error(.notFound, "no route \(Echo.value(path)): expected /api/pipelines, /api/pipelines/NAME/..., /api/events")
+    }
+
+    /// `/api/pipelines/NAME...`.
+    func pipeline(_ request: ControlRequest) async -> ControlResponse {
+        let tail = request.path.dropFirst("/api/pipelines/".count)
+        let name = String(tail.prefix { $0 != "/" })
+        let rest = String(tail.dropFirst(name.count))
+        let camera: Camera
+        do { camera = try host.existing(name) } catch { return Self.refused(error) }
+        switch rest {
+        case "":
+            switch request.method {
+            case .GET: return ControlRouter.json(.ok, Self.object(camera))
+            case .DELETE:
+                let removed = await Self.offPool { () -> Result<Void, PipelineRequestError> in
+                    do throws(PipelineRequestError) { try host.remove(name) } catch { return .failure(error) }
+                    return .success(())
+                }
+                if case .failure(let e) = removed { return Self.refused(e) }
+                return ControlRouter.json(.ok, ["name": name, "state": PipelineMessage.State.removed.rawValue])
+            default:
+                return ControlRouter.error(
+                    .methodNotAllowed, "\(request.method.rawValue) not allowed on /api/pipelines/\(name): expected GET or DELETE",
+                    headers: ["Allow": "GET, DELETE"])
+            }
+        case "/start", "/stop", "/restart":
+            return ControlRouter.only(.POST, request) {
+                switch rest {
+                case "/start": camera.start()
+                case "/stop": camera.stop()
+                default: camera.restart()
+                }
+                return ControlRouter.json(.accepted, Self.object(camera))
+            }
+        default:
+            return await mounted(request, camera: camera, rest: rest)
+        }
+    }
+
+    /// A pipeline's own route: the request with `/api/pipelines/NAME` taken off (and the short form's `/api` put on).
+    func mounted(_ request: ControlRequest, camera: Camera, rest: String) async -> ControlResponse {
+        let prefix = "/api/pipelines/\(camera.name)"
+        guard request.rawPath.hasPrefix(prefix) else {
+            return ControlRouter.error(.notFound, "no route \(Echo.value(request.path)): expected \(prefix)/...")
+        }
+        var inner = request
+        inner.mount = prefix
+        let rawRest = String(request.rawPath.dropFirst(prefix.count))
+        let long = ["/api/", "/photos/", "/hls", "/app.js", "/app.css", "/index.html"].contains { rest.hasPrefix($0) } || rest == "/"
+        inner.rawPath = long ? rawRest : "/api" + rawRest
+        inner.path = long ? rest : "/api" + rest
+        guard let endpoint = camera.session?.services(CameraEndpoint.self).first else {
+            return ControlRouter.error(
+                .serviceUnavailable, "pipeline '\(camera.name)' is \(camera.status.state.rawValue): it has no running session; try again",
+                headers: ["Retry-After": "1"])
+        }
+        return await endpoint.answer(inner)
+    }
+
+    /// `POST /api/pipelines`.
+    func add(_ request: ControlRequest) async -> ControlResponse {
+        let spec: CameraSpec
+        let start: Bool
+        do { (spec, start) = try PipelineRequest.decode(request.body, store: host.store) } catch { return Self.refused(error) }
+        let added = await Self.offPool { () -> Result<Void, PipelineRequestError> in
+            do throws(PipelineRequestError) { try host.add(spec, start: start) } catch { return .failure(error) }
+            return .success(())
+        }
+        if case .failure(let e) = added { return Self.refused(e) }
+        guard let camera = host.camera(named: spec.name) else { return ControlRouter.json(.created, ["name": spec.name]) }
+        return ControlRouter.json(.created, Self.object(camera), headers: ["Location": "/api/pipelines/\(spec.name)"])
+    }
+
+    /// Server-sent events of the pipelines' changes.
+    func events() -> ControlResponse {
+        guard let client = hub.subscribe() else {
+            return ControlRouter.error(.serviceUnavailable, "too many event clients: at most \(EventHub.clientLimit)")
+        }
+        client.push(Data(": connected\n\n".utf8))
+        return ControlResponse(
+            statusCode: .ok, headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-cache"],
+            body: .stream(ControlStream(client: client)))
+    }
+
+    /// A pipeline as the API shows it: name, state, description, restart policy, restarts, error, retry-in, and
+    /// while it runs the session's figures (frames, fps, dropped) and its services' fields (sources, viewers).
+    static func object(_ camera: Camera) -> [String: Any] {
+        let status = camera.status
+        let spec = camera.spec
+        var o: [String: Any] = [:]
+        if let session = camera.session { o = SessionCommands.state(of: session) }
+        o["session"] = o["state"] ?? "none"
+        o["name"] = camera.name
+        o["state"] = status.state.rawValue
+        o["description"] = spec.description
+        o["restart"] = spec.restart.rawValue
+        o["restarts"] = status.restarts
+        if !status.error.isEmpty { o["error"] = status.error }
+        if let at = status.retryAt { o["retryIn"] = max(0, at - camera.clock.now) }
+        return o
+    }
+
+    /// A refusal as its HTTP answer.
+    static func refused(_ e: PipelineRequestError) -> ControlResponse {
+        let status: ControlStatus =
+            switch e.kind {
+            case .invalid: .badRequest
+            case .notFound: .notFound
+            case .conflict: .conflict
+            case .failed: .internalServerError
+            }
+        var o: [String: Any] = ["error": e.message]
+        if let f = e.field { o["field"] = f }
+        if let p = e.position { o["position"] = p }
+        if let t = e.token { o["token"] = t }
+        return ControlRouter.json(status, o)
+    }
+
+    /// Runs `work` (which blocks: building pipelines, draining a run) on a thread of its own, not the cooperative pool.
+    static func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { c in
+            Thread.detachNewThread { c.resume(returning: work()) }
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import ArgumentParser
+import Control
+import Foundation
+import GStreamerKit
+import Host
+import Stages
+import Synchronization
+
+/// `viewfinder serve DIR`: every `DIR/NAME.pipeline` (with `NAME.json` beside it) runs as pipeline NAME, each a
+/// session of its own, in one process; `--http` serves the pipelines API (`PipelinesServer`), `--mqtt` bridges each
+/// pipeline under `TOPIC/NAME/...`. Ctrl-C ends every pipeline with end-of-stream (recordings finalised); a second
+/// aborts.
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run every DIR/NAME.pipeline as pipeline NAME in one process; add, switch and remove pipelines while running.",
+        discussion: """
+            Example: viewfinder serve cameras/ --http 127.0.0.1:8080
+            Then: curl 127.0.0.1:8080/api/pipelines; POST /api/pipelines {"name": "door", "description": "..."};
+            DELETE /api/pipelines/door. Pipelines added or removed are written back to DIR.
+            """)
+    @OptionGroup var options: RunOptions
+    @Argument(help: "The directory of NAME.pipeline files (and NAME.json settings).")
+    var directory: String
+
+    func run() throws {
+        for (given, option) in [(options.config != nil, "--config"), (!options.overrides.isEmpty, "--set"), (options.printExpanded, "--print-expanded")]
+        where given {
+            throw HostError(.usage, "\(option) is not for serve: expected NAME.json settings beside each NAME.pipeline in \(directory)")
+        }
+        let store = try CameraStore(directory: directory)
+        let base = try options.sessionOptions()
+        let control = try options.controlAddress(nil)
+        let broker = try options.mqttAddress(nil)
+        let access = try options.mqttAccess()
+        let server = control.map { PipelinesServer(address: $0) }
+        let saveSettings = options.saveSettings
+        let host = CameraHost(store: store) { spec throws(HostError) in
+            var o = base
+            o.interactive = false
+            o.progress = false
+            o.settings = spec.settings ?? (saveSettings ? SettingsFile(path: store.settingsFile(spec.name)) : nil)
+            var services: [any ServiceFactory] = []
+            if saveSettings, let s = o.settings { services.append(SettingsWriterFactory(settings: s)) }
+            if let server { services.append(CameraEndpointFactory(context: server.context)) }
+            if let broker {
+                services.append(MQTTBridgeFactory(address: try broker.beneath(spec.name), access: access, fire: nil))
+            }
+            o.services = services
+            return o
+        }
+        if options.dryRun {
+            let specs = try store.load()
+            for spec in specs {
+                let session: Session
+                do { session = try Session(description: spec.description, options: try hostOptions(host, spec)) } catch {
+                    throw HostError(.usage, "\(store.pipelineFile(spec.name)): \(error.message)")
+                }
+                print("# \(spec.name)\n\(session.plan.render())")
+            }
+            return
+        }
+        host.listen { m in AppendFile.writeStandardError(ServeLines.line(m)) }
+        if let server {
+            let url = try server.start(host: host)
+            AppendFile.writeStandardError("control: \(url)\n")
+        }
+        do { try host.startAll() } catch {
+            server?.stop()
+            throw error
+        }
+        AppendFile.writeStandardError("serve: \(host.cameras.count) pipeline(s) from \(directory)\n")
+        let finished = DispatchSemaphore(value: 0)
+        let interrupts = Atomic<Int>(0)
+        SignalPipe.route { signo in
+            if signo == SIGUSR1 { Triggers.shared.fire(); return }
+            if interrupts.add(1, ordering: .sequentiallyConsistent).newValue == 1 {
+                AppendFile.writeStandardError("\nviewfinder: stopping every pipeline: sending end-of-stream (Ctrl-C again to abort)\n")
+                Thread.detachNewThread {
+                    host.shutdown()
+                    finished.signal()
+                }
+            } else {
+                AppendFile.writeStandardError("viewfinder: aborting\n")
+                host.abortAll()
+                Thread.detachNewThread {
+                    usleep(abortGraceMicroseconds)
+                    AppendFile.writeStandardError("viewfinder: aborted (the pipelines did not stop in time)\n")
+                    _exit(abortExitCode)
+                }
+            }
+        }
+        signal(SIGXFSZ, SIG_IGN)
+        finished.wait()
+        SignalPipe.route(nil)
+        server?.stop()
+    }
+
+    private func hostOptions(_ host: CameraHost, _ spec: CameraSpec) throws(HostError) -> SessionOptions {
+        var o = try host.sessionOptions(spec)
+        o.services = []
+        return o
+    }
+}
+
+/// The lines `serve` writes on stderr for each pipeline's changes.
+enum ServeLines {
+    static func line(_ m: PipelineMessage) -> String {
+        switch m.state {
+        case .restarting:
+            "pipeline \(m.name): ended with an error: \(m.error); restarting in \(String(format: "%.1f", m.retryIn)) s (restart \(m.restarts))\n"
+        case .failed: "pipeline \(m.name): cannot run: \(m.error)\n"
+        default: "pipeline \(m.name): \(m.state.rawValue)\n"
+        }
+    }
+}
