@@ -122,4 +122,31 @@ import Timing
         #expect(camera.status.state == .failed)
         #expect(camera.remove())
     }
+
+    @Test func aRestartThatCannotBuildIsOneMoreAttemptOnTheBackOff() throws {
+        let clock = ManualClock()
+        let heard = Announcements()
+        let builds = Mutex(0)
+        let camera = Camera(
+            spec: CameraSpec(name: "cam", description: "videotestsrc ! identity error-after=5 ! grid ! fakesink"), running: true,
+            clock: clock,
+            build: { spec throws(HostError) in
+                // The first build runs (and fails at run time); the directory its restarts need is gone.
+                guard builds.withLock({ n in n += 1; return n }) == 1 else { throw HostError(.usage, "cannot write in /gone") }
+                let s = try Session(description: spec.description, options: SessionOptions())
+                try s.prepare()
+                return s
+            },
+            announce: { heard.add($0) })
+        camera.launch()
+        #expect(heard.wait(for: .restarting))
+        #expect(clock.waitForSleepers(1))
+        clock.advance(by: 1)
+        #expect(heard.wait(for: .restarting, count: 2))
+        let second = try #require(heard.all.withLock { $0.filter { $0.state == .restarting }.last })
+        #expect(second.retryIn == 2)
+        #expect(second.error == "cannot write in /gone")
+        #expect(!heard.states.contains(.failed))
+        #expect(camera.remove())
+    }
 }

@@ -151,6 +151,8 @@ public final class Camera: @unchecked Sendable {
     private func loop(first: Session?) {
         var ready = first
         var backoff = Backoff(first: 1, maximum: 30)
+        /// The last run ended by itself and the loop starts it again (not a user's start).
+        var retrying = false
         while true {
             let (want, spec, wake) = inner.withLock { i -> (Want, CameraSpec, Wakeup) in
                 i.wake = Wakeup()
@@ -164,6 +166,7 @@ public final class Camera: @unchecked Sendable {
             case .stop:
                 ready?.close()
                 ready = nil
+                retrying = false
                 // Waits for a command (an hour at a time: a command's wakeup ends it).
                 _ = clock.sleep(seconds: 3600, unlessSignalled: wake)
                 continue
@@ -176,7 +179,12 @@ public final class Camera: @unchecked Sendable {
             } else {
                 set(.starting)
                 do { session = try build(spec) } catch {
-                    // The spec no longer builds (a file gone, a port taken): it waits for a user, or a restart.
+                    // Restarting after an error, a build that fails (a directory gone, a port taken) is one more
+                    // failed attempt on the back-off: what it needs may come back. Started by a user, it waits.
+                    if retrying {
+                        restartAfter(backoff.next(), error: error.message, wake: wake)
+                        continue
+                    }
                     inner.withLock { i in
                         if i.want == .run { i.want = .stop }
                     }
@@ -197,8 +205,10 @@ public final class Camera: @unchecked Sendable {
             if wantNow != .run || restartNow {
                 if wantNow == .stop { set(.stopped) }
                 backoff.reset()
+                retrying = false
                 continue
             }
+            retrying = true
             // A run that played a while proves the spec: its next failure starts the back-off from 1 s again.
             if ran >= 30 { backoff.reset() }
             if code == 0 {
