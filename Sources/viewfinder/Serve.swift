@@ -21,11 +21,19 @@ struct Serve: ParsableCommand {
     @OptionGroup var options: RunOptions
     @Argument(help: "The directory of NAME.pipeline files (and NAME.json settings).")
     var directory: String
+    @Option(
+        name: .long,
+        help: "This process's name on the MQTT broker when several serve processes share one TOPIC: TOPIC/pipelines/NAME, TOPIC/cmd/NAME/VERB.")
+    var instance: String?
 
     func run() throws {
         for (given, option) in [(options.config != nil, "--config"), (!options.overrides.isEmpty, "--set"), (options.printExpanded, "--print-expanded")]
         where given {
             throw HostError(.usage, "\(option) is not for serve: expected NAME.json settings beside each NAME.pipeline in \(directory)")
+        }
+        if let instance {
+            do { try CameraSpec.check(name: instance) } catch { throw HostError(.usage, "--instance: \(error.message)") }
+            guard options.mqtt != nil else { throw HostError(.usage, "--instance without --mqtt: expected --mqtt HOST:PORT too") }
         }
         let store = try CameraStore(directory: directory)
         let base = try options.sessionOptions()
@@ -64,7 +72,10 @@ struct Serve: ParsableCommand {
             let url = try server.start(host: host)
             AppendFile.writeStandardError("control: \(url)\n")
         }
+        let fleet = broker.map { PipelinesMQTT(host: host, address: $0, access: access, instance: instance) }
+        fleet?.start()
         do { try host.startAll() } catch {
+            fleet?.stop()
             server?.stop()
             throw error
         }
@@ -92,6 +103,7 @@ struct Serve: ParsableCommand {
         signal(SIGXFSZ, SIG_IGN)
         finished.wait()
         SignalPipe.route(nil)
+        fleet?.stop()
         server?.stop()
     }
 

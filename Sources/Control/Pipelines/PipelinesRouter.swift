@@ -28,7 +28,7 @@ struct PipelinesRouter: Sendable {
         switch path {
         case "/api/pipelines":
             switch request.method {
-            case .GET: return ControlRouter.json(.ok, ["pipelines": host.cameras.map(Self.object)])
+            case .GET: return ControlRouter.json(.ok, ["pipelines": host.cameras.map(PipelineCommands.object)])
             case .POST: return await add(request)
             default:
                 return ControlRouter.error(
@@ -53,14 +53,9 @@ struct PipelinesRouter: Sendable {
         switch rest {
         case "":
             switch request.method {
-            case .GET: return ControlRouter.json(.ok, Self.object(camera))
+            case .GET: return ControlRouter.json(.ok, PipelineCommands.object(camera))
             case .DELETE:
-                let removed = await Self.offPool { () -> Result<Void, PipelineRequestError> in
-                    do throws(PipelineRequestError) { try host.remove(name) } catch { return .failure(error) }
-                    return .success(())
-                }
-                if case .failure(let e) = removed { return Self.refused(e) }
-                return ControlRouter.json(.ok, ["name": name, "state": PipelineMessage.State.removed.rawValue])
+                return await Self.answer(.ok) { () throws(PipelineRequestError) in try PipelineCommands.remove(name, host: host) }
             default:
                 return ControlRouter.error(
                     .methodNotAllowed, "\(request.method.rawValue) not allowed on /api/pipelines/\(name): expected GET or DELETE",
@@ -68,13 +63,16 @@ struct PipelinesRouter: Sendable {
             }
         case "/start", "/stop", "/restart":
             return ControlRouter.only(.POST, request) {
-                switch rest {
-                case "/start": camera.start()
-                case "/stop": camera.stop()
-                default: camera.restart()
+                do throws(PipelineRequestError) {
+                    return ControlRouter.json(.accepted, try PipelineCommands.control(String(rest.dropFirst()), name, host: host))
+                } catch {
+                    return Self.refused(error)
                 }
-                return ControlRouter.json(.accepted, Self.object(camera))
             }
+        case "/source":
+            guard request.method == .PATCH else { return ControlRouter.only(.PATCH, request) { ControlRouter.json(.ok, [:]) } }
+            let body = request.body
+            return await Self.answer(.ok) { () throws(PipelineRequestError) in try PipelineCommands.switchSource(name, body, host: host) }
         default:
             return await mounted(request, camera: camera, rest: rest)
         }
@@ -102,16 +100,10 @@ struct PipelinesRouter: Sendable {
 
     /// `POST /api/pipelines`.
     func add(_ request: ControlRequest) async -> ControlResponse {
-        let spec: CameraSpec
-        let start: Bool
-        do { (spec, start) = try PipelineRequest.decode(request.body, store: host.store) } catch { return Self.refused(error) }
-        let added = await Self.offPool { () -> Result<Void, PipelineRequestError> in
-            do throws(PipelineRequestError) { try host.add(spec, start: start) } catch { return .failure(error) }
-            return .success(())
-        }
-        if case .failure(let e) = added { return Self.refused(e) }
-        guard let camera = host.camera(named: spec.name) else { return ControlRouter.json(.created, ["name": spec.name]) }
-        return ControlRouter.json(.created, Self.object(camera), headers: ["Location": "/api/pipelines/\(spec.name)"])
+        let body = request.body
+        var answer = await Self.answer(.created) { () throws(PipelineRequestError) in try PipelineCommands.add(body, host: host) }
+        if answer.statusCode == .created, let name = try? PipelineCommands.name(in: body) { answer.headers["Location"] = "/api/pipelines/\(name)" }
+        return answer
     }
 
     /// Server-sent events of the pipelines' changes.
@@ -123,24 +115,6 @@ struct PipelinesRouter: Sendable {
         return ControlResponse(
             statusCode: .ok, headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-cache"],
             body: .stream(ControlStream(client: client)))
-    }
-
-    /// A pipeline as the API shows it: name, state, description, restart policy, restarts, error, retry-in, and
-    /// while it runs the session's figures (frames, fps, dropped) and its services' fields (sources, viewers).
-    static func object(_ camera: Camera) -> [String: Any] {
-        let status = camera.status
-        let spec = camera.spec
-        var o: [String: Any] = [:]
-        if let session = camera.session { o = SessionCommands.state(of: session) }
-        o["session"] = o["state"] ?? "none"
-        o["name"] = camera.name
-        o["state"] = status.state.rawValue
-        o["description"] = spec.description
-        o["restart"] = spec.restart.rawValue
-        o["restarts"] = status.restarts
-        if !status.error.isEmpty { o["error"] = status.error }
-        if let at = status.retryAt { o["retryIn"] = max(0, at - camera.clock.now) }
-        return o
     }
 
     /// A refusal as its HTTP answer.
@@ -159,10 +133,18 @@ struct PipelinesRouter: Sendable {
         return ControlRouter.json(status, o)
     }
 
-    /// Runs `work` (which blocks: building pipelines, draining a run) on a thread of its own, not the cooperative pool.
-    static func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { c in
-            Thread.detachNewThread { c.resume(returning: work()) }
+    /// Runs `work` (which blocks: building pipelines, draining a run) on a thread of its own, not the cooperative
+    /// pool; its object with `status`, or its refusal.
+    static func answer(
+        _ status: ControlStatus, _ work: @escaping @Sendable () throws(PipelineRequestError) -> [String: Any]
+    ) async -> ControlResponse {
+        let box: Result<ControlResponse, Never> = await withCheckedContinuation { c in
+            Thread.detachNewThread {
+                do throws(PipelineRequestError) { c.resume(returning: .success(ControlRouter.json(status, try work()))) } catch {
+                    c.resume(returning: .success(refused(error)))
+                }
+            }
         }
+        switch box { case .success(let r): return r }
     }
 }
