@@ -6,7 +6,7 @@ import Stages
 /// Answers every request of the control API: security checks first (token, origin), then the route.
 ///
 /// Routes: `GET /api/stages`, `PATCH /api/stages/{name}`, `POST /api/capture`, `GET /api/state`,
-/// `POST /api/stop`, `GET /api/events`, the page; the gallery's (`/api/photos...`, `/photos/...`) in
+/// `POST /api/stop`, `GET /api/events`, `GET /metrics` (`MetricsReport`), `GET /healthz` (`HealthReport`), the page; the gallery's (`/api/photos...`, `/photos/...`) in
 /// `GalleryRoutes.swift`; then the routes the session's services serve (`ControlRoutes`: the preview, WebRTC
 /// signalling, the HLS outputs...), asked in order; paths of services the session lacks get `AbsentRoutes`' 404.
 /// Errors are JSON: `{"error": "...", "field": "..."}` (field when one is to blame). Threads: runs on the server's tasks; it reaches the session only through its
@@ -16,6 +16,8 @@ struct ControlRouter: Sendable {
     static let bodyLimit = ControlLimits.standard.body
 
     let session: Session
+    /// The session's name in `/metrics` and `/healthz` (`pipeline="main"`).
+    let pipeline: String
     let hub: EventHub
     /// The routes the session's services serve.
     let routes: [any ControlRoutes]
@@ -46,6 +48,8 @@ struct ControlRouter: Sendable {
         case "/api/events": return await only(.GET) { events() }
         case "/api/capture": return await only(.POST) { await capture(request) }
         case "/api/stop": return await only(.POST) { stop() }
+        case "/metrics": return await only(.GET) { MetricsReport.response([(pipeline, session)]) }
+        case "/healthz": return await only(.GET) { HealthReport([(pipeline, session)]).response }
         case "/", "/index.html":
             return await only(.GET) {
                 var page = Self.page(.html, origins: origins)
@@ -64,7 +68,7 @@ struct ControlRouter: Sendable {
             if let answer = await gallery(request) { return answer }
             for r in routes { if let answer = await r.answer(request) { return answer } }
             if let answer = AbsentRoutes.answer(path) { return answer }
-            return Self.error(.notFound, "no route \(path): expected /api/stages, /api/state, /api/events, /api/capture or /api/stop")
+            return Self.error(.notFound, "no route \(path): expected /api/stages, /api/state, /api/events, /api/capture, /api/stop, /metrics or /healthz")
         }
     }
 

@@ -8,15 +8,21 @@ import Timing
 public struct ControlServerFactory: ServiceFactory {
     let address: ControlAddress
     let limits: ControlLimits
+    let pipeline: String
     let fire: @Sendable () -> Void
-    /// A server on `address` with `limits`; `fire` is the manual shutter (the CLI passes `Triggers.shared.fire`).
-    public init(address: ControlAddress, limits: ControlLimits = .standard, fire: @escaping @Sendable () -> Void) {
+    /// A server on `address` with `limits`, naming its session `pipeline` in `/metrics` and `/healthz`; `fire` is the
+    /// manual shutter (the CLI passes `Triggers.shared.fire`).
+    public init(
+        address: ControlAddress, limits: ControlLimits = .standard, pipeline: String = ControlServer.defaultPipeline,
+        fire: @escaping @Sendable () -> Void
+    ) {
         self.address = address
         self.limits = limits
+        self.pipeline = pipeline
         self.fire = fire
     }
     public func make(_ build: ServiceBuild) throws(HostError) -> [any SessionService] {
-        [ControlServer(address: address, limits: limits, fire: fire)]
+        [ControlServer(address: address, limits: limits, pipeline: pipeline, fire: fire)]
     }
 }
 
@@ -39,6 +45,10 @@ public final class ControlServer: SessionService {
     private let fire: @Sendable () -> Void
     /// The server's limits (sizes, timeouts, connections).
     public let limits: ControlLimits
+    /// The session's name in `/metrics` and `/healthz` (`pipeline="main"`).
+    public let pipeline: String
+    /// The name of `launch`'s session (and of any server not told one).
+    public static let defaultPipeline = "main"
     private let server = Mutex<ControlHTTPServer?>(nil)
     private let tasks = Mutex<[Task<Void, Never>]>([])
     /// The URL once listening, and the services' routes.
@@ -46,10 +56,15 @@ public final class ControlServer: SessionService {
     /// Seconds between two heartbeats (`: ping`) on the event streams (on the session's clock).
     static let heartbeat = 2.0
 
-    /// A server on `address` with `limits`; `fire` is the manual shutter (the CLI passes `Triggers.shared.fire`).
-    public init(address: ControlAddress, limits: ControlLimits = .standard, fire: @escaping @Sendable () -> Void) {
+    /// A server on `address` with `limits`, naming its session `pipeline` in `/metrics` and `/healthz`; `fire` is the
+    /// manual shutter (the CLI passes `Triggers.shared.fire`).
+    public init(
+        address: ControlAddress, limits: ControlLimits = .standard, pipeline: String = ControlServer.defaultPipeline,
+        fire: @escaping @Sendable () -> Void
+    ) {
         self.address = address
         self.limits = limits
+        self.pipeline = pipeline
         self.fire = fire
     }
 
@@ -58,6 +73,9 @@ public final class ControlServer: SessionService {
     public func elementMessage(_ message: BusMessage) { hub.publish(message) }
 
     public func close() { stop() }
+
+    /// `viewfinder_viewers{output="events"}`: `/api/events` clients now.
+    public var metricSamples: [MetricSample] { [.viewers(output: "events", hub.count)] }
 
     /// The server's URL, the lines of the services' routes, and a warning when plain HTTP leaves the machine.
     public var startLines: [String] {
@@ -78,9 +96,10 @@ public final class ControlServer: SessionService {
     public func start(session: Session) throws(HostError) -> String {
         let context = ControlRouteContext(address: address, started: session.clock.wallNow, clock: session.clock)
         let routes = session.services.compactMap { ($0 as? any ServesControlRoutes)?.controlRoutes(context) }
-        let address = self.address, hub = self.hub, fire = self.fire
+        let address = self.address, hub = self.hub, fire = self.fire, pipeline = self.pipeline
         let (http, run, port) = try Self.listen(address: address, limits: limits) { origins in
-            let router = ControlRouter(session: session, hub: hub, routes: routes, address: address, origins: origins, fire: fire)
+            let router = ControlRouter(
+                session: session, pipeline: pipeline, hub: hub, routes: routes, address: address, origins: origins, fire: fire)
             return { await router.handle($0) }
         }
         server.withLock { $0 = http }

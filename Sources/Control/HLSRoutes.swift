@@ -28,6 +28,8 @@ struct HLSRoutes: ControlRoutes {
     let outputs: [HLSOutput]
     /// When the server started: an HLS playlist modified before is an earlier run's and is not served.
     let hlsSince: Date
+    /// Told the name of each output whose playlist was served (`viewfinder_hls_playlist_requests_total`).
+    var served: @Sendable (String) -> Void = { _ in }
 
     /// The answer to an `/hls/...` request, nil when `request` is not for `/hls`.
     func answer(_ request: ControlRequest) async -> ControlResponse? {
@@ -60,6 +62,7 @@ struct HLSRoutes: ControlRoutes {
         switch HLSPlaylist.current(output, since: hlsSince) {
         case .failure(let problem): return problem.response(output)
         case .success(let p):
+            served(output.name)
             return ControlResponse(
                 statusCode: .ok,
                 headers: [
@@ -103,7 +106,9 @@ struct HLSRoutes: ControlRoutes {
 }
 
 extension HLSOutputsService: ServesControlRoutes {
-    public func controlRoutes(_ server: ControlRouteContext) -> any ControlRoutes { HLSRoutes(outputs: outputs, hlsSince: server.started) }
+    public func controlRoutes(_ server: ControlRouteContext) -> any ControlRoutes {
+        HLSRoutes(outputs: outputs, hlsSince: server.started, served: { [weak self] in self?.playlistServed($0) })
+    }
 }
 
 /// Reading and checking an HLS playlist (pure functions but for the file read).

@@ -156,6 +156,9 @@ public final class RTSPServer: @unchecked Sendable {
         g_source_unref(source.raw)
     }
 
+    /// Client connections open now (the server's list, under its lock: any thread).
+    public var clientCount: Int { Int(vf_rtsp_server_client_count(server)) }
+
     /// Connections refused past `clientLimit` so far, and connections shut for having no session `setupSeconds`
     /// after they came.
     public var refusedClients: (overLimit: UInt64, idle: UInt64) {

@@ -41,7 +41,8 @@ struct SessionReporter: Sendable {
             reneg += v.renegotiations
             for n in g.stats.stageOrder {
                 let h = v.perStage[n] ?? DurationHistogram()
-                timings.append(.init(name: n, frames: h.count, meanMs: h.mean, p95Ms: h.quantile(0.95)))
+                timings.append(
+                    .init(name: n, frames: h.count, meanMs: h.mean, p95Ms: h.quantile(0.95), p50Ms: h.quantile(0.5), totalMs: h.total))
             }
         }
         return SessionReport(

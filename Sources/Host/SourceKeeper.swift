@@ -106,6 +106,11 @@ final class SourceKeeper: @unchecked Sendable {
     /// The host's own messages since the last call (bus loop).
     func drainMessages() -> [SourceMessage] { state.withLock { $0.drainMessages() } }
 
+    /// Where the source is, and its losses, restores and attempts so far (`GET /metrics`; any thread).
+    var figures: (phase: SourceRecovery.Phase, losses: Int, restores: Int, attempts: Int) {
+        state.withLock { ($0.phase, $0.losses, $0.restores, $0.attempts) }
+    }
+
     /// Set once the attempts are used up: the text the run ends with.
     var gaveUp: String? { state.withLock { $0.gaveUp } }
 

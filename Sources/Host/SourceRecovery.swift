@@ -10,7 +10,8 @@ import Timing
 /// `HostClock`) and what the keeper read from the group (arrivals, frames passed, lateness), so the whole
 /// schedule is tested with plain numbers (`SourceRecoveryTests`).
 struct SourceRecovery {
-    enum Phase: Equatable { case waiting, live, lost, ended }
+    /// The raw value names the state in the metrics (`viewfinder_source_state{state="live"}`).
+    enum Phase: String, Equatable, CaseIterable { case waiting, live, lost, ended }
 
     /// The source element named in messages.
     let element: String
@@ -34,6 +35,8 @@ struct SourceRecovery {
     var restarting = false
     private(set) var losses = 0
     private(set) var restores = 0
+    /// Attempts made over the whole run (`attempt` starts again at each loss).
+    private(set) var attempts = 0
     private(set) var placeholders = 0
     /// Running time of the last placeholder handed out (ns).
     private(set) var lastPlaceholder: UInt64 = 0
@@ -123,6 +126,7 @@ struct SourceRecovery {
             return false
         }
         attempt += 1
+        attempts += 1
         restarting = true
         let delay = backoff.next()
         nextAttemptAt = now + delay

@@ -53,6 +53,10 @@ public struct SessionReport: Sendable {
     /// Per stage timing.
     public struct StageTiming: Sendable {
         public var name: String; public var frames: Int; public var meanMs: Double; public var p95Ms: Double
+        /// The median (ms; the upper edge of its 5 % bucket, as `p95Ms`).
+        public var p50Ms: Double = 0
+        /// Every frame's time added up (ms).
+        public var totalMs: Double = 0
     }
     /// Frames that reached the first stage worker(s).
     public var framesIn: Int

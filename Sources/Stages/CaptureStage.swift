@@ -259,3 +259,8 @@ public final class CaptureStage: Stage {
         return "\(name): \(n) photo\(n == 1 ? "" : "s") saved in \(dir)"
     }
 }
+
+extension CaptureStage: StageMetrics {
+    /// `viewfinder_photos_total`: photos saved (file complete) during this run.
+    public var metricSamples: [MetricSample] { [.photos(savedPhotos)] }
+}

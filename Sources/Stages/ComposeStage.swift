@@ -148,6 +148,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
             st.context = context
             guard let pts = frame.pts ?? frame.duration.map({ $0 * UInt64(frame.index) }) else { return nil }
             if st.firstPTS == nil { st.firstPTS = pts }
+            st.newestPTS = pts
             guard pts >= st.firstPTS! + warmupNs else { return nil }
             let period = UInt64(1e9 / s.fps)
             if let last = st.lastSubmitted, pts < last + period - min(period / 10, 2_000_000) { return nil }

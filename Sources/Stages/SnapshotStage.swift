@@ -97,3 +97,8 @@ public final class SnapshotStage: Stage {
             ).structure)
     }
 }
+
+extension SnapshotStage: StageMetrics {
+    /// `viewfinder_photos_total`: snapshots sent to the `snapshot` output so far.
+    public var metricSamples: [MetricSample] { [.photos(shots)] }
+}

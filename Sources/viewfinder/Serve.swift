@@ -49,7 +49,7 @@ struct Serve: ParsableCommand {
             o.settings = spec.settings ?? (saveSettings ? SettingsFile(path: store.settingsFile(spec.name)) : nil)
             var services: [any ServiceFactory] = []
             if saveSettings, let s = o.settings { services.append(SettingsWriterFactory(settings: s)) }
-            if let server { services.append(CameraEndpointFactory(context: server.context)) }
+            if let server { services.append(CameraEndpointFactory(context: server.context, pipeline: spec.name)) }
             if let broker {
                 services.append(MQTTBridgeFactory(address: try broker.beneath(spec.name), access: access, fire: nil))
             }

@@ -197,22 +197,26 @@ struct RunOptions: ParsableArguments {
     }
 
     /// The services this process adds from the command line (and the settings file): the settings writer
-    /// (`--save-settings`), the control server (`--http`), the MQTT bridge (`--mqtt`).
-    func services(_ settings: SettingsFile?) throws -> [any ServiceFactory] {
+    /// (`--save-settings`), the control server (`--http`, naming the session `pipeline` in `/metrics` and `/healthz`),
+    /// the MQTT bridge (`--mqtt`).
+    func services(_ settings: SettingsFile?, pipeline: String = ControlServer.defaultPipeline) throws -> [any ServiceFactory] {
         var out: [any ServiceFactory] = []
         if saveSettings, let settings { out.append(SettingsWriterFactory(settings: settings)) }
-        if let control = try controlAddress(settings) { out.append(ControlServerFactory(address: control, fire: { Triggers.shared.fire() })) }
+        if let control = try controlAddress(settings) {
+            out.append(ControlServerFactory(address: control, pipeline: pipeline, fire: { Triggers.shared.fire() }))
+        }
         if let broker = try mqttAddress(settings) {
             out.append(MQTTBridgeFactory(address: broker, access: try mqttAccess(), fire: { Triggers.shared.fire() }))
         }
         return out
     }
 
-    func execute(_ description: String, besideFile: String? = nil) throws {
+    /// Runs `description`, named `pipeline` in `/metrics` and `/healthz` (`launch`: `main`; `run FILE`: FILE's base name).
+    func execute(_ description: String, besideFile: String? = nil, pipeline: String = ControlServer.defaultPipeline) throws {
         let settings = try settingsFile(beside: besideFile)
         var options = try sessionOptions()
         options.settings = settings
-        options.services = try services(settings)
+        options.services = try services(settings, pipeline: pipeline)
         let session = try Session(description: description, options: options)
         if printExpanded || dryRun { print(session.plan.render()) }
         // --dry-run writes nothing and binds nothing: no service is prepared.
@@ -267,7 +271,9 @@ struct Run: ParsableCommand {
             throw HostError(.usage, "\(file): \(error.message)")
         }
         let beside = SettingsFile.beside(pipelineFile: file)
-        try options.execute(description, besideFile: beside == file ? nil : beside)
+        // `/metrics` labels its figures `pipeline="NAME"`: the file's name without directory and extension.
+        let name = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        try options.execute(description, besideFile: beside == file ? nil : beside, pipeline: name.isEmpty ? ControlServer.defaultPipeline : name)
     }
 }
 

@@ -269,6 +269,17 @@ import Testing
         #expect(try Self.head("\(r.base)/hls/one/a00000.ts").status == 200)
         let one = try ControlTools.curl("GET", "\(r.base)/hls/one/index.m3u8")
         #expect(one.status == 200 && Self.segments(one.body).allSatisfy { $0.hasPrefix("a") }, "\(one.body)")
+
+        // `/metrics` counts each sink's playlists served apart.
+        func served(_ sink: String) throws -> Double? {
+            let text = try ControlTools.curl("GET", "\(r.base)/metrics").body
+            return MetricsReportTests.samples(text)["viewfinder_hls_playlist_requests_total{pipeline=\"main\",output=\"\(sink)\"}"]
+        }
+        let before = (try served("one") ?? 0, try served("two") ?? 0)
+        #expect(before.0 >= 1 && before.1 >= 1, "\(before)")
+        #expect(try ControlTools.curl("GET", "\(r.base)/hls/two/index.m3u8").status == 200)
+        #expect(try served("two") == before.1 + 1)
+        #expect(try served("one") == before.0)
     }
 
     /// With `--token` the HLS routes want it as every route does (401 without); ffprobe given the header

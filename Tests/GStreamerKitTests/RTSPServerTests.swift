@@ -48,6 +48,40 @@ import Testing
         again.stop()
     }
 
+    /// `clientCount` (the `/metrics` viewers of an `rtspserve`): a connection counts from its accept to its close.
+    @Test func countsTheConnectionsOpenNow() throws {
+        let p = try Self.feed()
+        let sink = try #require(p.appSink(named: "s"))
+        let port = Self.freePort()
+        let server = try RTSPServer(address: "127.0.0.1", port: port, path: "/live", payload: Self.payload, feed: sink)
+        defer { server.stop() }
+        server.start()
+        #expect(server.clientCount == 0)
+        func waitFor(_ n: Int) -> Bool {
+            let deadline = Date().addingTimeInterval(5)
+            while server.clientCount != n && Date() < deadline { usleep(20_000) }
+            return server.clientCount == n
+        }
+        var fds: [Int32] = []
+        for _ in 0..<2 {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var a = sockaddr_in()
+            a.sin_family = sa_family_t(AF_INET)
+            a.sin_port = UInt16(port).bigEndian
+            a.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &a) { ptr in
+                ptr.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            #expect(connected == 0)
+            fds.append(fd)
+        }
+        #expect(waitFor(2))
+        close(fds[0])
+        #expect(waitFor(1))
+        close(fds[1])
+        #expect(waitFor(0))
+    }
+
     @Test func relaysPacketsOnlyWhileAClientWatches() throws {
         let p = try Self.feed(buffers: 90)
         let sink = try #require(p.appSink(named: "s"))

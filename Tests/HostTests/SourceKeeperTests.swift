@@ -40,6 +40,18 @@ import Testing
         #expect(placeholders >= 25 * back.count, "\(m)")
         #expect(r.framesOut >= r.framesIn + placeholders - 2, "\(r.text)")
         #expect(r.notes.contains { $0.contains("placeholder frames while the source was away") }, "\(r.notes)")
+        // `/metrics` (the service's samples) counts the same losses, restores and attempts; supervision ended with
+        // the run, so the source's state is `ended`.
+        let samples = s.services.flatMap(\.metricSamples).filter { $0.name.hasPrefix("viewfinder_source_") }
+        func value(_ name: String, state: String? = nil) -> Double? {
+            samples.first { s in s.name == name && (state.map { st in s.labels.contains { $0 == ("state", st) } } ?? true) }?.value
+        }
+        #expect(!samples.isEmpty && samples.allSatisfy { $0.labels.first.map { $0 == ("source", "cam") } == true })
+        #expect(value("viewfinder_source_losses_total") == Double(lost.count))
+        #expect(value("viewfinder_source_reconnects_total") == Double(back.count))
+        #expect(value("viewfinder_source_reconnect_attempts_total") == Double(m.filter { $0.state == .retrying }.count))
+        #expect(value("viewfinder_source_up") == 0 && value("viewfinder_source_state", state: "ended") == 1)
+        #expect(samples.filter { $0.name == "viewfinder_source_state" }.map(\.value).reduce(0, +) == 1)
     }
 
     /// Not watched (no `--reconnect` for a local source): its end is the end of the run, with no source message.

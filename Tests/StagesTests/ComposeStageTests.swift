@@ -222,6 +222,26 @@ import Testing
         #expect(at(320, 120) < 30)
     }
 
+    @Test func metricSamplesCountAnalysesTheirRateAndTheGuidanceAge() throws {
+        // sync=true: every due frame is judged on the video thread, so the figures are exact. 30 frames at 30 fps,
+        // analysis-fps=10: frames 0, 3, ... 27 are judged.
+        let h = try StageHarness(
+            "compose engine=saliency sync=true overlay=false warmup=0 analysis-fps=10", info: VideoInfo(format: "I420", width: 320, height: 180))
+        let compose = try #require(h.stage(ComposeStage.self))
+        #expect(compose.metricSamples.map(\.name) == ["viewfinder_analyses_total"])
+        try h.push(count: 30)
+        let byName = Dictionary(compose.metricSamples.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let total = try #require(byName["viewfinder_analyses_total"])
+        #expect(total.kind == .counter && total.value == 10 && compose.analysedFrames == 10)
+        let d = Double(h.frameDuration) / 1e9
+        // The newest frame is 29, the latest judged 27.
+        #expect(byName["viewfinder_guidance_age_seconds"]?.value == Double(2 * h.frameDuration) / 1e9)
+        // Over the 29 frame durations since the first frame: the 9 analyses after it (3, 6, ... 27).
+        let rate = try #require(byName["viewfinder_analyses_per_second"]?.value)
+        #expect(abs(rate - 9 / (29 * d)) < 1e-9, "\(rate)")
+        #expect(byName.values.allSatisfy { $0.labels.isEmpty })
+    }
+
     @Test func badPropertiesAreRejected() {
         #expect(throws: HostError.self) { try Session(description: "videotestsrc ! compose rule=spiral ! fakesink") }
         #expect(throws: HostError.self) { try Session(description: "videotestsrc ! compose analysis-width=10 ! fakesink") }

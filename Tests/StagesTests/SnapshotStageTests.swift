@@ -34,6 +34,9 @@ import Timing
         #expect(h.frames(on: "snapshot").map(\.index) == [0, 30, 60])
         #expect(h.frames(on: "snapshot").map(\.pts) == [0, 30 * 33_333_333, 60 * 33_333_333])
         #expect(stage.shots == 3)
+        // `/metrics`: the same count as `viewfinder_photos_total`.
+        #expect(stage.metricSamples.map(\.name) == ["viewfinder_photos_total"] && stage.metricSamples.first?.value == 3)
+        #expect(stage.metricSamples.first?.kind == .counter)
         let m = h.messages.map(\.structure)
         #expect(m.map(\.name) == Array(repeating: "viewfinder/snapshot", count: 3))
         #expect(m.map { $0.int("shot") } == [1, 2, 3])

@@ -28,8 +28,13 @@ public final class PipelinesContext: Sendable {
 /// Makes each `serve` session's `CameraEndpoint`.
 public struct CameraEndpointFactory: ServiceFactory {
     let context: PipelinesContext
-    public init(context: PipelinesContext) { self.context = context }
-    public func make(_ build: ServiceBuild) throws(HostError) -> [any SessionService] { [CameraEndpoint(context: context)] }
+    let pipeline: String
+    /// The endpoint of pipeline `pipeline` (its name in `/metrics`).
+    public init(context: PipelinesContext, pipeline: String) {
+        self.context = context
+        self.pipeline = pipeline
+    }
+    public func make(_ build: ServiceBuild) throws(HostError) -> [any SessionService] { [CameraEndpoint(context: context, pipeline: pipeline)] }
 }
 
 /// One session's control routes in `serve`, without a listener of its own: the same `ControlRouter` as `launch
@@ -46,19 +51,27 @@ public final class CameraEndpoint: SessionService {
     public let hub = EventHub()
     private let state = Mutex<(router: ControlRouter?, routes: [any ControlRoutes], heartbeat: Task<Void, Never>?)>((nil, [], nil))
 
-    init(context: PipelinesContext) { self.context = context }
+    let pipeline: String
+
+    init(context: PipelinesContext, pipeline: String) {
+        self.context = context
+        self.pipeline = pipeline
+    }
 
     public func prepare(_ session: Session) throws(HostError) {
         let routeContext = ControlRouteContext(address: context.address, started: session.clock.wallNow, clock: session.clock)
         let routes = session.services.compactMap { ($0 as? any ServesControlRoutes)?.controlRoutes(routeContext) }
         let router = ControlRouter(
-            session: session, hub: hub, routes: routes, address: context.address, origins: context.origins,
+            session: session, pipeline: pipeline, hub: hub, routes: routes, address: context.address, origins: context.origins,
             fire: SessionCommands.eventShutter(session))
         let heartbeat = hub.heartbeat(every: ControlServer.heartbeat, clock: session.clock)
         state.withLock { $0 = (router, routes, heartbeat) }
     }
 
     public func elementMessage(_ message: BusMessage) { hub.publish(message) }
+
+    /// The pipeline's `/api/events` clients, as `viewers{output="events"}`.
+    public var metricSamples: [MetricSample] { [.viewers(output: "events", hub.count)] }
 
     public func close() {
         hub.close()

@@ -28,7 +28,9 @@ public final class PipelinesServer: Sendable {
         let address = context.address, hub = self.hub, context = self.context
         let (http, run, port) = try ControlServer.listen(address: address, limits: limits) { origins in
             context.origins = origins
-            let router = PipelinesRouter(host: host, guarded: ControlGuard(address: address, origins: origins), hub: hub, extra: extra)
+            let router = PipelinesRouter(
+                host: host, guarded: ControlGuard(address: address, origins: origins), hub: hub,
+                extra: [PipelinesStatusRoutes(host: host)] + extra)
             return { await router.handle($0) }
         }
         host.listen { [hub] m in hub.publish(BusMessage(source: m.name, structure: m.structure)) }

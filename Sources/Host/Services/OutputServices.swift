@@ -1,6 +1,7 @@
 import Foundation
 import GStreamerKit
 import Stages
+import Synchronization
 
 /// Finds the HLS sinks of a session (`hlssink2`, `hlssink`): the control server serves their files.
 struct HLSOutputsFactory: ServiceFactory {
@@ -16,7 +17,23 @@ public final class HLSOutputsService: SessionService {
     public let name = "hls"
     /// In pipeline order, then by element name.
     public let outputs: [HLSOutput]
+    /// Playlists served so far, by output name (HLS clients poll: there is no connection to count).
+    private let served = Mutex<[String: Int]>([:])
     init(outputs: [HLSOutput]) { self.outputs = outputs }
+
+    /// The routes served the playlist of output `name` (any thread).
+    public func playlistServed(_ name: String) { served.withLock { $0[name, default: 0] += 1 } }
+
+    /// `viewfinder_hls_playlist_requests_total{output="NAME"}` for every HLS output.
+    public var metricSamples: [MetricSample] {
+        let counts = served.withLock { $0 }
+        return outputs.map {
+            MetricSample(
+                "viewfinder_hls_playlist_requests_total", .counter,
+                help: "HLS playlists served by the control server (players poll it every few seconds while they watch)",
+                labels: [("output", $0.name)], value: Double(counts[$0.name] ?? 0))
+        }
+    }
 }
 
 /// The preview of a session that has a stage group (the last group's output frames).
@@ -35,6 +52,8 @@ public final class PreviewService: SessionService {
     init(tap: PreviewTap) { self.tap = tap }
     public var frameTap: (any FrameTap)? { tap }
     public func runEnding() { tap.close() }
+    /// `viewfinder_viewers{output="preview"}`: MJPEG viewers now.
+    public var metricSamples: [MetricSample] { [.viewers(output: "preview", tap.viewers)] }
 }
 
 extension PreviewTap: FrameTap {}

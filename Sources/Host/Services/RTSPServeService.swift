@@ -44,6 +44,9 @@ public final class RTSPServeService: SessionService {
         return lines
     }
 
+    /// `viewfinder_viewers{output="rtsp://HOST:PORT/PATH"}`: client connections open now.
+    public var metricSamples: [MetricSample] { [.viewers(output: server.url, server.clientCount)] }
+
     public var reportLines: [String] {
         let c = server.counts
         let retimed = c.retimed > 0 ? " (timing started again \(c.retimed) times: the stream's time jumped)" : ""

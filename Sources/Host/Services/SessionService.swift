@@ -22,8 +22,8 @@ import Timing
 /// 6. `runEnding()` before the pipelines go to NULL; `runEnded()` after (pipelines NULL, stages closed);
 /// 7. `close()` from `Session.close()`, after `run()` returned (stop servers and clients, flush files).
 ///
-/// `frameTap` (frames leaving the last stage group), `startLines`/`reportLines` (what the CLI prints) and
-/// `propertiesChanged` complete it. Every hook has a default that does nothing.
+/// `frameTap` (frames leaving the last stage group), `startLines`/`reportLines` (what the CLI prints),
+/// `propertiesChanged`, `stateFields` (`GET /api/state`) and `metricSamples` (`GET /metrics`) complete it. Every hook has a default that does nothing.
 ///
 /// Threads: hooks 1-4, 6 and 7 run on the session's thread; 5 on the bus loop's (the same thread); `frameTap` is
 /// called on a stage worker; `elementMessage` and `propertiesChanged` on whichever thread recorded or applied them.
@@ -61,6 +61,9 @@ public protocol SessionService: AnyObject, Sendable {
     func close()
     /// Fields it adds to the session's state object (`GET /api/state`, MQTT `TOPIC/state`): JSON values.
     func stateFields() -> [String: Any]
+    /// Its figures for `GET /metrics` (viewers, the source's state); the collector adds the `pipeline` label. Read
+    /// from the control server's tasks at any time, also before `prepare` and after `close`: must not block.
+    var metricSamples: [MetricSample] { get }
     /// Lines for the user once prepared (URLs, warnings), in order.
     var startLines: [String] { get }
     /// Lines for the user's end-of-run report (counts).
@@ -82,6 +85,7 @@ extension SessionService {
     public func runEnded() {}
     public func close() {}
     public func stateFields() -> [String: Any] { [:] }
+    public var metricSamples: [MetricSample] { [] }
     public var startLines: [String] { [] }
     public var reportLines: [String] { [] }
 }

@@ -66,6 +66,41 @@ final class SourceRecoveryService: SessionService, @unchecked Sendable {
     func stopRequested() -> Set<Int> { Set(ordered.filter { $0.release() }.map(\.segment)) }
 
     func runEnding() { for k in ordered { k.release() } }
+
+    /// Per watched source (label `source`, the element): `viewfinder_source_up` (1 while live),
+    /// `viewfinder_source_state` (1 for its state of waiting, live, lost, ended; 0 for the others),
+    /// `viewfinder_source_losses_total`, `viewfinder_source_reconnects_total` (restored) and
+    /// `viewfinder_source_reconnect_attempts_total`.
+    var metricSamples: [MetricSample] {
+        var out: [MetricSample] = []
+        for k in ordered {
+            let f = k.figures
+            let source = ("source", k.element)
+            out.append(
+                MetricSample(
+                    "viewfinder_source_up", .gauge, help: "1 while the watched source delivers live frames, else 0", labels: [source],
+                    value: f.phase == .live ? 1 : 0))
+            for state in SourceRecovery.Phase.allCases {
+                out.append(
+                    MetricSample(
+                        "viewfinder_source_state", .gauge,
+                        help: "1 for the watched source's state (waiting, live, lost, ended), 0 for the others", labels: [source, ("state", state.rawValue)], value: f.phase == state ? 1 : 0))
+            }
+            out.append(
+                MetricSample(
+                    "viewfinder_source_losses_total", .counter, help: "Times the watched source was lost", labels: [source],
+                    value: Double(f.losses)))
+            out.append(
+                MetricSample(
+                    "viewfinder_source_reconnects_total", .counter, help: "Times the watched source came back after a loss", labels: [source],
+                    value: Double(f.restores)))
+            out.append(
+                MetricSample(
+                    "viewfinder_source_reconnect_attempts_total", .counter, help: "Restarts of the watched source's segment tried after losses",
+                    labels: [source], value: Double(f.attempts)))
+        }
+        return out
+    }
 }
 
 /// Keeps photo branches going (`BranchSupervisor`) in sessions whose stages have extra outputs.

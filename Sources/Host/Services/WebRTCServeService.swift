@@ -43,6 +43,9 @@ public final class WebRTCServeService: SessionService {
         return ["webrtc": ["peers": server.peerCount, "framesIn": c.received, "framesToEncoder": c.forwarded, "framesEncoded": c.encoded]]
     }
 
+    /// `viewfinder_viewers{output="webrtc"}`: browser peers now.
+    public var metricSamples: [MetricSample] { [.viewers(output: "webrtc", server.peerCount)] }
+
     public var reportLines: [String] {
         let c = server.counts
         return ["webrtc: \(c.received) frames, \(c.forwarded) into the encoder, \(c.encoded) encoded"]

@@ -55,7 +55,11 @@ extension ComposeStage {
             prepared = .init(
                 drawing: drawing, width: job.inputWidth, height: job.inputHeight, textScale: s.textScale, composition: comp, advice: advice)
         }
+        // Stream time when this result was published (the newest frame's), for the analyses-per-second gauge; state
+        // is taken alone here, before results.
+        let publishedAt = state.withLock { $0.newestPTS }
         results.withLock { r in
+            if let publishedAt { r.rate.record(at: publishedAt) }
             r.latest = g
             r.latestInput = (job.inputWidth, job.inputHeight)
             r.analysed += 1

@@ -17,6 +17,8 @@ extension ComposeStage {
     struct Settings { var overlay: Bool; var grid: [GridMark]; var fps: Double; var textScale: Double; var rule: String }
     struct State {
         var firstPTS: UInt64?
+        /// The newest frame's time (its pts, or duration x index without one): "now" in stream time for the metrics.
+        var newestPTS: UInt64?
         var lastSubmitted: UInt64?
         var drawn: (GuidanceDrawing, Int, Int)?
         var composition: OverlayComposition?
@@ -45,6 +47,8 @@ extension ComposeStage {
         var latest: Guidance?
         var latestInput: (width: Int, height: Int) = (0, 0)
         var analysed = 0
+        /// When each recent analysis was published, in stream time (`AnalysisRate`).
+        var rate = AnalysisRate()
         var failure: String?
         /// The overlay for `latest`, drawn by the analysis thread.
         struct Prepared {
