@@ -63,6 +63,15 @@ import Testing
             #expect(byName[name]?["dropped"] as? Int == 0)
         }
         #expect((byName["c"]?["restarts"] as? Int ?? 0) >= 2, "\(byName["c"] ?? [:])")
+        // Health names the pipeline that does not play; the metrics pass promtool and say the same.
+        let health = try ControlTools.curl("GET", vf.base + "/healthz")
+        #expect(health.status == 503 && health.json["failing"] as? [String] == ["c"], "\(health.body)")
+        let metrics = try ControlTools.curl("GET", vf.base + "/metrics")
+        let checked = try MetricsReportTests.promtool(metrics.body)
+        #expect(checked.code == 0, "\(checked.said)")
+        #expect(metrics.body.contains(#"viewfinder_pipeline_status{pipeline="c",state="restarting"} 1"#), "\(metrics.body)")
+        #expect(metrics.body.contains(#"viewfinder_pipeline_status{pipeline="a",state="playing"} 1"#))
+        #expect(metrics.body.contains(#"viewfinder_frames_out_total{pipeline="b"}"#))
         #expect(vf.stderr.contains("pipeline c: ended with an error"), "\(vf.stderr)")
         #expect(vf.stderr.contains("restarting in 1.0 s (restart 1)") && vf.stderr.contains("restarting in 2.0 s (restart 2)"), "\(vf.stderr)")
         kill(vf.process.processIdentifier, SIGINT)
