@@ -50,7 +50,7 @@ struct BenchArguments {
         guard (1...100).contains(rounds) else { throw HostError(.usage, "bad value '\(rounds)' for --rounds: expected 1 - 100") }
         if let seconds {
             guard takesSeconds else {
-                throw HostError(.usage, "--seconds is for bench latency, bench streams and bench rtsp only")
+                throw HostError(.usage, "--seconds is for bench latency, bench streams, bench rtsp and bench cameras only")
             }
             guard seconds.isFinite && (0.5...3600).contains(seconds) else {
                 throw HostError(.usage, "bad value '\(seconds)' for --seconds: expected 0.5 - 3600")
@@ -60,7 +60,7 @@ struct BenchArguments {
 
     /// Refuses a count and `--max` (only `bench streams` takes them), and `--photos` unless `takesPhotos`.
     func refuseCount(takesPhotos: Bool = false) throws(HostError) {
-        if let count { throw HostError(.usage, "unexpected '\(count)' after 'bench \(what)': only bench streams takes a count") }
+        if let count { throw HostError(.usage, "unexpected '\(count)' after 'bench \(what)': only bench streams and bench cameras take a count") }
         if searchMax { throw HostError(.usage, "--max is for bench streams only") }
         if photos != nil && !takesPhotos { throw HostError(.usage, "--photos is for bench faces only") }
     }
