@@ -68,13 +68,17 @@ struct Serve: ParsableCommand {
             return
         }
         host.listen { m in AppendFile.writeStandardError(ServeLines.line(m)) }
-        if let server {
-            let url = try server.start(host: host)
-            AppendFile.writeStandardError("control: \(url)\n")
-        }
         let fleet = broker.map { PipelinesMQTT(host: host, address: $0, access: access, instance: instance) }
-        fleet?.start()
-        do { try host.startAll() } catch {
+        do {
+            // Every pipeline is built before the server binds or anything plays: a bad one is exit 2 with nothing done.
+            try host.startAll { () throws(HostError) in
+                if let server {
+                    let url = try server.start(host: host)
+                    AppendFile.writeStandardError("control: \(url)\n")
+                }
+                fleet?.start()
+            }
+        } catch {
             fleet?.stop()
             server?.stop()
             throw error

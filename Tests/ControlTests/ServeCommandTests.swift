@@ -170,4 +170,20 @@ import Testing
         kill(vf.process.processIdentifier, SIGINT)
         #expect(vf.finish(timeout: 20) == 0, "\(vf.stderr)")
     }
+
+    @Test func badDirectoriesAreRefusedBeforeAnythingRuns() throws {
+        let missing = try Tools.vf("serve", "/nonexistent-cameras")
+        #expect(missing.code == 2 && missing.err.contains("serve: '/nonexistent-cameras' is not a directory"), "\(missing.err)")
+        let dir = Tools.tempDir()
+        try "videotestsrc ! grid ! fakesink".write(to: dir.appendingPathComponent("door.pipeline"), atomically: true, encoding: .utf8)
+        let dry = try Tools.vf("serve", dir.path, "--dry-run")
+        #expect(dry.code == 0 && dry.out.hasPrefix("# door\n") && dry.out.contains("appsink name=vf_grid0_sink"), "\(dry.out)\(dry.err)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["door.pipeline"])
+        try "videotestsrc ! nosuch ! fakesink".write(to: dir.appendingPathComponent("yard.pipeline"), atomically: true, encoding: .utf8)
+        let bad = try Tools.vf("serve", dir.path, "--http", "127.0.0.1:0")
+        #expect(bad.code == 2 && bad.err.contains("yard.pipeline: unknown element or stage 'nosuch'"), "\(bad.err)")
+        #expect(!bad.err.contains("pipeline door: playing") && !bad.err.contains("control:"), "nothing played nor bound: \(bad.err)")
+        let set = try Tools.vf("serve", dir.path, "--set", "grid0.lines=golden")
+        #expect(set.code == 2 && set.err.contains("--set is not for serve"), "\(set.err)")
+    }
 }

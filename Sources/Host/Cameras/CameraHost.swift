@@ -40,21 +40,29 @@ public final class CameraHost: @unchecked Sendable {
     /// The camera named `name`.
     public func camera(named name: String) -> Camera? { table.withLock { $0[name] } }
 
-    /// Builds every pipeline of the store (a usage error naming the file stops everything before anything plays),
-    /// then starts them all.
-    public func startAll() throws(HostError) {
+    /// Builds every pipeline of the store (a usage error naming the file stops everything before anything plays or
+    /// binds), calls `bind` (the server listens: the sessions' endpoints need its origins when prepared), then
+    /// prepares and starts them all.
+    public func startAll(bind: () throws(HostError) -> Void = {}) throws(HostError) {
         let specs = try store.load()
         guard specs.count <= Self.limit else {
             throw HostError(.usage, "serve: \(specs.count) pipelines in \(store.directory): expected at most \(Self.limit)")
         }
         var built: [(CameraSpec, Session)] = []
         for spec in specs {
-            do { built.append((spec, try makeSession(spec))) } catch {
-                for (_, s) in built { s.close() }
+            do { built.append((spec, try Session(description: spec.description, options: options(spec)))) } catch {
                 throw HostError(.usage, "\(store.pipelineFile(spec.name)): \(error.message)")
             }
         }
-        for (spec, session) in built { launch(spec, running: true, first: session) }
+        try bind()
+        for (i, (spec, session)) in built.enumerated() {
+            do { try session.prepare() } catch {
+                for (_, s) in built[(i + 1)...] { s.close() }
+                shutdown()
+                throw HostError(.usage, "\(store.pipelineFile(spec.name)): \(error.message)")
+            }
+            launch(spec, running: true, first: session)
+        }
     }
 
     /// Adds a pipeline: validated exactly like `launch` (parsed, expanded, every segment built; nothing plays on
