@@ -192,7 +192,15 @@ public final class Camera: @unchecked Sendable {
                     continue
                 }
             }
-            inner.withLock { $0.session = session }
+            // A stop or removal that came while the session was being built: it never plays.
+            let proceed = inner.withLock { i -> Bool in
+                if i.want == .run { i.session = session }
+                return i.want == .run
+            }
+            guard proceed else {
+                session.close()
+                continue
+            }
             session.onPlaying = { [weak self] _ in self?.set(.playing) }
             let code = session.run()
             session.close()
