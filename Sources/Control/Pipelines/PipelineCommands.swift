@@ -58,12 +58,26 @@ enum PipelineCommands {
     }
 
     /// A pipeline as the API shows it: name, state, description, restart policy, restarts, error, retry-in, and
-    /// while it runs the session's figures (frames, fps, dropped) and its services' fields (sources, viewers).
+    /// while it runs the session's figures (frames, fps, dropped), its services' fields, `viewers` per output and the
+    /// watched sources' states (`sources`, with `--reconnect`).
     static func object(_ camera: Camera) -> [String: Any] {
         let status = camera.status
         let spec = camera.spec
         var o: [String: Any] = [:]
-        if let session = camera.session { o = SessionCommands.state(of: session) }
+        if let session = camera.session {
+            o = SessionCommands.state(of: session)
+            // Viewers per output and the watched sources' states, from the services' own figures (as /metrics).
+            let samples = session.services.flatMap(\.metricSamples)
+            var viewers: [String: Int] = [:]
+            var sources: [String: String] = [:]
+            for m in samples {
+                let label = { (name: String) in m.labels.first { $0.name == name }?.value ?? "" }
+                if m.name == "viewfinder_viewers" { viewers[label("output"), default: 0] += Int(m.value) }
+                if m.name == "viewfinder_source_state" && m.value == 1 { sources[label("source")] = label("state") }
+            }
+            o["viewers"] = viewers
+            if !sources.isEmpty { o["sources"] = sources }
+        }
         o["session"] = o["state"] ?? "none"
         o["name"] = camera.name
         o["state"] = status.state.rawValue
