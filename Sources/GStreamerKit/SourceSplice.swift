@@ -5,8 +5,8 @@ import Synchronization
 /// A replacement for the elements that feed an appsink in a running pipeline (the host's source switch): a bin built
 /// from a gst-launch fragment, its one open output ghosted as `src`.
 ///
-/// Life: `make` (NULL: parse errors, links inside the fragment), `outputCaps` (READY: what it can give), `attach` to the
-/// running pipeline (it plays on the pipeline's clock and base time, its frames dropped at its output while
+/// Life: `make` (NULL: parse errors, links inside the fragment), `outputCaps` (READY: what it can give), `start`
+/// (PAUSED on its own: a source that cannot start fails here), `attach` to the running pipeline (it plays on the pipeline's clock and base time, its frames dropped at its output while
 /// `parked`: nothing reaches the appsink yet), `splice(into:offset:)` (the appsink's current feed is cut off where it
 /// enters the appsink, this bin linked in its place; the first frame after the link decides the pad offset and is
 /// dropped, so the stream-start, caps and segment events go out again with that offset before any frame), or `detach`
@@ -22,34 +22,48 @@ public final class SourceSplice: @unchecked Sendable {
     private init(bin: Element, pad: UnsafeMutablePointer<GstPad>) { self.bin = bin; self.pad = pad }
     deinit { gst_object_unref(UnsafeMutableRawPointer(pad)) }
 
-    /// Parses `description` into a bin named `name`; its unlinked pads become ghost pads. A parse or link error, an
-    /// open input, or not exactly one open output is an error (`.parse`).
-    public static func make(_ description: String, name: String) throws(GStreamerError) -> SourceSplice {
+    /// Parses `description` into a bin named `name` and ghosts its one open output as `src`. Unlinked pads are not
+    /// ghosted by the parser: a delayed link (`decodebin ! videoconvert`) would find its target pad taken by a ghost.
+    public static func make(_ description: String, name: String) throws(SourceSpliceError) -> SourceSplice {
         GStreamer.initialize()
         var err: UnsafeMutablePointer<GError>? = nil
-        let made = gst_parse_bin_from_description_full(description, 1, nil, GST_PARSE_FLAG_FATAL_ERRORS, &err)
+        let made = gst_parse_bin_from_description_full(description, 0, nil, GST_PARSE_FLAG_FATAL_ERRORS, &err)
         if let err {
             if let made { gst_object_unref(UnsafeMutableRawPointer(made)) }
-            throw GStreamerError(.parse, takeError(err))
+            throw .build(takeError(err))
         }
-        guard let made else { throw GStreamerError(.parse, "could not build a bin from '\(description)'") }
+        guard let made else { throw .build("could not build a bin from '\(description)'") }
         gst_object_ref_sink(UnsafeMutableRawPointer(made))
         let bin = Element(owning: made)
         _ = gst_object_set_name(UnsafeMutableRawPointer(made).assumingMemoryBound(to: GstObject.self), name)
-        if let sink = gst_element_get_static_pad(made, "sink") ?? gst_element_get_static_pad(made, "sink_0") {
-            gst_object_unref(UnsafeMutableRawPointer(sink))
-            throw GStreamerError(.parse, "it has an input nothing feeds: a source must come first")
+        // The children's unlinked source pads (their own, not those inside their insides).
+        var open: [String] = []
+        var target: UnsafeMutablePointer<GstPad>?
+        var dynamic: String?
+        let children = Pipeline.collectElements(gst_bin_iterate_elements(vf_bin(UnsafeMutableRawPointer(made))))
+        if !children.contains(where: \.isSource) { throw .noSource }
+        for e in children {
+            if e.hasSometimesOutputs { dynamic = dynamic ?? e.name }
+            guard let it = gst_element_iterate_src_pads(e.raw), let arr = vf_iterator_collect(it) else { continue }
+            defer { vf_object_array_free(arr) }
+            var i = 0
+            while let p = arr[i] {
+                let pad = p.assumingMemoryBound(to: GstPad.self)
+                if gst_pad_is_linked(pad) == 0 {
+                    open.append("\(e.name).\(String(cString: vf_object_name(p)))")
+                    if target == nil { target = pad }
+                }
+                i += 1
+            }
         }
-        guard let pad = gst_element_get_static_pad(made, "src") else {
-            let several = gst_element_get_static_pad(made, "src_0")
-            if let several { gst_object_unref(UnsafeMutableRawPointer(several)) }
-            throw GStreamerError(
-                .parse,
-                several != nil
-                    ? "it has more than one open output: expected one chain ending in video"
-                    : "it has no open output (does it end in a sink?)")
+        if open.count > 1 { throw .severalOutputs(open) }
+        guard let target, let ghost = gst_ghost_pad_new("src", target) else { throw .noOutput(dynamic: dynamic) }
+        gst_object_ref(UnsafeMutableRawPointer(ghost))
+        guard gst_element_add_pad(made, ghost) != 0 else {
+            gst_object_unref(UnsafeMutableRawPointer(ghost))
+            throw .build("could not expose the output \(open.first ?? "?")")
         }
-        return SourceSplice(bin: bin, pad: pad)
+        return SourceSplice(bin: bin, pad: ghost)
     }
 
     /// The element named `name` inside the bin.
@@ -97,10 +111,32 @@ public final class SourceSplice: @unchecked Sendable {
     /// Frames that reached the output while parked, and frames passed on since the splice.
     public var frames: (parked: Int, passed: Int) { probe.state.withLock { ($0.parked, $0.passed) } }
 
-    /// Adds the bin to `pipeline` (its clock and base time) and brings it to the pipeline's state, parked: its frames
-    /// are dropped at its output. False when it could not be added or started (then it is detached again).
-    public func attach(to pipeline: Pipeline) -> Bool {
+    /// Brings the bin to PAUSED on its own, on a bus of its own, parked (its frames dropped at its output from now
+    /// on): a source that cannot start (no such file, a busy device) fails here, outside the running pipeline. Inside
+    /// it, a child that fails a state change takes the pipeline's state down with it (it drops to PAUSED and never
+    /// posts end-of-stream again). Nil, or the first error it posted ("element: text (detail)").
+    public func start() -> String? {
         probe.install(on: pad)
+        guard let raw = gst_bus_new() else { return "no bus" }
+        let bus = Bus(owning: raw)
+        gst_element_set_bus(bin.raw, raw)
+        guard gst_element_set_state(bin.raw, GST_STATE_PAUSED) == GST_STATE_CHANGE_FAILURE else { return nil }
+        gst_element_set_state(bin.raw, GST_STATE_NULL)
+        var errors: [String] = []
+        while let m = bus.pop() {
+            guard case .error(let text, let debug) = m.kind else { continue }
+            // GStreamer's debug text ends with the detail (the file, the device): keep its last line.
+            let detail = debug?.split(separator: "\n").last.map { " (\($0.trimmingCharacters(in: .whitespaces)))" } ?? ""
+            errors.append("\(m.source): \(text)\(detail)")
+        }
+        gst_element_set_bus(bin.raw, nil)
+        // The first error says why; the others repeat it or say that the state change failed.
+        return errors.first ?? "it refused to start"
+    }
+
+    /// Adds the started bin to `pipeline` (which gives it its clock and base time and its bus) and brings it to the
+    /// pipeline's state, still parked. False when it could not be added or started (then it is detached again).
+    public func attach(to pipeline: Pipeline) -> Bool {
         guard gst_bin_add(vf_bin(UnsafeMutableRawPointer(pipeline.raw)), bin.raw) != 0 else { return false }
         if gst_element_sync_state_with_parent(bin.raw) == 0 {
             detach(from: pipeline)
@@ -149,6 +185,30 @@ public final class SourceSplice: @unchecked Sendable {
             return false
         }
         return true
+    }
+}
+
+/// Why a fragment cannot become a splice.
+public enum SourceSpliceError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// GStreamer's parser refused it (syntax, an unknown property or value, elements that do not link).
+    case build(String)
+    /// No element in it is a source.
+    case noSource
+    /// Nothing open at its end: it ends in a sink, or in an output that appears only once it plays (`dynamic`: that
+    /// element, e.g. a `decodebin` nothing follows).
+    case noOutput(dynamic: String?)
+    /// More than one open output ("element.pad").
+    case severalOutputs([String])
+
+    public var description: String {
+        switch self {
+        case .build(let text): text
+        case .noSource: "it has no source element: expected a source first (e.g. 'videotestsrc is-live=true')"
+        case .noOutput(nil): "it has no open output: it must end in video, not in a sink"
+        case .noOutput(.some(let e)): "its output appears only once '\(e)' plays"
+        case .severalOutputs(let pads):
+            "it has more than one open output (\(pads.joined(separator: ", "))): expected one chain ending in video"
+        }
     }
 }
 

@@ -78,8 +78,14 @@ enum SourceSwitch {
     }
 
     /// Builds the text alone and checks that it gives raw video (what a caps query at its output allows in READY).
+    /// A fragment that does not build alone with one open output (it ends in a dynamic pad: `decodebin`, `rtspsrc`)
+    /// is left to `build`, which appends the conversion.
     static func checkMedia(_ text: String) throws(SourceSwitchError) {
-        let alone = try make(text, name: "vf_switch_check")
+        let alone: SourceSplice
+        do { alone = try SourceSplice.make(text, name: "vf_switch_check") } catch {
+            if case .noOutput(.some) = error { return }
+            throw SourceSwitchError(.invalid, "the new source cannot be built: \(error)")
+        }
         defer { alone.setState(.null) }
         alone.setState(.ready)
         guard let caps = alone.outputCaps(), !caps.isAny, !caps.isEmpty else { return }
@@ -115,7 +121,7 @@ enum SourceSwitch {
 
     private static func make(_ text: String, name: String) throws(SourceSwitchError) -> SourceSplice {
         do { return try SourceSplice.make(text, name: name) } catch {
-            throw SourceSwitchError(.invalid, "the new source cannot be built: \(error.message)")
+            throw SourceSwitchError(.invalid, "the new source cannot be built: \(error)")
         }
     }
 

@@ -88,7 +88,11 @@ final class SourceSwitchService: SessionService, @unchecked Sendable {
         let source = m.message.source
         return state.withLock { s in
             if s.trial.contains(source) {
-                if case .error(let text, _) = m.message.kind, s.trialError == nil { s.trialError = "\(source): \(text)" }
+                if case .error(let text, let debug) = m.message.kind, s.trialError == nil {
+                    // GStreamer's debug text ends with the detail (the file, the device): keep its last line.
+                    let detail = debug?.split(separator: "\n").last.map { " (\($0.trimmingCharacters(in: .whitespaces)))" } ?? ""
+                    s.trialError = "\(source): \(text)\(detail)"
+                }
                 return .handled
             }
             return s.retired.contains(source) && !s.current.contains(source) ? .handled : .pass
@@ -176,12 +180,23 @@ final class SourceSwitchService: SessionService, @unchecked Sendable {
     /// Plays `splice` parked in the source segment until it gave two frames; its errors meanwhile, or no frame within
     /// `seconds` (real time), take it out again and refuse the switch.
     private func trial(_ splice: SourceSplice, in t: Target, within seconds: Double, keeper: SourceKeeper?) throws(SourceSwitchError) {
-        state.withLock { $0.trial = splice.elementNames }
         if keeper != nil { splice.keepDynamicLinks() }
-        guard splice.attach(to: t.pipeline) else {
-            throw SourceSwitchError(.invalid, "the new source could not be started in the running session")
+        if let failed = splice.start() {
+            splice.setState(.null)
+            throw SourceSwitchError(.invalid, "the new source could not be started: \(failed)")
         }
+        state.withLock { $0.trial = splice.elementNames }
         let real = SystemClock.shared
+        guard splice.attach(to: t.pipeline) else {
+            // Its element said why on the bus: the bus loop hands it over within a few passes.
+            let until = real.now + 0.5
+            var why = state.withLock { $0.trialError }
+            while why == nil && real.now < until {
+                real.sleep(seconds: 0.01)
+                why = state.withLock { $0.trialError }
+            }
+            throw SourceSwitchError(.invalid, "the new source could not be started: \(why ?? "it refused to play")")
+        }
         let deadline = real.now + seconds
         while true {
             if let error = state.withLock({ $0.trialError }) {
