@@ -7,9 +7,11 @@ import Testing
 
 @testable import Host
 
-/// `Session.switchSource(to:)` in running sessions: a red source switched to a blue one mid-recording gives a file
-/// whose frames are red then blue with no gap; descriptions that do not parse or do not link are refused and the red
-/// source goes on; sessions that cannot switch say so.
+/// `Session.switchSource(to:)` in running sessions: a red source switched to blue then green mid-recording gives a
+/// file whose frames are red, blue, green with no gap; an RTSP viewer decodes both across the switch; the keeper of a
+/// `--reconnect` session watches the new source; descriptions that do not parse, link, start or give frames are
+/// refused (and a second switch during a trial is a conflict) while the red source goes on; sessions that cannot
+/// switch say so.
 @Suite(.serialized, .tags(.live, .process), .tier) struct SourceSwitchServiceTests {
     static let red = "videotestsrc is-live=true pattern=solid-color foreground-color=0xffff0000"
     static let blue = "videotestsrc is-live=true pattern=solid-color foreground-color=0xff0000ff"
@@ -177,18 +179,31 @@ import Testing
         let file = dir.appendingPathComponent("kept.mkv").path
         let s = try Session(description: Self.recording(file))
         let errors = Mutex<[SourceSwitchError]>([])
-        let code = Self.run(s, seconds: 3, after: 1) { s in
+        let conflict = Mutex<SourceSwitchError?>(nil)
+        let code = Self.run(s, seconds: 4, after: 1) { s in
             for text in [
                 "videotestsrc ! ! x", "audiotestsrc", "videotestsrc ! nosuchelement", "videotestsrc ! compose", "videotestsrc ! fakesink",
                 "filesrc location=/nonexistent/vf.mp4 ! decodebin", "rtspsrc location=rtsp://127.0.0.1:9/none ! decodebin",
             ] {
                 do throws(SourceSwitchError) { try s.switchSource(to: text) } catch { errors.withLock { $0.append(error) } }
             }
+            // A source that never gives a frame holds the switch for its whole trial; a second switch meanwhile is a
+            // conflict.
+            let silent = Thread {
+                do throws(SourceSwitchError) {
+                    try s.switchSource(to: "videotestsrc is-live=true ! valve drop=true", firstFrameWithin: 1)
+                } catch { errors.withLock { $0.append(error) } }
+            }
+            silent.start()
+            Thread.sleep(forTimeInterval: 0.3)
+            do throws(SourceSwitchError) { try s.switchSource(to: Self.blue) } catch { conflict.withLock { $0 = error } }
         }
         #expect(code == 0, "\(s.errors)")
+        let busy = try #require(conflict.withLock { $0 })
+        #expect(busy.kind == .conflict && busy.message.contains("under way"), "\(busy)")
         let e = errors.withLock { $0 }
-        #expect(e.count == 7 && e.allSatisfy { $0.kind == .invalid }, "\(e)")
-        if e.count == 7 {
+        #expect(e.count == 8 && e.allSatisfy { $0.kind == .invalid }, "\(e)")
+        if e.count == 8 {
             #expect(e[0].token != nil && e[0].offset > 0 && e[0].message.contains("!"), "\(e[0])")
             #expect(e[1].message.contains("audio/x-raw"), "\(e[1])")
             #expect(e[2].message.contains("nosuchelement"), "\(e[2])")
@@ -197,6 +212,7 @@ import Testing
             #expect(e[5].message.contains("could not be started") && e[5].message.contains("/nonexistent/vf.mp4"), "\(e[5])")
             // Refused while it tried to connect, after it was added to the running segment: its error is the switch's.
             #expect(e[6].message.contains("failed when tried") && e[6].message.contains("rtspsrc"), "\(e[6])")
+            #expect(e[7].message.contains("gave no frame in 1.0 s"), "\(e[7])")
         }
         #expect(s.messages(SourceMessage.self).isEmpty)
         _ = try Self.checkTimes(file)
