@@ -96,7 +96,10 @@ public final class Pipeline: Element, @unchecked Sendable {
     /// The source elements inside the pipeline, recursing into bins.
     public var sourceElements: [Element] { collect(gst_bin_iterate_sources(vf_bin(UnsafeMutableRawPointer(raw)))) }
 
-    private func collect(_ it: UnsafeMutablePointer<GstIterator>?) -> [Element] {
+    func collect(_ it: UnsafeMutablePointer<GstIterator>?) -> [Element] { Self.collectElements(it) }
+
+    /// The elements an iterator yields (each retained).
+    static func collectElements(_ it: UnsafeMutablePointer<GstIterator>?) -> [Element] {
         guard let it, let arr = vf_iterator_collect(it) else { return [] }
         defer { vf_object_array_free(arr) }
         var out: [Element] = []

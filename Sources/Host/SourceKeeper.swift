@@ -48,8 +48,8 @@ final class SourceKeeper: @unchecked Sendable {
     let segment: Int
     let pipeline: Pipeline
     let group: StageGroup
-    /// The source element named in messages.
-    let element: String
+    /// The source element named in messages and on the slate (after a source switch, the new one's).
+    var element: String { state.withLock { $0.element } }
     let policy: Policy
     /// Times the ticks, stalls, attempts and outages.
     let clock: any HostClock
@@ -71,7 +71,7 @@ final class SourceKeeper: @unchecked Sendable {
         segment: Int, pipeline: Pipeline, group: StageGroup, element: String, policy: Policy,
         clock: any HostClock = SystemClock.shared
     ) {
-        self.segment = segment; self.pipeline = pipeline; self.group = group; self.element = element; self.policy = policy
+        self.segment = segment; self.pipeline = pipeline; self.group = group; self.policy = policy
         self.clock = clock
         state = Mutex(SourceRecovery(element: element, policy: policy, now: clock.now))
         pipeline.keepDynamicLinks()
@@ -102,6 +102,10 @@ final class SourceKeeper: @unchecked Sendable {
         let (note, lines) = state.withLock { s in (s.failed(reason, at: now, passed: passed), s.drainLines()) }
         write(lines + (note.map { [$0] } ?? []))
     }
+
+    /// The source segment's elements were replaced (`Session.switchSource`): `element` is the source named from now
+    /// on. The keeper goes on watching the same segment: its restarts bring up the new elements.
+    func sourceReplaced(by element: String) { state.withLock { $0.element = element } }
 
     /// The host's own messages since the last call (bus loop).
     func drainMessages() -> [SourceMessage] { state.withLock { $0.drainMessages() } }
@@ -227,7 +231,8 @@ final class SourceKeeper: @unchecked Sendable {
             let buffer = try? PlaceholderFrame.make(info, grey: 40, pts: pts, duration: duration)
         else { return nil }
         let frame = VideoFrame(buffer: buffer, info: info, caps: caps, segment: segment, index: 0)
-        let overlay = slateLock.withLock { _ in slate.composition(text: text, detail: "source \(element)", width: info.width, height: info.height) }
+        let name = element
+        let overlay = slateLock.withLock { _ in slate.composition(text: text, detail: "source \(name)", width: info.width, height: info.height) }
         if let overlay { try? frame.blend(overlay) }
         return frame.buffer
     }

@@ -13,8 +13,8 @@ struct SourceRecovery {
     /// The raw value names the state in the metrics (`viewfinder_source_state{state="live"}`).
     enum Phase: String, Equatable, CaseIterable { case waiting, live, lost, ended }
 
-    /// The source element named in messages.
-    let element: String
+    /// The source element named in messages (a source switch names the new one).
+    var element: String
     let policy: SourceKeeper.Policy
 
     private(set) var phase: Phase = .waiting
@@ -240,6 +240,7 @@ struct SourceRecovery {
         case .restored:
             line = String(format: "source '\(element)' restored after %.1f s (attempt %d, %d placeholder frames so far)", outage, attempt, placeholders)
         case .gaveUp: line = "source '\(element)' gave up after \(attempt) attempts"
+        case .switched: line = "source '\(element)' switched"  // posted by the source switch, not by recovery
         }
         if lines.count >= 64 { lines.removeFirst() }
         lines.append("viewfinder: \(line)\n")

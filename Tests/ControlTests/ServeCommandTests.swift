@@ -186,4 +186,50 @@ import Testing
         let set = try Tools.vf("serve", dir.path, "--set", "grid0.lines=golden")
         #expect(set.code == 2 && set.err.contains("--set is not for serve"), "\(set.err)")
     }
+
+    /// Every frame of `file` at 4x4 RGB: the red, green and blue of its middle pixel.
+    static func colours(_ file: String) throws -> [(r: Int, g: Int, b: Int)] {
+        let raw = Tools.tempDir().appendingPathComponent("frames.rgb")
+        let r = try Tools.run("/usr/bin/ffmpeg", ["-v", "error", "-i", file, "-vf", "scale=4:4", "-f", "rawvideo", "-pix_fmt", "rgb24", raw.path])
+        #expect(r.code == 0, "\(r.err)")
+        let data = try [UInt8](Data(contentsOf: raw))
+        return stride(from: 0, to: data.count - 47, by: 48).map { i in
+            let p = i + (2 * 4 + 2) * 3
+            return (Int(data[p]), Int(data[p + 1]), Int(data[p + 2]))
+        }
+    }
+
+    @Test func aSourceSwitchedMidRecordingKeepsTheTimingAndChangesThePicture() throws {
+        let dir = Tools.tempDir()
+        let file = Tools.tempDir().appendingPathComponent("door.mkv")
+        try "videotestsrc is-live=true pattern=red ! video/x-raw,width=320,height=240,framerate=30/1 ! passthrough ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=15 ! matroskamux ! filesink location=\(file.path)".write(
+            to: dir.appendingPathComponent("door.pipeline"), atomically: true, encoding: .utf8)
+        let vf = try Self.serve(dir)
+        defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
+        let api = vf.base + "/api/pipelines/door/source"
+        #expect(try Self.wait(vf, "door", state: "playing")["state"] as? String == "playing")
+        sleep(2)
+        // Refused, and the red source goes on: a parse error (its position and token), a source that does not link.
+        let bad = try ControlTools.curl("PATCH", api, body: #"{"description": "videotestsrc ! ! x"}"#)
+        #expect(bad.status == 400 && bad.json["position"] as? Int == 15 && bad.json["token"] as? String == "!", "\(bad.body)")
+        let audio = try ControlTools.curl("PATCH", api, body: #"{"description": "audiotestsrc is-live=true"}"#)
+        #expect(audio.status == 400 && (audio.json["error"] as? String ?? "").contains("not raw video"), "\(audio.body)")
+        #expect(try ControlTools.curl("PATCH", vf.base + "/api/pipelines/nobody/source", body: #"{"description": "videotestsrc"}"#).status == 404)
+        #expect(try ControlTools.curl("POST", api, body: "{}").status == 405)
+        let switched = try ControlTools.curl("PATCH", api, body: #"{"description": "videotestsrc is-live=true pattern=blue ! videoconvert"}"#)
+        #expect(switched.status == 200, "\(switched.body)")
+        #expect((switched.json["source"] as? [String: Any])?["element"] as? String == "videotestsrc")
+        sleep(2)
+        kill(vf.process.processIdentifier, SIGINT)
+        #expect(vf.finish(timeout: 20) == 0, "\(vf.stderr)")
+        let frames = try Tools.ffprobeVideoFrames(file.path)
+        let steps = zip(frames.dropFirst(), frames).map { $0.pts - $1.pts }
+        #expect(steps.allSatisfy { $0 > 0 } && (steps.max() ?? 1) <= 2.0 / 30, "largest step \(steps.max() ?? 0)")
+        // Red, then blue, nothing else: the picture changes once, at the switch.
+        let c = try Self.colours(file.path)
+        let kinds = c.map { $0.r > 150 && $0.b < 100 ? "red" : ($0.b > 150 && $0.r < 100 ? "blue" : "other") }
+        let runs = kinds.reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
+        #expect(runs == ["red", "blue"], "\(runs) over \(kinds.count) frames")
+        #expect(kinds.filter { $0 == "red" }.count > 45 && kinds.filter { $0 == "blue" }.count > 40, "\(kinds.count) frames")
+    }
 }

@@ -7,7 +7,9 @@ struct SourceMessageTests {
     @Test func roundTrips() throws {
         let lost = SourceMessage(state: .lost, element: "srtsrc0", reason: "no frame for 2.0 s", retryIn: 1, losses: 1, restores: 0, placeholders: 0)
         let back = SourceMessage(state: .restored, element: "rtspsrc0", attempt: 3, losses: 2, restores: 2, outage: 6.5, placeholders: 212)
-        for m in [lost, back] { #expect(try SourceMessage(structure: m.structure) == m) }
+        let switched = SourceMessage(state: .switched, element: "videotestsrc", reason: "videotestsrc pattern=smpte", losses: 0, restores: 0, placeholders: 0)
+        for m in [lost, back, switched] { #expect(try SourceMessage(structure: m.structure) == m) }
+        #expect(switched.structure.fields.first?.1 == .string("switched"))
         let parsed = try #require(
             MessageStructure(
                 parsing:

@@ -42,9 +42,9 @@ enum PipelineCommands {
             throw PipelineRequestError(
                 .conflict, "pipeline '\(name)' is \(camera.status.state.rawValue): a source is switched while it plays; start it first")
         }
-        try SourceSwitching.switchSource(of: session, to: description)
+        let switched = try SourceSwitching.switchSource(of: session, to: description)
         var o = object(camera)
-        o["source"] = description
+        o["source"] = ["description": switched.description, "element": switched.element, "retired": switched.retired]
         return o
     }
 

@@ -87,7 +87,7 @@ public enum ServiceRegistry {
     /// The host's own factories.
     public static var builtIn: [any ServiceFactory] {
         [
-            RTSPServeFactory(), HLSOutputsFactory(), WebRTCServeFactory(), PreviewFactory(), SourceRecoveryFactory(),
+            RTSPServeFactory(), HLSOutputsFactory(), WebRTCServeFactory(), PreviewFactory(), SourceSwitchFactory(), SourceRecoveryFactory(),
             PhotoBranchFactory(), OutputRetryFactory(), StopDeadlineFactory(), SRTExposureFactory(),
         ]
     }

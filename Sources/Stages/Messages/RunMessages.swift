@@ -87,12 +87,14 @@ public struct SourceMessage: ViewfinderMessage {
         case restored
         /// The attempts are used up (the run ends).
         case gaveUp = "gave-up"
+        /// The source was replaced by another description while the run went on (`Session.switchSource`).
+        case switched
     }
-    /// `lost`, `retrying`, `restored` or `gave-up`.
+    /// `lost`, `retrying`, `restored`, `gave-up` or `switched`.
     public var state: State
     /// The source element (the first source of the segment).
     public var element: String
-    /// Why it was lost (the error text, "end of stream", "no frame for 2.0 s"); empty otherwise.
+    /// Why it was lost (the error text, "end of stream", "no frame for 2.0 s"); the new description when switched; empty otherwise.
     public var reason: String
     /// Attempts since the loss (0 when lost, 1... when retrying; the attempts it took when restored).
     public var attempt: Int
