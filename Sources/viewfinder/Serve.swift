@@ -69,7 +69,7 @@ struct Serve: ParsableCommand {
         }
         host.listen { m in AppendFile.writeStandardError(ServeLines.line(m)) }
         if let server {
-            let url = try server.start(host: host)
+            let url = try server.start(host: host, extra: [OverviewRoutes(address: server.context.address)])
             AppendFile.writeStandardError("control: \(url)\n")
         }
         let fleet = broker.map { PipelinesMQTT(host: host, address: $0, access: access, instance: instance) }
