@@ -38,9 +38,11 @@ import Testing
 
     @Test(.enabled(if: WebDriver.available)) func theOverviewShowsAddsAndRemovesCameras() throws {
         let dir = Tools.tempDir()
-        for name in ["door", "yard"] {
-            try Self.description.write(to: dir.appendingPathComponent("\(name).pipeline"), atomically: true, encoding: .utf8)
-        }
+        let photos = Tools.tempDir().appendingPathComponent("photos")
+        // door has a capture stage: its gallery is proved under the mount.
+        let door = Self.description.replacingOccurrences(of: "! fakesink", with: "! capture directory=\(photos.path) auto=false ! fakesink")
+        try door.write(to: dir.appendingPathComponent("door.pipeline"), atomically: true, encoding: .utf8)
+        try Self.description.write(to: dir.appendingPathComponent("yard.pipeline"), atomically: true, encoding: .utf8)
         let port = ControlTools.freePort()
         let vf = try ControlTools.Running(["serve", dir.path, "--http", "127.0.0.1:\(port)"], port: port)
         defer { if vf.process.isRunning { kill(vf.process.processIdentifier, SIGKILL) } }
@@ -163,6 +165,12 @@ import Testing
         #expect(ControlServerTests.property(stages.json, "compose0", "rule")["value"] as? String == "thirds")
         let gate = try ControlTools.curl("GET", vf.base + "/api/pipelines/gate/api/stages")
         #expect(ControlServerTests.property(gate.json, "compose0", "rule")["value"] as? String != "thirds", "another camera changed")
+        // The shutter and the gallery under the mount: the photo's thumbnail is served from door's prefix.
+        try browser.click("#shutter")
+        #expect(try browser.wait(20, until: "const i = document.querySelector('#gallery .thumb img'); return !!i && i.naturalWidth > 0"))
+        let thumb = try browser.run("return document.querySelector('#gallery .thumb img').getAttribute('src')") as? String ?? ""
+        #expect(thumb.hasPrefix("/api/pipelines/door/photos/"), "\(thumb)")
+        #expect(ControlServerTests.records(photos).count == 1)
         #expect(try ControlPageTests.keep(try browser.screenshot(), as: "overview-camera-page.png") > 10)
         try browser.click("#back")
         #expect(try browser.wait(until: "return location.pathname === '/' && document.querySelectorAll('.tile').length === 2"))
