@@ -33,7 +33,9 @@ import Testing
 
     /// Sets a form field as typing would (value, then an input event).
     static func type(_ css: String, _ text: String, in browser: WebDriver) throws {
-        _ = try browser.run("const f = document.querySelector(arguments[0]); f.value = arguments[1]; f.dispatchEvent(new Event('input')); return true", [css, text])
+        _ = try browser.run(
+            "const f = document.querySelector(arguments[0]); f.value = arguments[1]; f.dispatchEvent(new Event('input')); return true",
+            [css, text])
     }
 
     @Test(.enabled(if: WebDriver.available)) func theOverviewShowsAddsAndRemovesCameras() throws {
@@ -68,8 +70,9 @@ import Testing
             #expect(try browser.wait(until: "return (function () { \(Self.tileSpread(name)) })() > 10"), "\(name): no picture")
         }
         #expect(try browser.run("return document.querySelector('.tile[data-name=door] .shot img').naturalWidth") as? Int == 320)
-        #expect(try browser.wait(until: "return /^\\d+\\.\\d fps$/.test(document.querySelector('.tile[data-name=door] .fps').textContent)"))
-        #expect(try browser.wait(until: "return /^score \\d\\.\\d\\d/.test(document.querySelector('.tile[data-name=door] .score').textContent)"))
+        let figures = "const t = document.querySelector('.tile[data-name=door]'); "
+        #expect(try browser.wait(until: figures + "return /^\\d+\\.\\d fps$/.test(t.querySelector('.fps').textContent)"))
+        #expect(try browser.wait(until: figures + "return /^score \\d\\.\\d\\d/.test(t.querySelector('.score').textContent)"))
         let listed = try ControlTools.curl("GET", vf.base + "/api/pipelines").json["pipelines"] as? [[String: Any]] ?? []
         let score = listed.first { $0["name"] as? String == "door" }?["score"] as? Double ?? -1
         #expect((0...1).contains(score), "\(listed)")
@@ -100,7 +103,8 @@ import Testing
         let whole = try browser.run("return document.getElementById('add-error-where').textContent") as? String
         #expect(whole == bad)
         let before = try browser.run("return document.querySelector('#add-error-where mark').previousSibling.textContent") as? String
-        #expect(before?.count == answer.json["position"] as? Int, "mark after '\(before ?? "")', position \(answer.json["position"] ?? "none")")
+        let position = answer.json["position"] as? Int
+        #expect(before?.count == position, "mark after '\(before ?? "")', position \(position.map(String.init) ?? "none")")
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("bad.pipeline").path))
         #expect(try ControlPageTests.keep(try browser.screenshot(), as: "overview-page.png") > 10, "blank screenshot")
 
@@ -115,7 +119,8 @@ import Testing
         try browser.click(".tile[data-name=gate] button[data-action=stop]")
         #expect(try browser.wait(20, until: "return !!document.querySelector('.tile[data-name=gate][data-state=stopped]')"), "\(vf.stderr)")
         #expect(try browser.run("return document.querySelector('.tile[data-name=gate] .shot img').hidden") as? Bool == true)
-        #expect(try browser.run("return document.querySelector('.tile[data-name=gate] button[data-action=start]').disabled") as? Bool == false)
+        let startButton = "return document.querySelector('.tile[data-name=gate] button[data-action=start]').disabled"
+        #expect(try browser.run(startButton) as? Bool == false)
         #expect(try ControlTools.curl("GET", vf.base + "/api/pipelines/gate").json["state"] as? String == "stopped")
         try browser.click(".tile[data-name=gate] button[data-action=start]")
         #expect(try browser.wait(20, until: "return !!document.querySelector('.tile[data-name=gate][data-state=playing]')"), "\(vf.stderr)")

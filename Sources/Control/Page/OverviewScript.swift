@@ -45,7 +45,7 @@ extension OverviewPage {
         function makeTile(name) {
           const href = mount(name) + "/";
           const img = el("img", { alt: `${name}: live picture` });
-          const none = el("span", { class: "none", text: "no picture" });
+          const none = el("span", { class: "none", text: "waiting for a picture" });
           const badge = el("span", { class: "badge state" });
           const fps = el("span", { class: "fps" });
           const score = el("span", { class: "score" });
@@ -104,6 +104,7 @@ extension OverviewPage {
               || (a === "stop" && !(tile.state === "playing" || tile.state === "restarting" || tile.state === "starting"));
           }
           if (tile.state !== "playing") { t.img.hidden = true; t.none.hidden = false; t.none.textContent = tile.state || "no picture"; }
+          else if (t.img.hidden) t.none.textContent = tile.failed ? "no picture" : "waiting for a picture";
         }
 
         function render(list) {
@@ -152,6 +153,7 @@ extension OverviewPage {
               picturesOut -= 1;
               tile.loading = false;
               tile.next = Date.now() + (ok ? 500 : 2000);
+              tile.failed = !ok;
               if (!ok) { img.hidden = true; tile.parts.none.hidden = false; tile.parts.none.textContent = "no picture"; }
             };
             img.onload = () => done(true);
