@@ -173,16 +173,22 @@ struct ControlRouter: Sendable {
     /// may go to this server only: `connect-src` names its own origins as `ws://` too, for browsers whose `'self'`
     /// does not cover `ws:` (CSP 2).
     static func page(_ file: ControlPage.File, origins: Set<String> = []) -> ControlResponse {
+        served(file.text, contentType: file.contentType, origins: origins)
+    }
+
+    /// A file of a page (the control page, `serve`'s overview) with the pages' headers: the CSP (`default-src
+    /// 'self'`, images also from `blob:`/`data:`, WebSockets to the server's own origins), `no-cache`, `nosniff`.
+    static func served(_ text: String, contentType: String, origins: Set<String> = []) -> ControlResponse {
         let sockets = origins.sorted().map { "ws://" + $0.dropFirst("http://".count) }.joined(separator: " ")
         let csp = "default-src 'self'; img-src 'self' blob: data:; frame-ancestors 'none'" + (sockets.isEmpty ? "" : "; connect-src 'self' \(sockets)")
         return ControlResponse(
             statusCode: .ok,
             headers: [
-                "Content-Type": file.contentType, "Cache-Control": "no-cache",
+                "Content-Type": contentType, "Cache-Control": "no-cache",
                 "Content-Security-Policy": csp,
                 "X-Content-Type-Options": "nosniff",
             ],
-            body: Data(file.text.utf8))
+            body: Data(text.utf8))
     }
 
     // MARK: helpers

@@ -73,7 +73,7 @@ struct Serve: ParsableCommand {
             // Every pipeline is built before the server binds or anything plays: a bad one is exit 2 with nothing done.
             try host.startAll { () throws(HostError) in
                 if let server {
-                    let url = try server.start(host: host)
+                    let url = try server.start(host: host, extra: [OverviewRoutes(address: server.context.address)])
                     AppendFile.writeStandardError("control: \(url)\n")
                 }
                 fleet?.start()

@@ -97,6 +97,9 @@ final class WebDriver: @unchecked Sendable {
         try command("POST", "/element/\(id)/click", [:])
     }
 
+    /// Accepts the open user prompt (`confirm`, `alert`) as a user's OK would.
+    func acceptAlert() throws { try command("POST", "/alert/accept", [:]) }
+
     /// Sets the window size.
     func resize(width: Int, height: Int) throws { try command("POST", "/window/rect", ["width": width, "height": height]) }
 

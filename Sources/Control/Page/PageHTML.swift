@@ -1,5 +1,6 @@
 extension ControlPage {
-    /// `/`: the layout; everything dynamic comes from app.js.
+    /// `/`: the layout; everything dynamic comes from app.js. Its own files and the preview are named relatively, so
+    /// the same text works at `/` (`launch --http`) and at `/api/pipelines/NAME/` (`serve`).
     static let html = #"""
         <!doctype html>
         <html lang="en">
@@ -7,11 +8,12 @@ extension ControlPage {
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>Viewfinder</title>
-        <link rel="stylesheet" href="/app.css">
+        <link rel="stylesheet" href="app.css">
         </head>
         <body>
         <header>
-          <h1>Viewfinder</h1>
+          <a id="back" href="/" hidden>← All cameras</a>
+          <h1>Viewfinder <span id="camera-name"></span></h1>
           <span id="phase" class="badge">connecting</span>
           <span id="readiness" class="badge">–</span>
           <span id="stats" class="stats"></span>
@@ -19,7 +21,7 @@ extension ControlPage {
         <main>
           <section id="live">
             <div class="frame">
-              <img id="preview" alt="live preview" src="/api/preview.mjpeg">
+              <img id="preview" alt="live preview" src="api/preview.mjpeg">
               <video id="preview-video" autoplay muted playsinline hidden></video>
               <p id="no-preview" hidden>No preview: the pipeline has no Viewfinder stage.</p>
             </div>
@@ -56,7 +58,7 @@ extension ControlPage {
           </div>
           <details><summary>EXIF</summary><table id="photo-exif"></table></details>
         </dialog>
-        <script src="/app.js"></script>
+        <script src="app.js"></script>
         </body>
         </html>
         """#

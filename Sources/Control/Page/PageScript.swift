@@ -1,11 +1,16 @@
 extension ControlPage {
     /// `/app.js`: controls from `/api/stages`, the readout from `/api/events`, the shutter, the gallery; the preview
     /// over WebRTC (`/api/webrtc`) when the session has a `webrtcserve`, else (or when it fails) the MJPEG image.
-    /// Plain ES2017, no libraries; every request goes to this server (same origin). Property values come and go
-    /// as typed JSON: numbers for Integer and Double, booleans for Boolean, strings for the rest.
+    /// Plain ES2017, no libraries; every request goes to this server (same origin), under the page's own path
+    /// (`base`: empty at `/`, `/api/pipelines/NAME` when `serve` mounts the page at `/api/pipelines/NAME/`). Property
+    /// values come and go as typed JSON: numbers for Integer and Double, booleans for Boolean, strings for the rest.
     static let script = #"""
         "use strict";
         const $ = (id) => document.getElementById(id);
+        // Where this page's API is: the page's directory without its last slash ("" at "/", "/api/pipelines/door" at
+        // "/api/pipelines/door/"), so the same page works under `serve`'s mount. Photo URLs come from the API with it.
+        const base = new URL(".", location.href).pathname.replace(/\/$/, "");
+        const at = (path) => base + path;
         const el = (tag, attrs = {}, ...kids) => {
           const e = document.createElement(tag);
           for (const [k, v] of Object.entries(attrs)) {
@@ -40,7 +45,7 @@ extension ControlPage {
           let input;
           const send = async (value) => {
             try {
-              const r = await api("PATCH", `/api/stages/${encodeURIComponent(stage)}`, { [p.name]: value });
+              const r = await api("PATCH", at(`/api/stages/${encodeURIComponent(stage)}`), { [p.name]: value });
               say(`${stage}.${p.name} = ${r.changed[p.name]}`);
             } catch (e) { say(e.message, true); loadStages(); }
           };
@@ -83,7 +88,7 @@ extension ControlPage {
 
         async function loadStages() {
           let data;
-          try { data = await api("GET", "/api/stages"); } catch (e) { say(e.message, true); return; }
+          try { data = await api("GET", at("/api/stages")); } catch (e) { say(e.message, true); return; }
           const box = $("controls");
           box.replaceChildren();
           for (const s of data.stages) {
@@ -136,14 +141,14 @@ extension ControlPage {
           }, 1000);
         }
         function listen() {
-          const es = new EventSource("/api/events");
+          const es = new EventSource(at("/api/events"));
           es.onmessage = (m) => { try { onEvent(JSON.parse(m.data)); } catch (e) { /* ignore a bad line */ } };
           es.onerror = () => { $("phase").textContent = "reconnecting"; };
           es.onopen = () => refreshState();
         }
         async function refreshState() {
           try {
-            const s = await api("GET", "/api/state");
+            const s = await api("GET", at("/api/state"));
             $("phase").textContent = s.state;
             if (s.fps !== undefined) $("stats").textContent = `${s.fps.toFixed(1)} fps · ${s.framesOut} frames · ${s.dropped} dropped`;
           } catch (e) { $("phase").textContent = "stopped"; }
@@ -152,7 +157,7 @@ extension ControlPage {
         // ---- shutter
         async function shoot(timer) {
           try {
-            await api("POST", "/api/capture", timer ? { timer } : {});
+            await api("POST", at("/api/capture"), timer ? { timer } : {});
             say(timer ? `timer ${timer} s started` : "shutter");
           } catch (e) { say(e.message, true); }
         }
@@ -161,7 +166,7 @@ extension ControlPage {
         let photos = [];
         async function loadPhotos() {
           let data;
-          try { data = await api("GET", "/api/photos"); } catch (e) { return; }
+          try { data = await api("GET", at("/api/photos")); } catch (e) { return; }
           photos = data.photos || [];
           const g = $("gallery");
           g.replaceChildren();
@@ -208,7 +213,7 @@ extension ControlPage {
         $("photo-delete").addEventListener("click", async () => {
           if (!shown || !confirm(`Delete photo #${shown.id}?`)) return;
           try {
-            await api("DELETE", `/api/photos/${encodeURIComponent(shown.stage)}/${shown.id}`);
+            await api("DELETE", at(`/api/photos/${encodeURIComponent(shown.stage)}/${shown.id}`));
             say(`deleted #${shown.id}`);
             $("photo-view").close();
             loadPhotos();
@@ -221,7 +226,7 @@ extension ControlPage {
           if (!window.RTCPeerConnection || !window.WebSocket) return;
           const video = $("preview-video");
           const img = $("preview");
-          const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/webrtc`);
+          const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${base}/api/webrtc`);
           const pc = new RTCPeerConnection({ iceServers: [] });
           window.vfPeer = pc;
           window.vfWebRTC = "connecting";
@@ -232,7 +237,7 @@ extension ControlPage {
             window.vfWebRTCError = why;
             try { pc.close(); } catch (e) { /* already closed */ }
             try { ws.close(); } catch (e) { /* already closed */ }
-            if (playing) { video.hidden = true; img.hidden = false; img.src = "/api/preview.mjpeg"; }
+            if (playing) { video.hidden = true; img.hidden = false; img.src = at("/api/preview.mjpeg"); }
           };
           const send = (o) => { if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(o)); };
           // Shown from the first track on: Chromium does not start a muted autoplay <video> that is not displayed.
@@ -268,10 +273,17 @@ extension ControlPage {
           ws.onclose = () => { if (window.vfWebRTC !== "playing") fallback("signalling closed"); else fallback("stream ended"); };
         }
         async function maybeWebRTC() {
-          try { const s = await api("GET", "/api/state"); if (s.webrtc) startWebRTC(); } catch (e) { /* MJPEG stays */ }
+          try { const s = await api("GET", at("/api/state")); if (s.webrtc) startWebRTC(); } catch (e) { /* MJPEG stays */ }
         }
 
         // ---- start
+        if (base) {
+          // Mounted by `serve`: the way back to the overview, and which camera this is.
+          $("back").hidden = false;
+          const name = decodeURIComponent(base.split("/").pop());
+          $("camera-name").textContent = "· " + name;
+          document.title = `${name} · Viewfinder`;
+        }
         $("shutter").addEventListener("click", () => shoot(0));
         for (const b of document.querySelectorAll("[data-timer]")) b.addEventListener("click", () => shoot(parseInt(b.dataset.timer, 10)));
         $("preview").addEventListener("error", () => { $("preview").hidden = true; $("no-preview").hidden = false; });

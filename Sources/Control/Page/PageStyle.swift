@@ -6,6 +6,7 @@ extension ControlPage {
         body { margin: 0; font: 15px/1.4 system-ui, sans-serif; background: var(--bg); color: var(--fg); }
         header { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; padding: .5rem 1rem; background: #000; }
         h1 { font-size: 1.1rem; margin: 0 .5rem 0 0; }
+        #back { color: var(--accent); text-decoration: none; font-size: .9rem; }
         h2 { font-size: 1rem; margin: .2rem 0 .6rem; }
         .badge { padding: .1rem .5rem; border-radius: .8rem; background: #333; font-size: .85rem; }
         .badge.ready { background: #1f7a33; } .badge.capturing, .badge.saving { background: #8a6d00; } .badge.busy { background: #8a1f1f; }

@@ -51,6 +51,8 @@ public final class CameraEndpoint: SessionService {
     public let hub = EventHub()
     private let state = Mutex<(router: ControlRouter?, routes: [any ControlRoutes], heartbeat: Task<Void, Never>?)>((nil, [], nil))
 
+    private let composition = Mutex<(score: Double, rule: String)?>(nil)
+
     let pipeline: String
 
     init(context: PipelinesContext, pipeline: String) {
@@ -68,7 +70,19 @@ public final class CameraEndpoint: SessionService {
         state.withLock { $0 = (router, routes, heartbeat) }
     }
 
-    public func elementMessage(_ message: BusMessage) { hub.publish(message) }
+    public func elementMessage(_ message: BusMessage) {
+        hub.publish(message)
+        if message.structure.name == CompositionMessage.structureName, let c = message.decode(CompositionMessage.self) {
+            composition.withLock { $0 = (c.score, c.rule) }
+        }
+    }
+
+    /// The last composition verdict (`viewfinder/composition`) of this run: `score` (0...1) and `rule`, for the
+    /// pipelines list (the overview's tiles); empty before the first.
+    public var compositionFields: [String: Any] {
+        guard let c = composition.withLock({ $0 }) else { return [:] }
+        return ["score": c.score, "rule": c.rule]
+    }
 
     /// The pipeline's `/api/events` clients, as `viewers{output="events"}`.
     public var metricSamples: [MetricSample] { [.viewers(output: "events", hub.count)] }

@@ -5,7 +5,7 @@ import Stages
 /// Answers every request of `viewfinder serve`'s control server: the guard's checks once (token, Host, Origin), then
 /// the pipelines API, the process's own routes, or a pipeline's own routes under its prefix.
 ///
-/// - `GET /api/pipelines` (every pipeline: `PipelinesRouter.object`), `POST /api/pipelines` (`{"name", "description",
+/// - `GET /api/pipelines` (every pipeline: `PipelinesRouter.listed`), `POST /api/pipelines` (`{"name", "description",
 ///   "settings"?, "start"?}`: validated exactly like `launch`, 400 with the parse error, its `position` and `token`,
 ///   nothing started; 409 for a name in use), `GET|DELETE /api/pipelines/NAME`, `POST /api/pipelines/NAME/start|stop|restart`.
 /// - `/api/pipelines/NAME` + any path of `launch --http` (`/api/stages`, `/photos/...`, `/hls/...`, `/` the
@@ -28,7 +28,7 @@ struct PipelinesRouter: Sendable {
         switch path {
         case "/api/pipelines":
             switch request.method {
-            case .GET: return ControlRouter.json(.ok, ["pipelines": host.cameras.map(PipelineCommands.object)])
+            case .GET: return ControlRouter.json(.ok, ["pipelines": host.cameras.map(Self.listed)])
             case .POST: return await add(request)
             default:
                 return ControlRouter.error(
@@ -53,7 +53,7 @@ struct PipelinesRouter: Sendable {
         switch rest {
         case "":
             switch request.method {
-            case .GET: return ControlRouter.json(.ok, PipelineCommands.object(camera))
+            case .GET: return ControlRouter.json(.ok, Self.listed(camera))
             case .DELETE:
                 return await Self.answer(.ok) { () throws(PipelineRequestError) in try PipelineCommands.remove(name, host: host) }
             default:
@@ -115,6 +115,15 @@ struct PipelinesRouter: Sendable {
         return ControlResponse(
             statusCode: .ok, headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-cache"],
             body: .stream(ControlStream(client: client)))
+    }
+
+    /// A pipeline as `GET /api/pipelines` and `GET /api/pipelines/NAME` show it: `PipelineCommands.object` and, while
+    /// it runs, its last composition verdict (`score`, `rule`: the overview's tiles). Not in MQTT's retained list,
+    /// which is published on changes only and would keep a stale score.
+    static func listed(_ camera: Camera) -> [String: Any] {
+        var o = PipelineCommands.object(camera)
+        if let endpoint = camera.session?.services(CameraEndpoint.self).first { o.merge(endpoint.compositionFields) { a, _ in a } }
+        return o
     }
 
     /// A refusal as its HTTP answer.
