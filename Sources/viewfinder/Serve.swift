@@ -60,7 +60,7 @@ struct Serve: ParsableCommand {
             let specs = try store.load()
             for spec in specs {
                 let session: Session
-                do { session = try Session(description: spec.description, options: try hostOptions(host, spec)) } catch {
+                do { session = try Session(description: spec.description, options: try host.sessionOptions(spec)) } catch {
                     throw HostError(.usage, "\(store.pipelineFile(spec.name)): \(error.message)")
                 }
                 print("# \(spec.name)\n\(session.plan.render())")
@@ -109,12 +109,6 @@ struct Serve: ParsableCommand {
         SignalPipe.route(nil)
         fleet?.stop()
         server?.stop()
-    }
-
-    private func hostOptions(_ host: CameraHost, _ spec: CameraSpec) throws(HostError) -> SessionOptions {
-        var o = try host.sessionOptions(spec)
-        o.services = []
-        return o
     }
 }
 

@@ -45,7 +45,8 @@ public struct CameraEndpointFactory: ServiceFactory {
 /// Threads: `prepare` on the camera's thread; `answer` on the server's tasks; `elementMessage` on the bus loop
 /// (never blocks: the hub's newest-only buffers).
 public final class CameraEndpoint: SessionService {
-    public let name = "endpoint"
+    /// "control": the session's control routes (webrtcserve's check looks for them by this name).
+    public let name = "control"
     let context: PipelinesContext
     /// The session's `/api/events` fan-out.
     public let hub = EventHub()
