@@ -100,20 +100,14 @@ public final class MQTTBridge: Sendable {
             guard let self else { return }
             defer { ended.signal() }
             // Until an attempt starts (then the client's thread retries by itself): 1 s, 2 s, then every 4 s.
-            var backoff = MQTTClient.reconnectBackoff
-            while true {
-                do throws(MQTTError) {
-                    try c.connect(host: address.host, port: address.port, will: will)
-                    break
-                } catch {
-                    guard error.isRetryable else {
-                        if error.message.hasPrefix("TLS") { self.gaveUp(error.message); return }
-                        self.logger.say(.warning, "mqtt: cannot connect to \(address.text) (\(error.message)); running without it")
-                        return
-                    }
-                    warnUnreachable(error.message)
-                }
-                if clock.sleep(seconds: backoff.next(), unlessSignalled: wake) { return }  // stopped meanwhile
+            do throws(MQTTError) {
+                let started = try c.connectRetrying(
+                    host: address.host, port: address.port, will: will, clock: clock, wake: wake, onRetry: { self.warnUnreachable($0) })
+                guard started else { return }  // stopped meanwhile
+            } catch {
+                if error.message.hasPrefix("TLS") { self.gaveUp(error.message); return }
+                self.logger.say(.warning, "mqtt: cannot connect to \(address.text) (\(error.message)); running without it")
+                return
             }
             while !clock.sleep(seconds: 1, unlessSignalled: wake) { publishState(force: false) }
         }

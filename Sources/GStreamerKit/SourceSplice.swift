@@ -76,19 +76,7 @@ public final class SourceSplice: @unchecked Sendable {
     public var elementNames: Set<String> { Set([bin.name] + elements.map(\.name)) }
 
     /// Every element inside the bin, recursing into bins.
-    public var elements: [Element] {
-        guard let it = gst_bin_iterate_recurse(vf_bin(UnsafeMutableRawPointer(bin.raw))), let arr = vf_iterator_collect(it) else {
-            return []
-        }
-        defer { vf_object_array_free(arr) }
-        var out: [Element] = []
-        var i = 0
-        while let p = arr[i] {
-            out.append(Element(retaining: p.assumingMemoryBound(to: GstElement.self)))
-            i += 1
-        }
-        return out
-    }
+    public var elements: [Element] { Pipeline.collectElements(gst_bin_iterate_recurse(vf_bin(UnsafeMutableRawPointer(bin.raw)))) }
 
     /// What its output can give (a caps query on `src`, with no peer: what the bin itself allows).
     public func outputCaps() -> Caps? { gst_pad_query_caps(pad, nil).map { Caps(owning: $0) } }

@@ -4,36 +4,18 @@
 /// `viewfinder/pipeline` events of `/api/events` and a poll of the list; add, remove, start, stop, restart and
 /// switch-source go through the same API. Each tile leads to the camera's own page, `/api/pipelines/NAME/`.
 enum OverviewPage {
-    /// One file of the overview.
-    enum File: Equatable {
-        case html, script, style
-
-        var contentType: String {
-            switch self {
-            case .html: "text/html; charset=utf-8"
-            case .script: "text/javascript; charset=utf-8"
-            case .style: "text/css; charset=utf-8"
-            }
-        }
-
-        var text: String {
-            switch self {
-            case .html: OverviewPage.html
-            case .script: OverviewPage.script
-            case .style: OverviewPage.style
-            }
+    /// The text of one of its files (the kinds and content types are the control page's).
+    static func text(_ file: ControlPage.File) -> String {
+        switch file {
+        case .html: html
+        case .script: script
+        case .style: style
         }
     }
 
     /// `/`: the layout; the tiles come from overview.js.
     static let html = #"""
-        <!doctype html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>Cameras · Viewfinder</title>
-        <link rel="stylesheet" href="/overview.css">
+        \#(PageCommon.head(title: "Cameras · Viewfinder", stylesheet: "/overview.css"))
         </head>
         <body>
         <header>

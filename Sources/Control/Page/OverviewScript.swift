@@ -5,38 +5,10 @@ extension OverviewPage {
     /// and forms over the pipelines API. Plain ES2017, no libraries, every request to this server.
     static let script = #"""
         "use strict";
-        const $ = (id) => document.getElementById(id);
-        const el = (tag, attrs = {}, ...kids) => {
-          const e = document.createElement(tag);
-          for (const [k, v] of Object.entries(attrs)) {
-            if (k === "class") e.className = v; else if (k === "text") e.textContent = v;
-            else if (k.startsWith("data-")) e.setAttribute(k, v); else e[k] = v;
-          }
-          for (const k of kids) e.append(k);
-          return e;
-        };
+        \#(PageCommon.helpers)
         const mount = (name) => `/api/pipelines/${encodeURIComponent(name)}`;
 
-        function say(text, error = false) {
-          const m = $("message");
-          m.textContent = text;
-          m.className = error ? "error" : "";
-        }
 
-        // An API answer; a refusal throws an Error carrying the answer's JSON (error, field, position, token).
-        async function api(method, url, body) {
-          const init = { method, headers: {} };
-          if (body !== undefined) { init.headers["Content-Type"] = "application/json"; init.body = JSON.stringify(body); }
-          const r = await fetch(url, init);
-          let data = {};
-          try { data = await r.json(); } catch (e) { /* not JSON */ }
-          if (!r.ok) {
-            const e = new Error(data.error || `${r.status} ${r.statusText}`);
-            e.status = r.status; e.data = data;
-            throw e;
-          }
-          return data;
-        }
 
         // ---- tiles
         const tiles = new Map();   // name -> { root, parts, state }

@@ -2,13 +2,7 @@ extension ControlPage {
     /// `/`: the layout; everything dynamic comes from app.js. Its own files and the preview are named relatively, so
     /// the same text works at `/` (`launch --http`) and at `/api/pipelines/NAME/` (`serve`).
     static let html = #"""
-        <!doctype html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>Viewfinder</title>
-        <link rel="stylesheet" href="app.css">
+        \#(PageCommon.head(title: "Viewfinder", stylesheet: "app.css"))
         </head>
         <body>
         <header>

@@ -6,36 +6,13 @@ extension ControlPage {
     /// values come and go as typed JSON: numbers for Integer and Double, booleans for Boolean, strings for the rest.
     static let script = #"""
         "use strict";
-        const $ = (id) => document.getElementById(id);
+        \#(PageCommon.helpers)
         // Where this page's API is: the page's directory without its last slash ("" at "/", "/api/pipelines/door" at
         // "/api/pipelines/door/"), so the same page works under `serve`'s mount. Photo URLs come from the API with it.
         const base = new URL(".", location.href).pathname.replace(/\/$/, "");
         const at = (path) => base + path;
-        const el = (tag, attrs = {}, ...kids) => {
-          const e = document.createElement(tag);
-          for (const [k, v] of Object.entries(attrs)) {
-            if (k === "class") e.className = v; else if (k === "text") e.textContent = v;
-            else if (k.startsWith("data-")) e.setAttribute(k, v); else e[k] = v;
-          }
-          for (const k of kids) e.append(k);
-          return e;
-        };
 
-        function say(text, error = false) {
-          const m = $("message");
-          m.textContent = text;
-          m.className = error ? "error" : "";
-        }
 
-        async function api(method, url, body) {
-          const init = { method, headers: {} };
-          if (body !== undefined) { init.headers["Content-Type"] = "application/json"; init.body = JSON.stringify(body); }
-          const r = await fetch(url, init);
-          let data = {};
-          try { data = await r.json(); } catch (e) { /* not JSON */ }
-          if (!r.ok) throw new Error(data.error || (r.status + " " + r.statusText));
-          return data;
-        }
 
         // ---- controls, generated from the stage property specs
         function controlFor(stage, p) {

@@ -11,7 +11,7 @@ public struct OverviewRoutes: ControlRoutes {
     public init(address: ControlAddress) { self.address = address }
 
     public func answer(_ request: ControlRequest) async -> ControlResponse? {
-        let file: OverviewPage.File
+        let file: ControlPage.File
         switch request.path {
         case "/", "/index.html": file = .html
         case "/overview.js": file = .script
@@ -19,7 +19,7 @@ public struct OverviewRoutes: ControlRoutes {
         default: return nil
         }
         return ControlRouter.only(.GET, request) {
-            var page = ControlRouter.served(file.text, contentType: file.contentType)
+            var page = ControlRouter.served(OverviewPage.text(file), contentType: file.contentType)
             if file == .html, let token = address.token, let t = request.query["token"], ControlRouter.same(t, token) {
                 page.headers["Set-Cookie"] = "viewfinder-token=\(token); Path=/; HttpOnly; SameSite=Strict"
             }

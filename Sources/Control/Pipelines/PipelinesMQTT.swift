@@ -60,18 +60,10 @@ public final class PipelinesMQTT: Sendable {
         host.listen { [weak self] m in self?.changed(m) }
         let will = MQTTClient.Will(topic: topic("pipelines"), payload: MQTTBridge.json(["state": "offline", "pipelines": []]), retain: true)
         let thread = Thread { [self] in
-            var backoff = MQTTClient.reconnectBackoff
-            while true {
-                do throws(MQTTError) {
-                    try c.connect(host: address.host, port: address.port, will: will)
-                    return
-                } catch {
-                    guard error.isRetryable else {
-                        logger.say(.warning, "mqtt: cannot connect the pipelines' client to \(address.text) (\(error.message))")
-                        return
-                    }
-                }
-                if clock.sleep(seconds: backoff.next(), unlessSignalled: wake) { return }
+            do throws(MQTTError) {
+                _ = try c.connectRetrying(host: address.host, port: address.port, will: will, clock: clock, wake: wake, onRetry: { _ in })
+            } catch {
+                logger.say(.warning, "mqtt: cannot connect the pipelines' client to \(address.text) (\(error.message))")
             }
         }
         thread.name = "mqtt-pipelines"
