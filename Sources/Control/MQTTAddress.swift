@@ -1,5 +1,7 @@
 import Foundation
 import Host
+import Mosquitto
+import Timing
 
 /// Where the MQTT bridge connects (`--mqtt HOST:PORT`) and the topic it publishes under (`--topic`).
 ///
@@ -212,4 +214,16 @@ public struct MQTTAccess: Sendable, Equatable, CustomStringConvertible {
     }
 
     private static func echo(_ text: String) -> String { text.count > 60 ? String(text.prefix(60)) + "…" : text }
+}
+
+extension MQTTAccess {
+    /// A client (id `PREFIX-PID-RANDOM`) with this login and TLS configured: what every MQTT client of the process
+    /// starts with (the bridge, the pipelines' client).
+    func client(idPrefix: String, handlers: MQTTClient.Handlers, clock: any HostClock) throws(MQTTError) -> MQTTClient {
+        let c = try MQTTClient(clientID: "\(idPrefix)-\(getpid())-\(UInt16.random(in: 0...UInt16.max))", handlers: handlers, clock: clock)
+        try c.configure(
+            credentials: username.map { MQTTClient.Credentials(username: $0, password: password) },
+            tls: caFile.map { MQTTClient.TLS(caFile: $0, certFile: certFile, keyFile: keyFile) })
+        return c
+    }
 }

@@ -85,10 +85,7 @@ public final class MQTTBridge: Sendable {
             onGaveUp: { [weak self] why in self?.gaveUp(why) })
         let c: MQTTClient
         do {
-            c = try MQTTClient(clientID: "viewfinder-\(getpid())-\(UInt16.random(in: 0...UInt16.max))", handlers: handlers, clock: clock)
-            try c.configure(
-                credentials: access.username.map { MQTTClient.Credentials(username: $0, password: access.password) },
-                tls: access.caFile.map { MQTTClient.TLS(caFile: $0, certFile: access.certFile, keyFile: access.keyFile) })
+            c = try access.client(idPrefix: "viewfinder", handlers: handlers, clock: clock)
         } catch {
             logger.say(.warning, "mqtt: cannot start an MQTT client (\(error.message)); running without \(address.text)")
             ended.signal()

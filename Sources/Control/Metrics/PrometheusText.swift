@@ -64,25 +64,18 @@ public enum PrometheusText {
     }
 
     /// A label value as the format writes it between quotes.
-    public static func escapeLabelValue(_ s: String) -> String {
-        var out = ""
-        for c in s.unicodeScalars {
-            switch c {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "\n": out += "\\n"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
+    public static func escapeLabelValue(_ s: String) -> String { escape(s, quote: true) }
 
     /// A help text as the format writes it (backslash and newline only).
-    public static func escapeHelp(_ s: String) -> String {
+    public static func escapeHelp(_ s: String) -> String { escape(s, quote: false) }
+
+    /// Backslash and newline escaped, and `"` too when `quote`.
+    static func escape(_ s: String, quote: Bool) -> String {
         var out = ""
         for c in s.unicodeScalars {
             switch c {
             case "\\": out += "\\\\"
+            case "\"" where quote: out += "\\\""
             case "\n": out += "\\n"
             default: out.unicodeScalars.append(c)
             }

@@ -48,10 +48,7 @@ public final class PipelinesMQTT: Sendable {
             onGaveUp: { [weak self] why in self?.logger.say(.warning, "mqtt: giving up on the pipelines' client (\(why))") })
         let c: MQTTClient
         do {
-            c = try MQTTClient(clientID: "viewfinder-serve-\(getpid())-\(UInt16.random(in: 0...UInt16.max))", handlers: handlers, clock: clock)
-            try c.configure(
-                credentials: access.username.map { MQTTClient.Credentials(username: $0, password: access.password) },
-                tls: access.caFile.map { MQTTClient.TLS(caFile: $0, certFile: access.certFile, keyFile: access.keyFile) })
+            c = try access.client(idPrefix: "viewfinder-serve", handlers: handlers, clock: clock)
         } catch {
             logger.say(.warning, "mqtt: cannot start the pipelines' MQTT client (\(error.message))")
             return
