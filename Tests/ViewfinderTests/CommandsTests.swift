@@ -77,7 +77,7 @@ import Testing
         (["bench", "bridge", "--frames", "0"], "bad value '0' for --frames"),
         (["bench", "capture", "--rounds", "0"], "bad value '0' for --rounds"),
         (["bench", "faces", "--video", "/etc"], "'/etc' is a directory"),
-        (["bench", "controls"], "unknown benchmark 'controls': expected bridge, compose, plugin, faces, chromakey, capture, control, latency, streams or rtsp"),
+        (["bench", "controls"], "unknown benchmark 'controls': expected bridge, compose, plugin, faces, chromakey, capture, control, latency, streams, rtsp or analysis"),
         (["bench", "streams"], "bench streams needs a count: expected e.g. 'bench streams 2', or --max"),
         (["bench", "streams", "0"], "bad stream count '0' for bench streams: expected 1 - 64"),
         (["bench", "latency", "3"], "unexpected '3' after 'bench latency': only bench streams takes a count"),
