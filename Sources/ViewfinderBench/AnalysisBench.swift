@@ -108,8 +108,7 @@ extension Bench {
                 return EngineCost(engine: e.name, medianMs: ms[ms.count / 2], maxMs: ms.last ?? 0, found: found)
             }
             var smoothers = (GuidanceSmoother(), GuidanceSmoother())
-            var rotation = FallbackRotation()
-            rotation.hold = FallbackRotation.hold(fps: 10, fallbacks: analyzer.chain.count - 2)
+            var rotation = FallbackRotation(interval: 0.1)
             var times: ([Double], [Double]) = ([], [])
             var runs = (0, 0)
             var suppliers: ([String: Int], [String: Int]) = ([:], [:])

@@ -47,7 +47,7 @@ import Testing
     @Test func oneFallbackPerAnalysisAndThePersonIsKept() {
         let s = Script()
         let chain = Self.chain(s)
-        var r = FallbackRotation(hold: 1)
+        var r = FallbackRotation(interval: 0.1)
         var runs: [[String]] = [], suppliers: [String?] = []
         for i in 0..<7 {
             let (found, engine) = r.detect(chain, in: Self.frame, pts: Self.pts(0.1 * Double(i)))
@@ -70,7 +70,7 @@ import Testing
     @Test func keptResultsAgeInStreamTime() {
         let s = Script()
         let chain = Self.chain(s)
-        var r = FallbackRotation(hold: 1)
+        var r = FallbackRotation(interval: 0.1)
         _ = r.detect(chain, in: Self.frame, pts: Self.pts(0))  // faces
         #expect(r.detect(chain, in: Self.frame, pts: Self.pts(0.1)).engine == "people")
         s.face.withLock { $0 = true }
@@ -95,35 +95,37 @@ import Testing
     @Test func withoutPtsAResultStandsForOneTurn() {
         let s = Script()
         let chain = Self.chain(s)
-        var r = FallbackRotation(hold: 1)
+        var r = FallbackRotation(interval: 0.1)
         let engines = (0..<8).map { _ in r.detect(chain, in: Self.frame, pts: nil).engine }
         // people runs at analyses 2, 5, 8 and stands for 3 analyses each time.
         #expect(engines == ["saliency", "people", "people", "people", "people", "people", "people", "people"])
-        // hold: a turn of the fallbacks plus one analysis, at least 1 s.
-        #expect(FallbackRotation.hold(fps: 10, fallbacks: 3) == 1)
-        #expect(FallbackRotation.hold(fps: 2, fallbacks: 3) == 2)
+        // hold: a round of turns plus one analysis, at least 1 s.
+        #expect(r.hold(round: 3) == 1)
+        #expect(FallbackRotation(interval: 0.5).hold(round: 3) == 2)
+        #expect(FallbackRotation(interval: 0.1).hold(round: 12) == 1.3)
     }
 
     /// The real chain compose builds for engine=auto without a face (the cnn when installed, the face cascades,
     /// HOG people, the upper-body cascade, saliency) on vtest-1000 at 320x240: staggered, the walkers are the
     /// subject within one turn of the fallbacks, as with every fallback run, and stay it on the following analyses;
     /// no analysis runs more than one fallback.
-    @Test func theStaggeredChainFindsTheWalkers() throws {
+    @Test(arguments: [1, 4]) func theStaggeredChainFindsTheWalkers(slices: Int) throws {
         let image = PeopleEngineTests.resized(try TestImages.rgb("vtest-1000"), width: 320)
         var engines: [any DetectionEngine] = []
         if let cnn = try? CNNFaceEngine(threads: 1, minFace: 6) { engines.append(cnn) }
-        engines += [try FaceEngine(minFace: 24), PeopleEngine(), try BodyEngine(fullBody: false), SaliencyEngine()]
+        engines += [try FaceEngine(minFace: 24), PeopleEngine(slices: slices), try BodyEngine(fullBody: false), SaliencyEngine()]
         let analyzer = CompositionAnalyzer(engines: engines, engine: "auto")
         let fallbacks = analyzer.chain.count - 2
         let whole = analyzer.analyze(image)
         #expect(whole.engine == "people")
-        var rotation = FallbackRotation(hold: FallbackRotation.hold(fps: 10, fallbacks: fallbacks))
+        var rotation = FallbackRotation(interval: 0.1)
         var smoother = GuidanceSmoother()
-        var firstPeople: Int?
-        for i in 0..<(fallbacks + 2) {
+        var firstPeople: Int?, peopleSlices: [Int] = []
+        for i in 0..<(fallbacks * slices + 2) {
             let g = analyzer.analyze(image, pts: UInt64(i) * 100_000_000, smoother: &smoother, rotation: &rotation)
             #expect(rotation.lastRun.count <= 3, "\(rotation.lastRun)")
             #expect(rotation.lastRun.filter { ["faces", "people", "bodies"].contains($0) }.count == 1, "\(rotation.lastRun)")
+            if rotation.lastRun.contains("people") { peopleSlices.append(rotation.lastSlice ?? -1) }
             if g.engine == "people" {
                 if firstPeople == nil { firstPeople = i }
                 #expect(g.detections.map(\.box) == whole.detections.map(\.box))
@@ -132,8 +134,10 @@ import Testing
             }
         }
         let first = try #require(firstPeople)
-        // The people engine is the first fallback with the face cascades as first engine, the second behind the cnn.
-        #expect(first == fallbacks - 2)
+        // The people engine is the first fallback with the face cascades as first engine, the second behind the cnn;
+        // cut into 4, its search is whole at its 4th turn (a turn every `fallbacks` analyses), one slice per turn.
+        #expect(first == fallbacks - 2 + fallbacks * (slices - 1))
+        #expect(peopleSlices.prefix(slices) == (slices == 1 ? [-1] : Array(0..<slices))[...], "\(peopleSlices)")
         let walkers = try #require(PeopleEngineTests.pedestrians["vtest-1000"]).map { $0.scaled(320.0 / 768, 320.0 / 768) }
         #expect(PeopleEngineTests.score(whole.detections, walkers).found >= 2, "\(whole.detections)")
     }

@@ -3,55 +3,65 @@
 ///
 /// The chain `CompositionAnalyzer.chain` gives is `first, fallbacks..., last` (with the cnn library: cnn; the face
 /// cascades, people (HOG), the upper-body cascade; saliency). Run whole, a frame without a face pays for every
-/// fallback (issue 25: about 200 ms at 320x180, most of it HOG searched at 960x540 and the Swift cascades), so
-/// seven 720p streams on two cores got under one analysis a second each. With a rotation, each analysis runs
+/// fallback (issue 25: about 200 ms at 320x180, most of it HOG searched at 960x540), so seven 720p streams on two
+/// cores got under one analysis a second each. With a rotation, each analysis runs
 /// - `first`, always (a face found supplies the candidates, as before: nothing else runs);
-/// - else exactly one fallback, the next in turn, whose result (found or empty) replaces what that fallback
-///   found last;
-/// - then takes the first fallback in chain order whose kept result is not empty and not older than `hold`
-///   seconds of stream time (its detections, possibly from an earlier frame: the smoother follows the box);
-/// - else runs `last` (saliency: a 64 px map, about a millisecond).
+/// - else one fallback's turn, the next in order: a whole search, or for a `SlicedDetectionEngine` (people) the
+///   next slice of its search; a fallback's result (found or empty) replaces what it found last once its search
+///   is whole (for a sliced one: after its last slice, from the windows of all its slices);
+/// - then takes the first fallback in chain order whose kept result is not empty and still stands;
+/// - else runs `last` (saliency: a 64 px map).
 ///
-/// So an analysis runs at most three engines, one of them a fallback, and a person HOG finds is the subject
-/// from the analysis HOG runs on until `hold` after it, re-found every `fallbacks` face-less analyses. Time is
-/// the frames' pts (stream time, as every per-frame rule: ARCHITECTURE "Time"); a frame without pts counts
-/// as one `cycle` of analyses instead. A pts going backwards (a seek) makes every kept result stale.
+/// A kept result stands for `hold(slices:)` seconds of stream time after the frame that completed it: a whole
+/// round of turns until the same fallback completes again, plus one analysis, at `interval` seconds per analysis,
+/// and at least `minimumHold`; so a person HOG found stays the subject until HOG has searched again. Time is the
+/// frames' pts (stream time, as every per-frame rule: ARCHITECTURE "Time"); frames without pts count analyses
+/// instead (a round plus one). A pts going backwards (a seek) makes every kept result stale.
 public struct FallbackRotation: Sendable {
-    /// Seconds of stream time a fallback's result stands for after the frame it was found on.
-    public var hold: Double
-    /// The fallback (index among the chain's fallbacks) the next face-less analysis runs.
+    /// Stream seconds between two analyses (compose: 1 / analysis-fps).
+    public var interval: Double
+    /// The least a kept result stands, in seconds of stream time.
+    public var minimumHold: Double
+    /// The turn (index among the chain's fallbacks) the next face-less analysis takes.
     public private(set) var next = 0
     /// The engines the last analysis ran, in order (`first`, the fallback, `last` when it ran).
     public private(set) var lastRun: [String] = []
+    /// The slice the last analysis' fallback ran (nil: a whole search, or no fallback ran).
+    public private(set) var lastSlice: Int?
 
     private struct Kept: Sendable {
         var pts: UInt64?
         var analysis: Int
+        /// Analyses between two results of this fallback (a round of turns).
+        var round: Int
         var detections: [Detection]
     }
-    /// Per fallback name: what it found when it last ran.
+    private struct Sweep: Sendable {
+        var width: Int, height: Int, next = 0
+        var windows: [SearchWindow] = []
+    }
+    /// Per fallback name: what it found when its search was last whole, and a sliced search under way.
     private var kept: [String: Kept] = [:]
+    private var sweeps: [String: Sweep] = [:]
     /// Analyses made so far.
     private var analyses = 0
 
-    /// A rotation keeping each fallback's result `hold` seconds of stream time (compose: at least 1 s, and at
-    /// least a whole turn of the fallbacks at its analysis rate).
-    public init(hold: Double = 1) { self.hold = max(0, hold) }
-
-    /// The hold compose uses at `fps` analyses a second for `fallbacks` fallbacks: a turn of them plus one
-    /// analysis, at least 1 s, so a person found once is still held when HOG's next turn comes.
-    public static func hold(fps: Double, fallbacks: Int) -> Double {
-        max(1, Double(fallbacks + 1) / max(0.01, fps))
+    /// A rotation for analyses `interval` seconds of stream time apart.
+    public init(interval: Double = 0.1, minimumHold: Double = 1) {
+        self.interval = max(0, interval); self.minimumHold = max(0, minimumHold)
     }
 
-    /// Whether a kept result still stands at `pts` (analysis `analysis`), for `cycle` fallbacks.
-    private func stands(_ k: Kept, pts: UInt64?, cycle: Int) -> Bool {
+    /// Seconds a result stands when a round of turns takes `round` analyses.
+    public func hold(round: Int) -> Double { max(minimumHold, Double(round + 1) * interval) }
+
+    /// Whether a kept result still stands at `pts`.
+    private func stands(_ k: Kept, pts: UInt64?) -> Bool {
         guard !k.detections.isEmpty else { return false }
         if let now = pts, let then = k.pts {
             guard now >= then else { return false }
-            return Double(now - then) / 1e9 <= hold
+            return Double(now - then) / 1e9 <= hold(round: k.round)
         }
-        return analyses - k.analysis < cycle
+        return analyses - k.analysis <= k.round
     }
 
     /// One analysis' detections from `chain` (see the type): the detections and the engine that supplied them.
@@ -61,6 +71,7 @@ public struct FallbackRotation: Sendable {
     ) {
         analyses += 1
         lastRun = []
+        lastSlice = nil
         guard chain.count > 2 else {
             for e in chain {
                 lastRun.append(e.name)
@@ -77,15 +88,34 @@ public struct FallbackRotation: Sendable {
 
         let turn = next % fallbacks.count
         next = (turn + 1) % fallbacks.count
-        let runNow = fallbacks[turn]
-        lastRun.append(runNow.name)
-        kept[runNow.name] = Kept(pts: pts, analysis: analyses, detections: runNow.detect(in: image))
+        take(fallbacks[turn], turns: fallbacks.count, image: image, pts: pts)
 
         for f in fallbacks {
-            if let k = kept[f.name], stands(k, pts: pts, cycle: fallbacks.count) { return (k.detections, f.name) }
+            if let k = kept[f.name], stands(k, pts: pts) { return (k.detections, f.name) }
         }
         lastRun.append(last.name)
         let d = last.detect(in: image)
         return (d, d.isEmpty ? nil : last.name)
+    }
+
+    /// A fallback's turn: its whole search, or the next slice of a sliced one.
+    private mutating func take(_ e: any DetectionEngine, turns: Int, image: RGBImage, pts: UInt64?) {
+        lastRun.append(e.name)
+        let w = image.width, h = image.height
+        guard let sliced = e as? any SlicedDetectionEngine, case let count = sliced.sliceCount(width: w, height: h), count > 1 else {
+            kept[e.name] = Kept(pts: pts, analysis: analyses, round: turns, detections: e.detect(in: image))
+            return
+        }
+        var sweep = sweeps[e.name].flatMap { $0.width == w && $0.height == h ? $0 : nil } ?? Sweep(width: w, height: h)
+        lastSlice = sweep.next
+        sweep.windows += sliced.windows(slice: sweep.next, in: image)
+        sweep.next += 1
+        if sweep.next < count {
+            sweeps[e.name] = sweep
+        } else {
+            sweeps[e.name] = nil
+            kept[e.name] = Kept(
+                pts: pts, analysis: analyses, round: turns * count, detections: sliced.detections(from: sweep.windows, width: w, height: h))
+        }
     }
 }

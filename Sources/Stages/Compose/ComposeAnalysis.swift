@@ -43,8 +43,8 @@ extension ComposeStage {
         let g = analysis.withLock { a in
             if let fromUpstream { a.analyzer.engines = [FixedDetections(detections: fromUpstream)] }
             guard var rotation = a.rotation else { return a.analyzer.analyze(image, pts: job.pts, smoother: &a.smoother) }
-            // Each fallback's result stands for a turn of them at the current analysis rate (at least 1 s).
-            rotation.hold = FallbackRotation.hold(fps: s.fps, fallbacks: max(1, a.analyzer.chain.count - 2))
+            // A fallback's result stands for a round of turns at the current analysis rate (at least 1 s).
+            rotation.interval = 1 / s.fps
             defer { a.rotation = rotation }
             return a.analyzer.analyze(image, pts: job.pts, smoother: &a.smoother, rotation: &rotation)
         }

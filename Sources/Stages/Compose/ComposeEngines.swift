@@ -14,6 +14,10 @@ public enum ComposeEngines {
         }
     }
 
+    /// The parts `engine=auto`'s HOG search is cut into (one per turn of `fallbacks=staggered`): ~100 ms at 960x540
+    /// becomes ~25 ms per analysis, about the other fallbacks' cost (bench analysis).
+    public static let autoPeopleSlices = 4
+
     /// Whether `engine=auto`'s fallback (no cnn library) was reported (`Log.stages`): once per process.
     private static let fallbackReported = Mutex(false)
 
@@ -55,7 +59,10 @@ public enum ComposeEngines {
             // fewer false boxes (figures in PeopleEngineTests), so the full-body cascade is left out; the
             // upper-body cascade stays behind it for people too close for HOG's whole-body window (head and
             // shoulders filling the frame), and runs only when HOG finds no one.
-            case .auto: return first + [try face(), PeopleEngine(), try BodyEngine(fullBody: false), SaliencyEngine()]
+            // HOG's search is cut into `autoPeopleSlices` parts: compose's `FallbackRotation` runs one per turn
+            // (`engine=people` and `fallbacks=all` still search whole).
+            case .auto:
+                return first + [try face(), PeopleEngine(slices: autoPeopleSlices), try BodyEngine(fullBody: false), SaliencyEngine()]
             }
         } catch {
             throw StageError(.resource, "\(stage): cannot load the \(engine.rawValue) engine: \(error) (install opencv-data)")
