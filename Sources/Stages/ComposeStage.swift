@@ -66,7 +66,8 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
             Analysis(
                 analyzer: CompositionAnalyzer(
                     engines: try ComposeEngines.make(engineChoice, minFace: 24, faces: faceOptions, stage: name),
-                    engine: engineChoice.rawValue, rule: rule)))
+                    engine: engineChoice.rawValue, rule: rule),
+                rotation: p[Self.fallbacks] == .staggered ? FallbackRotation() : nil))
         let loc = p[Self.metadataLocation]
         json = loc.isEmpty ? nil : try JSONLineWriter(path: loc, stage: name)
         worker = AnalysisWorker(name: "vf-\(name)-analysis") { [weak self] job in self?.analyse(job) }

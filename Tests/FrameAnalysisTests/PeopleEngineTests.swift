@@ -126,6 +126,34 @@ import Testing
                 "\(faces)")
     }
 
+    /// The search cut into slices (the rotation runs one per turn) finds what the whole search finds, on the same
+    /// image: the walkers of vtest-1000 at 320x240 (searched at 960x720); every slice but the last holds about a
+    /// quarter of the cost (levels weighted by area), so each turn does a bounded share of the work.
+    @Test func slicesTogetherFindWhatTheWholeSearchFinds() throws {
+        let image = Self.resized(try TestImages.rgb("vtest-1000"), width: 320)
+        let engine = PeopleEngine(slices: 4)
+        let whole = engine.detect(in: image)
+        let ranges = engine.sliceLevels(width: image.width, height: image.height)
+        #expect(engine.sliceCount(width: 320, height: 240) == 4 && ranges.count == 4)
+        // 960x720 down by 1.05 while 64x128 fits: 36 levels, contiguous, from 0.
+        let levels = engine.levels(width: 320, height: 240)
+        #expect(levels == 36)
+        #expect(ranges.first?.lowerBound == 0 && ranges.last?.upperBound == levels)
+        #expect(zip(ranges, ranges.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
+        let cost = (0..<levels).map { pow(1.05, -2 * Double($0)) }, total = cost.reduce(0, +)
+        let shares = ranges.map { r in r.map { cost[$0] }.reduce(0, +) / total }
+        // The first level alone is 9.3 % of the search: no slice exceeds a quarter by more than one level.
+        #expect(shares.allSatisfy { $0 <= 0.25 + 0.094 }, "\(shares)")
+        var windows: [SearchWindow] = []
+        for i in 0..<ranges.count { windows += engine.windows(slice: i, in: image) }
+        let sliced = engine.detections(from: windows, width: image.width, height: image.height)
+        #expect(!whole.isEmpty)
+        #expect(sliced.count == whole.count, "\(sliced) vs \(whole)")
+        for (a, b) in zip(sliced, whole) {
+            #expect(a.box.iou(b.box) > 0.9 && abs(a.confidence - b.confidence) < 0.01, "\(a) vs \(b)")
+        }
+    }
+
     @Test(.tags(.evaluation)) func nothingOnFlatOrPersonlessFrames() throws {
         let engine = PeopleEngine()
         #expect(engine.detect(in: RGBImage(width: 320, height: 240, pixels: [UInt8](repeating: 90, count: 320 * 240 * 3))).isEmpty)

@@ -84,8 +84,9 @@ import Testing
 
     /// `engine=people`, and `engine=auto` (no face there: its chain falls through to people), on a vtest.avi frame
     /// (40 s: launch/testdata's people/0401.jpg, 768x576): the subject is a walker found by OpenCV's HOG people
-    /// detector (the three men annotated in PeopleEngineTests), no face.
-    @Test(arguments: ["people", "auto"]) func peopleEngineMakesAWalkerTheSubject(engine: String) throws {
+    /// detector (the three men annotated in PeopleEngineTests), no face. `auto` with `fallbacks=all`: every frame
+    /// judged alone (staggered, HOG's search completes at the 11th face-less analysis: FallbackRotationTests).
+    @Test(arguments: ["people", "auto fallbacks=all"]) func peopleEngineMakesAWalkerTheSubject(engine: String) throws {
         let photo = try Self.photo("people/0401.jpg")
         let json = Self.tmp("people.jsonl")
         let s = try Session(

@@ -51,6 +51,23 @@ enum {
 int vf_hog_detect_people(const unsigned char *pixels, int width, int height, int stride, int channels,
                          const vf_hog_params *params, vf_hog_box *out, int capacity, char *error, int error_size);
 
+/// How many pyramid levels vf_hog_detect_people searches a `width` x `height` image at (after `upscale`: from scale 1
+/// up by `scale` while the 64x128 window fits, OpenCV's rule), or VF_HOG_BAD_ARGUMENT.
+int vf_hog_levels(int width, int height, const vf_hog_params *params);
+
+/// A slice of vf_hog_detect_people's search: pyramid levels `first_level` ..< `first_level + level_count` only (each
+/// level resized and searched as detectMultiScale does), ungrouped (params->group_threshold is not used): the raw
+/// windows in the searched image's pixels (after `upscale`) with their SVM scores, at most `capacity`. Returns how
+/// many it wrote or a negative VF_HOG_* error. The windows of every level, grouped by vf_hog_group, give what
+/// vf_hog_detect_people gives, so a search can be spread over several calls (frames).
+int vf_hog_detect_levels(const unsigned char *pixels, int width, int height, int stride, int channels,
+                         const vf_hog_params *params, int first_level, int level_count, vf_hog_box *out, int capacity,
+                         char *error, int error_size);
+
+/// Groups raw windows from vf_hog_detect_levels as detectMultiScale does (cv::HOGDescriptor::groupRectangles, eps 0.2,
+/// `group_threshold`); writes at most `capacity` boxes, strongest first, in the input's pixels (1 / `upscale`).
+int vf_hog_group(const vf_hog_box *windows, int count, int group_threshold, double upscale, vf_hog_box *out, int capacity);
+
 /// The detector window (64 x 128).
 void vf_hog_window(int *width, int *height);
 

@@ -5,7 +5,8 @@
 /// 2. `detect`: the engine chain. `engine = "auto"` tries `engines` in the order given (pass faces, then
 ///    bodies) and then saliency (a default `SaliencyEngine` is appended when none is in the list); the
 ///    first engine that finds anything supplies the candidates. Any other value runs only the engine
-///    with that name.
+///    with that name. With a `FallbackRotation` (compose on a stream), `auto` runs its first engine and at
+///    most one fallback per analysis, keeping the fallbacks' results for a while of stream time (see there).
 /// 3. `select`: `SubjectSelector` picks the subject among that engine's detections; faces (or bodies)
 ///    standing together compete as one `.group` candidate (`SubjectGrouping`), so the subject of a
 ///    group photo is the group: its union box is smoothed, judged by the rule (at its size-weighted
@@ -48,18 +49,36 @@ public struct CompositionAnalyzer: Sendable {
     /// Analyses one frame without smoothing.
     public func analyze(_ image: RGBImage, pts: UInt64? = nil) -> Guidance {
         var none: GuidanceSmoother?
-        return run(image, pts: pts, smoother: &none)
+        var whole: FallbackRotation?
+        return run(image, pts: pts, smoother: &none, rotation: &whole)
     }
 
     /// Analyses one frame of a stream: the subject box is smoothed before the rule judges it, then
     /// advice hysteresis and the lock are applied (see `GuidanceSmoother`).
     public func analyze(_ image: RGBImage, pts: UInt64? = nil, smoother: inout GuidanceSmoother) -> Guidance {
         var s: GuidanceSmoother? = smoother
+        var whole: FallbackRotation?
         defer { smoother = s! }
-        return run(image, pts: pts, smoother: &s)
+        return run(image, pts: pts, smoother: &s, rotation: &whole)
     }
 
-    private func run(_ image: RGBImage, pts: UInt64?, smoother: inout GuidanceSmoother?) -> Guidance {
+    /// Analyses one frame of a stream as `analyze(_:pts:smoother:)` does, with `auto`'s fallbacks spread over
+    /// analyses by `rotation` (one fallback per analysis without a face; see `FallbackRotation`).
+    public func analyze(
+        _ image: RGBImage, pts: UInt64? = nil, smoother: inout GuidanceSmoother, rotation: inout FallbackRotation
+    ) -> Guidance {
+        var s: GuidanceSmoother? = smoother
+        var r: FallbackRotation? = rotation
+        defer {
+            smoother = s!
+            rotation = r!
+        }
+        return run(image, pts: pts, smoother: &s, rotation: &r)
+    }
+
+    private func run(
+        _ image: RGBImage, pts: UInt64?, smoother: inout GuidanceSmoother?, rotation: inout FallbackRotation?
+    ) -> Guidance {
         let clock = ContinuousClock()
         var timings: [Guidance.Timing] = []
         timings.reserveCapacity(5)
@@ -75,9 +94,13 @@ public struct CompositionAnalyzer: Sendable {
         lap("luma")
 
         var found: [Detection] = [], engineName: String?
-        for e in chain {
-            let d = e.detect(in: image)
-            if !d.isEmpty { found = d; engineName = e.name; break }
+        if rotation != nil && engine == "auto" {
+            (found, engineName) = rotation!.detect(chain, in: image, pts: pts)
+        } else {
+            for e in chain {
+                let d = e.detect(in: image)
+                if !d.isEmpty { found = d; engineName = e.name; break }
+            }
         }
         lap("detect")
 

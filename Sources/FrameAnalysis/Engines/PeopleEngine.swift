@@ -46,14 +46,18 @@ public struct PeopleEngine: DetectionEngine {
     public var hitThreshold: Double
     /// Grouped boxes scoring below this are dropped.
     public var minWeight: Double
+    /// Parts a search is cut into when `FallbackRotation` runs it one part per turn (`SlicedDetectionEngine`: the
+    /// pyramid's levels in slices of about equal cost); `detect(in:)` always searches whole. 1: not cut.
+    public var slices: Int
 
     /// Creates the engine (cheap: the OpenCV detector is built on first use).
     public init(
         searchHeight: Int = 720, maxUpscale: Double = 3, scale: Double = 1.05, winStride: Int = 8, hitThreshold: Double = 0,
-        minWeight: Double = 1.0
+        minWeight: Double = 1.0, slices: Int = 1
     ) {
         self.searchHeight = searchHeight; self.maxUpscale = max(1, maxUpscale); self.scale = max(1.01, scale)
         self.winStride = max(1, winStride); self.hitThreshold = hitThreshold; self.minWeight = minWeight
+        self.slices = max(1, slices)
     }
 
     /// The factor an image `height` px tall is searched at: `searchHeight / height`, kept within 1...`maxUpscale`.
@@ -75,15 +79,19 @@ public struct PeopleEngine: DetectionEngine {
         case .failure(let f):
             Self.reportOnce(f)
             return []
-        case .success(let hits):
-            let found = hits.compactMap { hit -> Detection? in
-                guard hit.weight >= minWeight else { return nil }
-                let window = Box(x: Double(hit.x), y: Double(hit.y), width: Double(hit.width), height: Double(hit.height))
-                guard let box = FaceEngine.clamp(Self.person(in: window), width: w, height: h) else { return nil }
-                return Detection(box: box, confidence: Self.confidence(weight: hit.weight), kind: .fullBody)
-            }
-            return FaceEngine.merge(found)
+        case .success(let hits): return detections(from: hits, width: w, height: h)
         }
+    }
+
+    /// People from grouped hits in a `width` x `height` image: the weight floor, the person inside each window, the merge.
+    func detections(from hits: [PeopleHOG.Hit], width w: Int, height h: Int) -> [Detection] {
+        let found = hits.compactMap { hit -> Detection? in
+            guard hit.weight >= minWeight else { return nil }
+            let window = Box(x: Double(hit.x), y: Double(hit.y), width: Double(hit.width), height: Double(hit.height))
+            guard let box = FaceEngine.clamp(Self.person(in: window), width: w, height: h) else { return nil }
+            return Detection(box: box, confidence: Self.confidence(weight: hit.weight), kind: .fullBody)
+        }
+        return FaceEngine.merge(found)
     }
 
     /// The person inside a detection window: an eighth of the width off each side, a sixteenth of the height
@@ -96,7 +104,7 @@ public struct PeopleEngine: DetectionEngine {
 
     /// Reports the first OpenCV failure of the process (`Log.analysis`: the CLI's stderr; later ones are dropped: one
     /// per frame would flood).
-    private static func reportOnce(_ failure: PeopleHOG.Failure) {
+    static func reportOnce(_ failure: PeopleHOG.Failure) {
         let first = reported.withLock { r in
             defer { r = true }
             return !r

@@ -39,12 +39,16 @@ extension ComposeStage {
             return
         }
         let fromUpstream = engineChoice == .upstream ? upstreamFaces(job, analysedWidth: image.width, analysedHeight: image.height) : nil
+        let s = settings.withLock { $0 }
         let g = analysis.withLock { a in
             if let fromUpstream { a.analyzer.engines = [FixedDetections(detections: fromUpstream)] }
-            return a.analyzer.analyze(image, pts: job.pts, smoother: &a.smoother)
+            guard var rotation = a.rotation else { return a.analyzer.analyze(image, pts: job.pts, smoother: &a.smoother) }
+            // A fallback's result stands for a round of turns at the current analysis rate (at least 1 s).
+            rotation.interval = 1 / s.fps
+            defer { a.rotation = rotation }
+            return a.analyzer.analyze(image, pts: job.pts, smoother: &a.smoother, rotation: &rotation)
         }
         // Draw the new guidance here, off the video thread, for the frame size it will be shown at.
-        let s = settings.withLock { $0 }
         var prepared: Results.Prepared?
         if s.overlay {
             let drawing = Self.drawing(g, grid: s.grid, rule: s.rule, marks: ruleMarks)

@@ -4,9 +4,19 @@ import GStreamerKit
 import Synchronization
 
 /// Builds the detection engines `engine=` can use, from Debian's opencv-data cascades.
-enum ComposeEngines {
+public enum ComposeEngines {
     /// `minFace` is in analysed pixels; OpenCV's frontal cascade cannot go below its 24 px window.
-    struct FaceOptions: Sendable { var verify = true, profiles = true, rotations = false, cnnThreads = 1 }
+    public struct FaceOptions: Sendable {
+        public var verify = true, profiles = true, rotations = false, cnnThreads = 1
+        /// compose's defaults (verify, profiles, no rotations, 1 cnn thread).
+        public init(verify: Bool = true, profiles: Bool = true, rotations: Bool = false, cnnThreads: Int = 1) {
+            self.verify = verify; self.profiles = profiles; self.rotations = rotations; self.cnnThreads = cnnThreads
+        }
+    }
+
+    /// The parts `engine=auto`'s HOG search is cut into (one per turn of `fallbacks=staggered`): ~100 ms at 960x540
+    /// becomes ~25 ms per analysis, about the other fallbacks' cost (bench analysis).
+    public static let autoPeopleSlices = 4
 
     /// Whether `engine=auto`'s fallback (no cnn library) was reported (`Log.stages`): once per process.
     private static let fallbackReported = Mutex(false)
@@ -14,7 +24,7 @@ enum ComposeEngines {
     /// The engines for `engine`. `engine=cnn` without its library is a usage error (exit 2 before anything
     /// runs) naming the file and `launch/setup`; `engine=auto` then goes on with the cascades and says so
     /// once on stderr.
-    static func make(_ engine: ComposeStage.Engine, minFace: Int, faces o: FaceOptions, stage: String) throws(StageError)
+    public static func make(_ engine: ComposeStage.Engine, minFace: Int, faces o: FaceOptions, stage: String) throws(StageError)
         -> [any DetectionEngine]
     {
         func cnn() throws(CNNFaceEngine.LoadError) -> CNNFaceEngine { try CNNFaceEngine(threads: o.cnnThreads, minFace: minFace) }
@@ -49,7 +59,10 @@ enum ComposeEngines {
             // fewer false boxes (figures in PeopleEngineTests), so the full-body cascade is left out; the
             // upper-body cascade stays behind it for people too close for HOG's whole-body window (head and
             // shoulders filling the frame), and runs only when HOG finds no one.
-            case .auto: return first + [try face(), PeopleEngine(), try BodyEngine(fullBody: false), SaliencyEngine()]
+            // HOG's search is cut into `autoPeopleSlices` parts: compose's `FallbackRotation` runs one per turn
+            // (`engine=people` and `fallbacks=all` still search whole).
+            case .auto:
+                return first + [try face(), PeopleEngine(slices: autoPeopleSlices), try BodyEngine(fullBody: false), SaliencyEngine()]
             }
         } catch {
             throw StageError(.resource, "\(stage): cannot load the \(engine.rawValue) engine: \(error) (install opencv-data)")
@@ -57,7 +70,7 @@ enum ComposeEngines {
     }
 
     /// The input's `min-face` in analysed pixels.
-    static func analysedMinFace(_ minFace: Int, analysisWidth: Int, inputWidth: Int) -> Int {
+    public static func analysedMinFace(_ minFace: Int, analysisWidth: Int, inputWidth: Int) -> Int {
         Int((Double(minFace) * Double(analysisWidth) / Double(max(1, inputWidth))).rounded())
     }
 }

@@ -11,7 +11,8 @@ extension ComposeStage {
             blurb: "Finds the subject, judges the composition (thirds, center, golden, horizon, edges, exposure) and draws guidance",
             properties: [
                 engine.spec, rule.spec, overlay.spec, grid.spec, analysisWidth.spec, analysisFPS.spec, warmup.spec, minFace.spec,
-                textScale.spec, verify.spec, profiles.spec, rotations.spec, cnnThreads.spec, sync.spec, metadataLocation.spec,
+                textScale.spec, verify.spec, profiles.spec, rotations.spec, cnnThreads.spec, fallbacks.spec, sync.spec,
+                metadataLocation.spec,
             ],
             formats: overlayFormats)
     }
@@ -33,6 +34,16 @@ extension ComposeStage {
         case saliency
         /// A `facedetect` element before the stage.
         case upstream
+    }
+
+    /// `fallbacks=`: how `engine=auto` runs its fallbacks on a frame where its first engine finds no face.
+    public enum Fallbacks: String, PropertyChoice {
+        /// One fallback per analysis in turn, each one's result kept for a while of stream time
+        /// (`FallbackRotation`): a bounded cost per analysis.
+        case staggered
+        /// Every fallback on every analysis without a face, until one finds something (each analysis is
+        /// judged on its own frame alone: offline files, stills).
+        case all
     }
 
     /// A word of `grid=`: `points` (the rule's target points), `auto` (the rule's own lines), then every
@@ -116,6 +127,12 @@ extension ComposeStage {
     public static let cnnThreads = Property<Int>(
         "cnn-threads", "Threads the cnn engine's network uses per analysis (OpenMP; 1 leaves the other cores to the video)",
         .int(1...16), default: 1)
+    /// `fallbacks`: engine=auto's fallbacks per analysis.
+    public static let fallbacks = Property<Fallbacks>(
+        "fallbacks",
+        "engine=auto on a frame without a face: staggered (one fallback per analysis in turn: cascades, people, upper "
+            + "bodies; each result kept about a second of stream time) or all (every fallback, every analysis)",
+        default: .staggered)
     /// `sync`: analyse on the video thread.
     public static let sync = Property<Bool>(
         "sync", "Analyse on the video thread so no due frame is skipped (offline files, benchmarks); the stream waits", .bool,

@@ -40,6 +40,8 @@ extension ComposeStage {
         /// Packs the reduced copy into the RGB analysis image (same size: no resampling).
         var scaler: VideoScaler?
         var smoother = GuidanceSmoother()
+        /// engine=auto's fallbacks in turn (`fallbacks=staggered`); nil: all of them every analysis.
+        var rotation: FallbackRotation?
         var minFace = 24
     }
     /// Published results: held only long enough to copy a value in or out.

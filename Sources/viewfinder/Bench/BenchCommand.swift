@@ -5,11 +5,11 @@ import Host
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Measure a stage against its GStreamer peer in one run.")
-    @Argument(help: "What to measure: bridge, compose, plugin, faces, chromakey, capture, control, latency, streams, rtsp, cameras.")
+    @Argument(help: "What to measure: bridge, compose, plugin, faces, chromakey, capture, control, latency, streams, rtsp, cameras, analysis.")
     var what: String
     @Argument(help: "bench streams: the number of streams (with --max: the largest number tried, default 16); bench cameras: the cameras (default 7).")
     var count: Int?
-    @Option(help: "Frames per run (bench control: per window).") var frames: Int = 300
+    @Option(help: "Frames per run (bench control: per window; bench analysis: analyses per frame and side).") var frames: Int = 300
     @Option(help: "Rounds (best of; bench control: pairs of windows, 0 then 1 viewer).") var rounds: Int = 3
     @Option(help: "Video for bench faces (default .testdata/vtest.avi).") var video: String?
     @Option(help: "bench faces: recall on the first N labelled photos (default: all 39).") var photos: Int?
@@ -20,7 +20,7 @@ struct BenchCommand: ParsableCommand {
     /// Every kind, in the order the usage error lists them.
     static let kinds: [any BenchKind.Type] = [
         BenchBridge.self, BenchCompose.self, BenchPlugin.self, BenchFaces.self, BenchChromakey.self, BenchCapture.self,
-        BenchControl.self, BenchLatency.self, BenchStreams.self, BenchRTSP.self, BenchCameras.self,
+        BenchControl.self, BenchLatency.self, BenchStreams.self, BenchRTSP.self, BenchCameras.self, BenchAnalysis.self,
     ]
 
     func run() throws {
