@@ -10,7 +10,7 @@ import Testing
         for line in out.split(separator: "\n") where line.hasPrefix(name) {
             guard
                 let m = line.firstMatch(
-                    of: #/: fps per camera ([\d. ]+) \(slowest [\d.]+\); analyses per second per camera ([\d. ]+) \(slowest [\d.]+\); \d+ dropped; CPU (\d+)% of \d+ processors; RSS (\d+) MB$/#
+                    of: #/: fps per camera ([-\d. a-z]+) \(slowest [-\d.a-z]+\); analyses per second per camera ([-\d. a-z]+) \(slowest [-\d.a-z]+\); -?\d+ dropped; CPU (-?\d+)% of \d+ processors; RSS (-?\d+) MB$/#
                 ),
                 let cpu = Double(m.3), let rss = Double(m.4)
             else { return nil }
