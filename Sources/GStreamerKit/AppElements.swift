@@ -118,6 +118,9 @@ public final class AppSink: Element, @unchecked Sendable {
     public var lastArrival: (caps: Caps?, segment: Segment, pts: UInt64?, duration: UInt64?)? { handoff?.lastArrival }
 
     /// Installs a probe that counts every buffer arriving at the sink pad.
+    /// Frames the hand-off dropped so far (a counter that only goes up; nil before `configure`).
+    public var drops: PadCounter? { handoff?.drops }
+
     public func countArrivals() -> PadCounter {
         if let handoff { return handoff.arrivals }
         let counter = PadCounter()

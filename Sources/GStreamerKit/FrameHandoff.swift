@@ -32,6 +32,8 @@ final class FrameHandoff: @unchecked Sendable {
     private var last: (caps: Caps?, segment: Segment, pts: UInt64?, duration: UInt64?)?
     /// Buffers that arrived (kept or dropped), for the dropped-frames figure.
     let arrivals = PadCounter()
+    /// Frames dropped so far: the oldest when full and leaky, a buffer given up while flushing (only goes up).
+    let drops = PadCounter()
 
     deinit {
         for i in items { gst_buffer_unref(i.buffer) }
@@ -75,11 +77,13 @@ final class FrameHandoff: @unchecked Sendable {
         while items.count >= maxItems {
             if drop {
                 gst_buffer_unref(items.removeFirst().buffer)
+                drops.count.add(1, ordering: .relaxed)
                 break
             }
             if vf_pad_is_flushing(pad) != 0 {
                 condition.unlock()
                 gst_buffer_unref(buffer)
+                drops.count.add(1, ordering: .relaxed)
                 return
             }
             SystemClock.shared.wait(on: condition, seconds: 0.02)
@@ -117,7 +121,10 @@ final class FrameHandoff: @unchecked Sendable {
         let deadline = real.now + wait
         condition.lock()
         while items.count >= maxItems && real.now < deadline { real.wait(on: condition, seconds: min(deadline - real.now, 0.02)) }
-        if items.count >= maxItems { gst_buffer_unref(items.removeFirst().buffer) }
+        if items.count >= maxItems {
+            gst_buffer_unref(items.removeFirst().buffer)
+            drops.count.add(1, ordering: .relaxed)
+        }
         items.append(Item(buffer: buffer, caps: caps, segment: segment))
         condition.broadcast()
         condition.unlock()

@@ -143,7 +143,7 @@ public final class Session: @unchecked Sendable {
         for g in groups { for st in g.stages { st.stage.close() } }
         // After the pipelines: servers' clients get the end of the stream, then their connections close.
         for s in services { s.runEnded() }
-        var r = reporter.report(start: start)
+        var r = reporter.report(start: start, final: true)
         r.notes = reporter.notes()
         report = r
         progress.withLock {

@@ -23,10 +23,13 @@ struct SessionReporter: Sendable {
     }
 
     /// The figures so far, timed from `start` (a value of `clock.now` when the run started).
-    func report(start: Double) -> SessionReport { report(seconds: clock.elapsed(since: start)) }
+    /// `final`: the run is over, and frames that arrived and were never pulled (left in a hand-off at the stop)
+    /// count as dropped too; while it runs only the hand-offs' own drops count, so the figure never goes down
+    /// (`/metrics` serves it as a counter) while frames pass through a queue.
+    func report(start: Double, final: Bool = false) -> SessionReport { report(seconds: clock.elapsed(since: start), final: final) }
 
     /// The figures so far, for a run of `seconds`.
-    private func report(seconds: Double) -> SessionReport {
+    private func report(seconds: Double, final: Bool) -> SessionReport {
         var framesIn = 0, framesOut = 0, dropped = 0, reneg = 0
         var timings: [SessionReport.StageTiming] = []
         // Frames in: what reached the first workers; frames out: what the last workers passed on.
@@ -37,7 +40,8 @@ struct SessionReporter: Sendable {
             let arrived = g.arrivals.value
             if !feeding.contains(g.sinkSegment) { framesIn += arrived }
             if !(g.main.map { sinks.contains($0.segment) } ?? false) { framesOut += v.pushed }
-            dropped += max(0, arrived - v.pulled)
+            let counted = g.drops?.value ?? 0
+            dropped += final ? max(counted, arrived - v.pulled) : counted
             reneg += v.renegotiations
             for n in g.stats.stageOrder {
                 let h = v.perStage[n] ?? DurationHistogram()

@@ -38,6 +38,8 @@ final class StageGroup: @unchecked Sendable {
     let stats: GroupStats
     /// Buffers that reached the appsink, kept or dropped.
     let arrivals: PadCounter
+    /// Frames its hand-off dropped so far (only goes up).
+    let drops: PadCounter?
     /// Time allowed for the group's stages, added to the latency of live outputs (ns).
     let budgetNs: UInt64
     /// The appsink's hand-off, as configured at init.
@@ -84,6 +86,7 @@ final class StageGroup: @unchecked Sendable {
             outputs: Self.outputs(lastStage: stages.last?.0 ?? name, main: self.main, extras: self.extras))
         sink.configure(maxBuffers: handoff.maxBuffers, drop: handoff.drop, caps: caps)
         arrivals = sink.countArrivals()
+        drops = sink.drops
     }
 
     var name: String { stages.first?.name ?? plan.appSink }

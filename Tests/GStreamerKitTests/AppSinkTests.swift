@@ -26,6 +26,24 @@ import Testing
         #expect(ended)
     }
 
+    @Test func aLeakyHandOffCountsWhatItDropsAndNothingElse() throws {
+        let p = try Pipeline.parse("videotestsrc num-buffers=10 ! video/x-raw,width=64,height=48 ! appsink name=s")
+        let sink = try #require(p.appSink(named: "s"))
+        sink.configure(maxBuffers: 2, drop: true)
+        let arrivals = sink.countArrivals()
+        p.setState(.playing)
+        defer { p.setState(.null) }
+        // Nobody pulls until all 10 have arrived: the 2 newest stay queued, the 8 others were dropped.
+        let deadline = Date().addingTimeInterval(10)
+        while arrivals.value < 10 && Date() < deadline { usleep(5000) }
+        #expect(arrivals.value == 10)
+        #expect(sink.drops?.value == 8)
+        let (buffers, ended) = drain(sink)
+        #expect(buffers.count == 2 && ended)
+        // Pulling the queued ones drops nothing more.
+        #expect(sink.drops?.value == 8)
+    }
+
     @Test func stoppedPullWaitsInsteadOfSpinning() throws {
         let p = try Pipeline.parse("videotestsrc ! appsink name=s")
         let sink = try #require(p.appSink(named: "s"))
