@@ -136,14 +136,25 @@ public final class Camera: @unchecked Sendable {
             set(.stopping)
         }
         wake.signal()
-        done.lock()
-        defer { done.unlock() }
-        if !inner.withLock({ $0.finished }) { SystemClock.shared.wait(on: done, seconds: drainLimit) }
-        if !inner.withLock({ $0.finished }) {
+        if !waitFinished(seconds: drainLimit) {
             self.session?.abort()
-            SystemClock.shared.wait(on: done, seconds: 5)
+            _ = waitFinished(seconds: 5)
         }
         return inner.withLock { $0.finished }
+    }
+
+    /// Waits in real time until the loop has ended, at most `seconds` (a wake-up without the end waits on).
+    private func waitFinished(seconds: Double) -> Bool {
+        let real = SystemClock.shared
+        let deadline = real.now + seconds
+        done.lock()
+        defer { done.unlock() }
+        while !inner.withLock({ $0.finished }) {
+            let left = deadline - real.now
+            guard left > 0 else { return false }
+            real.wait(on: done, seconds: left)
+        }
+        return true
     }
 
     // MARK: the loop
