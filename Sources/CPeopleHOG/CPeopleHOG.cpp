@@ -49,6 +49,22 @@ int sortedOut(const std::vector<cv::Rect> &found, const std::vector<double> &wei
     return n;
 }
 
+/// Runs `search`; an exception becomes its error code with its text in `error` (the one place the searches catch).
+template <typename Search> int guarded(char *error, int error_size, Search search) {
+    try {
+        return search();
+    } catch (const cv::Exception &e) {
+        copyMessage(error, error_size, e.what());
+        return VF_HOG_OPENCV_ERROR;
+    } catch (const std::exception &e) {
+        copyMessage(error, error_size, e.what());
+        return VF_HOG_OTHER_ERROR;
+    } catch (...) {
+        copyMessage(error, error_size, "unknown C++ exception");
+        return VF_HOG_OTHER_ERROR;
+    }
+}
+
 }  // namespace
 
 extern "C" void vf_hog_window(int *width, int *height) {
@@ -66,7 +82,7 @@ extern "C" int vf_hog_detect_people(const unsigned char *pixels, int width, int 
         copyMessage(error, error_size, "bad argument");
         return VF_HOG_BAD_ARGUMENT;
     }
-    try {
+    return guarded(error, error_size, [&]() -> int {
         // A header over the caller's pixels: no copy. HOG reads RGB/BGR alike (per-pixel max gradient over channels).
         cv::Mat image(height, width, channels == 1 ? CV_8UC1 : CV_8UC3, const_cast<unsigned char *>(pixels),
                       static_cast<size_t>(stride));
@@ -79,16 +95,7 @@ extern "C" int vf_hog_detect_people(const unsigned char *pixels, int width, int 
                                     cv::Size(params->padding, params->padding), params->scale,
                                     static_cast<double>(params->group_threshold), false);
         return sortedOut(found, weights, params->upscale, out, capacity);
-    } catch (const cv::Exception &e) {
-        copyMessage(error, error_size, e.what());
-        return VF_HOG_OPENCV_ERROR;
-    } catch (const std::exception &e) {
-        copyMessage(error, error_size, e.what());
-        return VF_HOG_OTHER_ERROR;
-    } catch (...) {
-        copyMessage(error, error_size, "unknown C++ exception");
-        return VF_HOG_OTHER_ERROR;
-    }
+    });
 }
 
 namespace {
@@ -132,7 +139,7 @@ extern "C" int vf_hog_detect_levels(const unsigned char *pixels, int width, int 
         copyMessage(error, error_size, "bad argument");
         return VF_HOG_BAD_ARGUMENT;
     }
-    try {
+    return guarded(error, error_size, [&]() -> int {
         cv::Mat image(height, width, channels == 1 ? CV_8UC1 : CV_8UC3, const_cast<unsigned char *>(pixels),
                       static_cast<size_t>(stride));
         cv::Mat searched = image;
@@ -158,16 +165,7 @@ extern "C" int vf_hog_detect_levels(const unsigned char *pixels, int width, int 
             }
         }
         return n;
-    } catch (const cv::Exception &e) {
-        copyMessage(error, error_size, e.what());
-        return VF_HOG_OPENCV_ERROR;
-    } catch (const std::exception &e) {
-        copyMessage(error, error_size, e.what());
-        return VF_HOG_OTHER_ERROR;
-    } catch (...) {
-        copyMessage(error, error_size, "unknown C++ exception");
-        return VF_HOG_OTHER_ERROR;
-    }
+    });
 }
 
 extern "C" int vf_hog_group(const vf_hog_box *windows, int count, int group_threshold, double upscale, vf_hog_box *out,
