@@ -2,6 +2,7 @@ import Diagnostics
 import Foundation
 import GStreamerKit
 import Synchronization
+import Timing
 
 /// The live preview of a running session (the control page's picture): the last stage group's output
 /// frames, guidance drawn in, reduced to at most `maxWidth` pixels wide, at most `maxFps` a second,
@@ -158,10 +159,7 @@ public final class PreviewTap: @unchecked Sendable {
         guard p.setState(.playing) != .failure else { throw GStreamerError(.core, "the preview pipeline would not play") }
         s.pipeline = p
         s.source = src
-        let t = Thread { [weak self] in self?.read(sink) }
-        t.name = "vf-preview"
-        s.reader = t
-        t.start()
+        s.reader = WorkerThread.start("vf-preview") { [weak self] in self?.read(sink) }
     }
 
     /// Hands each JPEG to `onJPEG` until closed.

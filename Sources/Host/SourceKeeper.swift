@@ -60,7 +60,6 @@ final class SourceKeeper: @unchecked Sendable {
     /// The pipelines' clock and base time: placeholders are stamped on them.
     private var pipelineClock: Clock?
     private var baseTime: UInt64 = 0
-    private var thread: Thread?
     /// The group's input gate, installed by `start` (its counters are what "restored" is judged by).
     private(set) var gate: SourceGate?
     private let slate = SlateCache()
@@ -88,10 +87,7 @@ final class SourceKeeper: @unchecked Sendable {
         let gate = SourceGate { [weak self] after, before, caps, segment in self?.fill(after: after, before: before, caps: caps, segment: segment) ?? [] }
         self.gate = gate
         group.inputGate.withLock { $0 = gate }
-        let t = Thread { [self] in tickLoop() }
-        t.name = "vf-source-\(segment)"
-        thread = t
-        t.start()
+        WorkerThread.start("vf-src-\(segment)") { [self] in tickLoop() }
     }
 
     /// The segment failed (an error) or ended (an end-of-stream nobody asked for): lost, unless already.
@@ -240,7 +236,7 @@ final class SourceKeeper: @unchecked Sendable {
     /// One attempt: the source segment to NULL, then PLAYING on the same clock and base time. A failure shows
     /// as an error on the bus (`failed`) or as no frame by the next attempt.
     private func restartSegment() {
-        let t = Thread { [self] in
+        WorkerThread.start("vf-src-restart") { [self] in
             pipeline.setState(.null)
             if !stopFlag.load(ordering: .relaxed) {
                 pipeline.fixBaseTime(baseTime)
@@ -251,7 +247,5 @@ final class SourceKeeper: @unchecked Sendable {
             }
             state.withLock { $0.restarting = false }
         }
-        t.name = "vf-source-\(segment)-restart"
-        t.start()
     }
 }

@@ -57,7 +57,9 @@ final class StageGroup: @unchecked Sendable {
     /// Decides over every frame before the stages see it (a service's; nil: every frame goes through). Set from
     /// any thread once the group runs (source recovery starts watching after the pipelines play).
     let inputGate = Mutex<(any GroupInputGate)?>(nil)
-    private var thread: Thread?
+    /// Whether `start` ran. The thread itself is not kept: a stored Thread holds its closure, and with it this
+    /// group (and its stages, their analysis threads) after the run, for every session a service ever built.
+    private var started = false
     private let done = DispatchSemaphore(value: 0)
 
     /// Builds the group and configures its appsink. Groups downstream must be built first: their
@@ -161,13 +163,11 @@ final class StageGroup: @unchecked Sendable {
     }
 
     func start() {
-        let t = Thread { [self] in
+        started = true
+        WorkerThread.start("vf-\(name)") { [self] in
             run()
             done.signal()
         }
-        t.name = "vf-\(name)"
-        thread = t
-        t.start()
     }
 
     /// Asks the worker to leave (used on abort; EOS normally ends it).
@@ -175,7 +175,7 @@ final class StageGroup: @unchecked Sendable {
 
     /// Waits for the worker to finish.
     func join(timeout: Double = 5) -> Bool {
-        guard thread != nil else { return true }
+        guard started else { return true }
         return done.wait(timeout: .now() + timeout) == .success
     }
 
@@ -301,22 +301,24 @@ final class StageGroup: @unchecked Sendable {
 /// bus posting are thread-safe in GStreamer).
 final class GroupContext: StageContext, @unchecked Sendable {
     let stageName: String
-    unowned let group: StageGroup
-    init(stageName: String, group: StageGroup) { self.stageName = stageName; self.group = group }
-    var clock: any HostClock { group.clock }
-    func push(_ frame: VideoFrame, on output: String) -> Bool { group.push(frame, stage: stageName, output: output) }
+    /// Weak: a stage keeps its context (compose posts from its analysis thread), and the group keeps its stages. A
+    /// stage's thread that outlives its group (an analysis still running at teardown) pushes and posts nothing.
+    weak var group: StageGroup?
+    let clock: any HostClock
+    init(stageName: String, group: StageGroup) { self.stageName = stageName; self.group = group; clock = group.clock }
+    func push(_ frame: VideoFrame, on output: String) -> Bool { group?.push(frame, stage: stageName, output: output) ?? false }
     func push(_ tags: TagList, on output: String) -> Bool {
-        group.extras["\(stageName).\(output)"]?.src.sendTags(tags) ?? false
+        group?.extras["\(stageName).\(output)"]?.src.sendTags(tags) ?? false
     }
     func push(event: MessageStructure, on output: String) -> Bool {
-        group.extras["\(stageName).\(output)"]?.src.sendCustomEvent(event) ?? false
+        group?.extras["\(stageName).\(output)"]?.src.sendCustomEvent(event) ?? false
     }
     func backlog(on output: String) -> Int {
-        group.extras["\(stageName).\(output)"]?.src.queuedBuffers ?? 0
+        group?.extras["\(stageName).\(output)"]?.src.queuedBuffers ?? 0
     }
     func post(_ message: MessageStructure) {
         var m = message
         if !m.fields.contains(where: { $0.0 == "stage" }) { m.fields.insert(("stage", .string(stageName)), at: 0) }
-        group.sink.postElementMessage(m)
+        group?.sink.postElementMessage(m)
     }
 }

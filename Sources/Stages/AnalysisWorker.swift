@@ -9,7 +9,6 @@ final class AnalysisWorker<Job: Sendable>: @unchecked Sendable {
     private var pending: Job?
     private var busy = false
     private var stopped = false
-    private var thread: Thread?
     private let work: @Sendable (Job) -> Void
     /// Jobs replaced before they ran (the stream was faster than the analysis).
     private(set) var skipped = 0
@@ -18,11 +17,9 @@ final class AnalysisWorker<Job: Sendable>: @unchecked Sendable {
 
     init(name: String, work: @escaping @Sendable (Job) -> Void) {
         self.work = work
-        // The thread keeps the worker alive until `stop()` lets the loop end.
-        let t = Thread { self.loop() }
-        t.name = name
-        thread = t
-        t.start()
+        // The thread keeps the worker alive until `stop()` lets the loop end (not kept here: a stored Thread would
+        // hold its closure, and so this worker, for good).
+        WorkerThread.start(name) { self.loop() }
     }
 
     /// Offers the newest job; replaces one not started yet (returned: it will never run). Never blocks on the analysis.

@@ -92,6 +92,33 @@ import Testing
         #expect(r.text.contains("20 in, 20 out, 0 dropped"))
     }
 
+    /// After its run, a session lets go of its stage groups, their stages and the stages' own threads: a service
+    /// builds a session per start, restart and API add, so anything kept would grow without bound. (A stored worker
+    /// Thread held its closure and with it the group: every compose and its analysis thread stayed for good.)
+    @Test func aSessionReleasesItsStagesAndTheirThreadsAfterItsRun() throws {
+        func threads(_ name: String) -> Int {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+            return tasks.filter { (try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8))?.hasPrefix(name) == true }.count
+        }
+        weak var stage: AnyObject?
+        weak var group: StageGroup?
+        do {
+            let s = try Session(
+                description: "videotestsrc num-buffers=30 ! video/x-raw,width=320,height=240 ! compose name=leakcheck warmup=0 ! fakesink")
+            stage = s.groups.first?.stages.first?.stage as AnyObject?
+            group = s.groups.first
+            #expect(stage != nil && group != nil)
+            #expect(threads("vf-leakcheck-an") == 1)
+            #expect(s.run() == 0, "\(s.errors)")
+        }
+        // The analysis thread may be finishing its last job: it leaves within a bounded wait.
+        let deadline = Date().addingTimeInterval(10)
+        while (stage != nil || threads("vf-leakcheck-an") > 0) && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        #expect(group == nil)
+        #expect(stage == nil)
+        #expect(threads("vf-leakcheck-an") == 0)
+    }
+
     /// An application triggers `capture` with a `viewfinder-capture` custom event: upstream from a sink
     /// after the stage, and downstream from the source before it.
     @Test func customEventsReachTheCaptureStageFromBothDirections() throws {

@@ -69,9 +69,7 @@ public final class Camera: @unchecked Sendable {
 
     /// Starts the loop's thread; `first` is a session already built for the spec (the API's validation), run first.
     func launch(first: Session? = nil) {
-        let thread = Thread { [self] in loop(first: first) }
-        thread.name = "vf-camera-\(name)"
-        thread.start()
+        WorkerThread.start("vf-cam-\(name)") { [self] in loop(first: first) }
     }
 
     /// The spec it runs.
