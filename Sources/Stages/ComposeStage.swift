@@ -67,7 +67,7 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
                 analyzer: CompositionAnalyzer(
                     engines: try ComposeEngines.make(engineChoice, minFace: 24, faces: faceOptions, stage: name),
                     engine: engineChoice.rawValue, rule: rule),
-                rotation: p[Self.fallbacks] == .staggered ? FallbackRotation() : nil))
+                rotation: p[Self.fallbacks] == .staggered ? FallbackRotation(every: p[Self.fallbackEvery]) : nil))
         let loc = p[Self.metadataLocation]
         json = loc.isEmpty ? nil : try JSONLineWriter(path: loc, stage: name)
         worker = AnalysisWorker(name: "vf-\(name)-analysis") { [weak self] job in self?.analyse(job) }

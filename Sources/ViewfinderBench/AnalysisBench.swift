@@ -30,6 +30,9 @@ extension Bench {
         /// Engine runs per analysis (mean) and the engine that supplied the subject, by count.
         public var enginesPerAnalysis: Double
         public var suppliers: [String: Int]
+        /// Staggered only: median ms of the analyses that took each turn ("people 2/6": the third of six slices), in
+        /// schedule order.
+        public var turns: [(turn: String, medianMs: Double)] = []
     }
 
     /// Figures of `bench analysis` per frame.
@@ -92,7 +95,7 @@ extension Bench {
 
     /// Measures compose's `engine=auto` chain (as `ComposeEngines.make` builds it for 1280x720 input at 320 px: the
     /// cnn when installed) on each frame: every engine alone (`analyses` calls each), then `analyses` analyses with
-    /// `fallbacks=all` and with `fallbacks=staggered`, alternating analysis by analysis.
+    /// `fallbacks=all` and with `fallbacks=staggered` (compose's default `fallback-every`), alternating analysis by analysis.
     public static func analysis(frames: [AnalysisFrame], analyses: Int) throws(HostError) -> [AnalysisResult] {
         let minFace = ComposeEngines.analysedMinFace(24, analysisWidth: 320, inputWidth: 1280)
         let engines: [any DetectionEngine]
@@ -108,10 +111,11 @@ extension Bench {
                 return EngineCost(engine: e.name, medianMs: ms[ms.count / 2], maxMs: ms.last ?? 0, found: found)
             }
             var smoothers = (GuidanceSmoother(), GuidanceSmoother())
-            var rotation = FallbackRotation(interval: 0.1)
+            var rotation = FallbackRotation(interval: 0.1, every: ComposeStage.fallbackEvery.defaultValue)
             var times: ([Double], [Double]) = ([], [])
             var runs = (0, 0)
             var suppliers: ([String: Int], [String: Int]) = ([:], [:])
+            var turns: [String: [Double]] = [:], order: [String] = []
             for i in 0..<n {
                 let pts = UInt64(i) * 100_000_000
                 var g: Guidance?
@@ -122,6 +126,10 @@ extension Bench {
                 times.1.append(milliseconds { g = analyzer.analyze(frame.image, pts: pts, smoother: &smoothers.1, rotation: &rotation) })
                 suppliers.1[g?.engine ?? "none", default: 0] += 1
                 runs.1 += rotation.lastRun.count
+                if let turn = rotation.lastTurn {
+                    if turns[turn] == nil { order.append(turn) }
+                    turns[turn, default: []].append(times.1.last ?? 0)
+                }
             }
             func cost(_ mode: String, _ t: [Double], _ r: Int, _ s: [String: Int]) -> ChainCost {
                 let sorted = t.sorted()
@@ -129,9 +137,14 @@ extension Bench {
                     mode: mode, meanMs: t.reduce(0, +) / Double(t.count), p95Ms: sorted[min(sorted.count - 1, sorted.count * 95 / 100)],
                     maxMs: sorted.last ?? 0, enginesPerAnalysis: Double(r) / Double(n), suppliers: s)
             }
+            var staggered = cost("staggered", times.1, runs.1, suppliers.1)
+            staggered.turns = order.map { t in
+                let ms = (turns[t] ?? []).sorted()
+                return (t, ms.isEmpty ? 0 : ms[ms.count / 2])
+            }
             return AnalysisResult(
                 frame: frame.name, width: frame.image.width, height: frame.image.height, engines: costs,
-                all: cost("all", times.0, runs.0, suppliers.0), staggered: cost("staggered", times.1, runs.1, suppliers.1))
+                all: cost("all", times.0, runs.0, suppliers.0), staggered: staggered)
         }
     }
 }

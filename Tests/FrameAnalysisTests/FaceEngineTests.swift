@@ -95,6 +95,27 @@ import Testing
         #expect(missedUpright >= 2)
     }
 
+    /// Cut into its passes (compose's `fallbacks=staggered`), the search gives what it gives whole: one slice per
+    /// pass (5 with rotations, 3 without, 1 frontal only), each pass's hits judged in its own frame, merged at the end.
+    /// On the portraits and on a face tilted by 20 degrees (found by a rotated pass).
+    @Test(.tags(.evaluation)) func itsPassesTogetherFindWhatTheWholeSearchFinds() throws {
+        let verified = try Self.verified.get(), upright = try Self.upright.get()
+        #expect([verified, upright, try Self.raw.get()].map { $0.sliceCount(width: 320, height: 240) } == [5, 3, 1])
+        let tilted = try TestImages.rgb("basketball1").rotated(degrees: 20)
+        var found = 0
+        for (engine, image) in [(verified, tilted), (upright, try TestImages.rgb("astronaut")), (upright, try TestImages.rgb("messi5"))] {
+            let n = engine.sliceCount(width: image.width, height: image.height)
+            let parts = (0..<n).map { engine.slice($0, in: image) }
+            let whole = engine.detect(in: image)
+            #expect(engine.detections(from: parts, width: image.width, height: image.height) == whole)
+            #expect(engine.slice(n, in: image) == SearchSlice())
+            found += whole.count
+            // The tilted face comes from a rotated pass (slice 3 or 4).
+            if n == 5 { #expect(parts[3...].contains { !$0.detections.isEmpty }, "\(parts)") }
+        }
+        #expect(found >= 3)
+    }
+
     @Test func missingCascadesAreNamed() {
         let dir = URL(fileURLWithPath: "/nonexistent/opencv4")
         #expect(

@@ -17,7 +17,7 @@ import Testing
         #expect(
             ComposeStage.descriptor.properties.map(\.name) == [
                 "engine", "rule", "overlay", "grid", "analysis-width", "analysis-fps", "warmup", "min-face", "text-scale",
-                "verify", "profiles", "rotations", "cnn-threads", "fallbacks", "sync", "metadata-location",
+                "verify", "profiles", "rotations", "cnn-threads", "fallbacks", "fallback-every", "sync", "metadata-location",
             ])
         #expect(ComposeStage.fallbacks.spec.type == .choice(["staggered", "all"]) && ComposeStage.fallbacks.spec.defaultText == "staggered")
         #expect(ComposeStage.cnnThreads.spec.type == .int(1...16) && ComposeStage.cnnThreads.spec.defaultText == "1")

@@ -73,24 +73,30 @@ public struct FaceEngine: DetectionEngine {
         var toImage: (Box) -> Box
     }
 
-    func passes(_ gray: GrayImage) -> [Pass] {
-        var out = [Pass(frame: gray, cascade: frontal, kind: .face, toImage: { $0 })]
+    /// Passes a search makes: frontal, the two profile passes with `profiles`, the rotated ones with `rotations`.
+    var passCount: Int { 1 + (profile != nil ? 2 : 0) + (rotations ? Self.rotationAngles.count : 0) }
+
+    /// Pass `index` (of `passCount`) over `gray`: only its own frame is made (mirrored or rotated).
+    func pass(_ index: Int, of gray: GrayImage) -> Pass {
         let w = Double(gray.width)
+        var i = index
+        if i == 0 { return Pass(frame: gray, cascade: frontal, kind: .face, toImage: { $0 }) }
+        i -= 1
         if let profile {
-            out.append(Pass(frame: gray, cascade: profile, kind: .profileFace, toImage: { $0 }))
-            out.append(
-                Pass(
+            if i == 0 { return Pass(frame: gray, cascade: profile, kind: .profileFace, toImage: { $0 }) }
+            if i == 1 {
+                return Pass(
                     frame: gray.flippedLeftRight(), cascade: profile, kind: .profileFace,
-                    toImage: { Box(x: w - $0.x - $0.width, y: $0.y, width: $0.width, height: $0.height) }))
-        }
-        if rotations {
-            for angle in Self.rotationAngles {
-                let r = Rotation(degrees: angle, width: gray.width, height: gray.height)
-                out.append(Pass(frame: gray.rotated(degrees: angle), cascade: frontal, kind: .face, toImage: { r.inverse($0) }))
+                    toImage: { Box(x: w - $0.x - $0.width, y: $0.y, width: $0.width, height: $0.height) })
             }
+            i -= 2
         }
-        return out
+        let angle = Self.rotationAngles[i]
+        let r = Rotation(degrees: angle, width: gray.width, height: gray.height)
+        return Pass(frame: gray.rotated(degrees: angle), cascade: frontal, kind: .face, toImage: { r.inverse($0) })
     }
+
+    func passes(_ gray: GrayImage) -> [Pass] { (0..<passCount).map { pass($0, of: gray) } }
 
     /// One pass's cascade hits, before the verifier judges them.
     struct Searched {

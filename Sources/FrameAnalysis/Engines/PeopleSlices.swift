@@ -1,22 +1,5 @@
 import Foundation
 
-/// An engine whose search can be cut into slices run on successive frames: `FallbackRotation` runs one slice per
-/// turn and keeps the detections once every slice has run.
-public protocol SlicedDetectionEngine: DetectionEngine {
-    /// How many slices a whole search of a `width` x `height` image is cut into (1: not cut).
-    func sliceCount(width: Int, height: Int) -> Int
-    /// The raw windows slice `index` (of `sliceCount`) finds in `image`.
-    func windows(slice index: Int, in image: RGBImage) -> [SearchWindow]
-    /// The detections the raw windows of every slice make, for an image of that size.
-    func detections(from windows: [SearchWindow], width: Int, height: Int) -> [Detection]
-}
-
-/// A raw detector window before grouping, in the searched image's pixels, with its score.
-public struct SearchWindow: Sendable, Equatable {
-    public var x: Int, y: Int, width: Int, height: Int
-    public var weight: Double
-}
-
 /// The people engine's search cut into `slices` parts of about equal cost: the HOG pyramid's levels (each level
 /// costs about its area, `1 / scale²` of the first), run part by part, the raw windows of all grouped at the end
 /// as `detectMultiScale` groups them. On one image the parts together give what `detect(in:)` gives.
@@ -42,6 +25,13 @@ extension PeopleEngine: SlicedDetectionEngine {
 
     public func sliceCount(width: Int, height: Int) -> Int { sliceLevels(width: width, height: height).count }
 
+    public func slice(_ index: Int, in image: RGBImage) -> SearchSlice { SearchSlice(windows: windows(slice: index, in: image)) }
+
+    public func detections(from slices: [SearchSlice], width: Int, height: Int) -> [Detection] {
+        detections(from: slices.flatMap(\.windows), width: width, height: height)
+    }
+
+    /// The raw windows slice `index` (of `sliceCount`) finds in `image`.
     public func windows(slice index: Int, in image: RGBImage) -> [SearchWindow] {
         let ranges = sliceLevels(width: image.width, height: image.height)
         guard ranges.indices.contains(index) else { return [] }
@@ -56,6 +46,7 @@ extension PeopleEngine: SlicedDetectionEngine {
         }
     }
 
+    /// The detections the raw windows of every slice make, for an image of that size.
     public func detections(from windows: [SearchWindow], width: Int, height: Int) -> [Detection] {
         let hits = PeopleHOG.group(windows, groupThreshold: 2, upscale: upscale(forHeight: height))
         return detections(from: hits, width: width, height: height)

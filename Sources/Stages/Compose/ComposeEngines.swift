@@ -14,9 +14,9 @@ public enum ComposeEngines {
         }
     }
 
-    /// The parts `engine=auto`'s HOG search is cut into (one per turn of `fallbacks=staggered`): ~100 ms at 960x540
-    /// becomes ~25 ms per analysis, about the other fallbacks' cost (bench analysis).
-    public static let autoPeopleSlices = 4
+    /// The parts `engine=auto`'s HOG search is cut into (one per turn of `fallbacks=staggered`): ~110 ms at 960x540
+    /// becomes ~18 ms a turn, about a face cascade pass or the upper-body cascade (bench analysis).
+    public static let autoPeopleSlices = 6
 
     /// Whether `engine=auto`'s fallback (no cnn library) was reported (`Log.stages`): once per process.
     private static let fallbackReported = Mutex(false)

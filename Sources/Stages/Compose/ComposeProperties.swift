@@ -11,7 +11,7 @@ extension ComposeStage {
             blurb: "Finds the subject, judges the composition (thirds, center, golden, horizon, edges, exposure) and draws guidance",
             properties: [
                 engine.spec, rule.spec, overlay.spec, grid.spec, analysisWidth.spec, analysisFPS.spec, warmup.spec, minFace.spec,
-                textScale.spec, verify.spec, profiles.spec, rotations.spec, cnnThreads.spec, fallbacks.spec, sync.spec,
+                textScale.spec, verify.spec, profiles.spec, rotations.spec, cnnThreads.spec, fallbacks.spec, fallbackEvery.spec, sync.spec,
                 metadataLocation.spec,
             ],
             formats: overlayFormats)
@@ -130,9 +130,15 @@ extension ComposeStage {
     /// `fallbacks`: engine=auto's fallbacks per analysis.
     public static let fallbacks = Property<Fallbacks>(
         "fallbacks",
-        "engine=auto on a frame without a face: staggered (one fallback per analysis in turn: cascades, people, upper "
-            + "bodies; each result kept about a second of stream time) or all (every fallback, every analysis)",
+        "engine=auto on a frame without a face: staggered (one slice of a fallback's search per turn, in turn: the face "
+            + "cascades' passes, parts of the people search, upper bodies; each result kept until searched again) or all "
+            + "(every fallback, every analysis)",
         default: .staggered)
+    /// `fallback-every`: how often a staggered fallback takes its turn.
+    public static let fallbackEvery = Property<Int>(
+        "fallback-every",
+        "With fallbacks=staggered: a fallback's turn on every Nth analysis without a face (1: every one); the others run "
+            + "the cnn and, when no kept fallback result stands, saliency", .int(1...10), default: 2)
     /// `sync`: analyse on the video thread.
     public static let sync = Property<Bool>(
         "sync", "Analyse on the video thread so no due frame is skipped (offline files, benchmarks); the stream waits", .bool,

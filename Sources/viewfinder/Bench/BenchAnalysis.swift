@@ -27,6 +27,8 @@ struct BenchAnalysis: BenchKind {
                         format: "  fallbacks=%-9@ mean %7.2f ms, p95 %7.2f ms, max %7.2f ms per analysis; %.2f engines run per analysis; "
                             + "subject from: %@", c.mode as NSString, c.meanMs, c.p95Ms, c.maxMs, c.enginesPerAnalysis, by as NSString))
             }
+            let turns = r.staggered.turns.map { String(format: "%@ %.1f", $0.turn as NSString, $0.medianMs) }.joined(separator: ", ")
+            print("  staggered, median ms of the analyses taking each turn: \(turns)")
             print(String(format: "  staggered / all: %.2f", r.all.meanMs > 0 ? r.staggered.meanMs / r.all.meanMs : 0))
         }
     }
