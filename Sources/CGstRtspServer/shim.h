@@ -348,8 +348,13 @@ static void vf_rtsp_client_connected(GstRTSPServer *s, GstRTSPClient *c, gpointe
 
 /// Gives `s` its limits: one thread per client connection (up to VF_RTSP_CLIENT_LIMIT, the connections past it
 /// refused), request bodies of VF_RTSP_BODY_LIMIT bytes at most. gst-rtsp-server's default pool has ONE client
-/// thread that every connection shares: one client's huge request stalled every other client.
+/// thread that every connection shares: one client's huge request stalled every other client. The listen backlog
+/// is the limit too (gst-rtsp-server's default is 5): with 5, a burst of connections (players reconnecting after a
+/// network blip) overflowed the accept queue, the kernel ignored the overflowing handshakes' last ACK and queued
+/// them later, out of order, so the connection the limit refused was not the last one that came (seen in CI:
+/// 64 quick connections, then a 65th that was served while a late earlier one took its place).
 static inline void vf_rtsp_server_limit(GstRTSPServer *s, VfRtspRelay *r) {
+    gst_rtsp_server_set_backlog(s, VF_RTSP_CLIENT_LIMIT);
     GstRTSPThreadPool *pool = gst_rtsp_server_get_thread_pool(s);
     if (pool) {
         gst_rtsp_thread_pool_set_max_threads(pool, VF_RTSP_CLIENT_LIMIT);

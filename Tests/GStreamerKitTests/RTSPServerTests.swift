@@ -48,6 +48,28 @@ import Testing
         again.stop()
     }
 
+    /// The listening socket's backlog is the client limit (64), not gst-rtsp-server's 5: `ss` reads it from the
+    /// kernel (a listening socket's Send-Q). With 5, a burst of connections overflowed the accept queue and came in
+    /// out of order.
+    @Test func theListenBacklogIsTheClientLimit() throws {
+        let p = try Self.feed()
+        let sink = try #require(p.appSink(named: "s"))
+        let port = Self.freePort()
+        let server = try RTSPServer(address: "127.0.0.1", port: port, path: "/live", payload: Self.payload, feed: sink)
+        defer { server.stop() }
+        let ss = Process()
+        ss.executableURL = URL(fileURLWithPath: "/usr/bin/ss")
+        ss.arguments = ["-ltnH", "sport = :\(port)"]
+        let out = Pipe()
+        ss.standardOutput = out
+        try ss.run()
+        ss.waitUntilExit()
+        let line = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        // "LISTEN 0 64 127.0.0.1:PORT 0.0.0.0:*": state, Recv-Q, Send-Q (the backlog), local address.
+        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+        #expect(fields.count >= 4 && fields[0] == "LISTEN" && fields[2] == "64" && fields[3] == "127.0.0.1:\(port)", "\(line)")
+    }
+
     /// `clientCount` (the `/metrics` viewers of an `rtspserve`): a connection counts from its accept to its close.
     @Test func countsTheConnectionsOpenNow() throws {
         let p = try Self.feed()
