@@ -10,8 +10,12 @@
 #include <gst/video/video-overlay-composition.h>
 #include <gst/tag/tag.h>
 #include <gst/base/gstbasesrc.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
+
+// malloc.h is not in Swift's Glibc module, and mallopt's M_ARENA_MAX is a macro (the CLI's `MallocArenas`).
+static inline int vf_malloc_arena_max(int arenas) { return mallopt(M_ARENA_MAX, arenas); }
 
 // GST_CLOCK_TIME_NONE is a macro.
 static inline guint64 vf_clock_time_none(void) { return GST_CLOCK_TIME_NONE; }

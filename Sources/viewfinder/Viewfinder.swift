@@ -20,6 +20,7 @@ struct Viewfinder: ParsableCommand {
 
     /// Runs the chosen subcommand; maps errors to exit codes (2 usage, 1 runtime).
     static func main() {
+        ProcessMemory.limitArenas()
         ConsoleLogging.install()
         SignalPipe.install()
         do {
