@@ -37,7 +37,8 @@ public final class Buffer: @unchecked Sendable {
         get { clockTime(UInt64(vf_buffer_duration(raw))) }
         set { makeWritable(); vf_buffer_set_duration(raw, guint64(newValue.gstValue)) }
     }
-    /// GStreamer's GAP flag: no real content (the host's placeholder frames while a source is away).
+    /// GStreamer's GAP flag: the host's placeholders have it, and so have the frames videorate duplicates (real
+    /// pictures): `isPlaceholder` tells them apart.
     public var isGap: Bool {
         get { vf_buffer_is_gap(raw) != 0 }
         set { makeWritable(); vf_buffer_set_gap(raw, newValue ? 1 : 0) }

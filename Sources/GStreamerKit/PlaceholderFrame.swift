@@ -2,9 +2,14 @@ import CGStreamer
 
 /// Frames the host makes itself: a plain frame of any raw format, for the slate shown while a source is away.
 public enum PlaceholderFrame {
+    /// The custom meta that marks the host's own placeholders. GAP alone does not: videorate flags every frame it
+    /// duplicates GAP (a 10 fps camera raised to 30 fps: two frames in three), and those carry the picture.
+    public static let meta = "ViewfinderPlaceholder"
+
     /// A new frame of `info`'s format and size, every pixel one grey level (0 black ... 255 white; limited
     /// range for YUV formats), painted line by line through the format's own pack function as videotestsrc
-    /// does, so every raw format GStreamer knows works. Marked GAP (no real content) with `pts`/`duration`.
+    /// does, so every raw format GStreamer knows works. Marked GAP (no real content) and with `meta`, with
+    /// `pts`/`duration`.
     public static func make(_ info: VideoInfo, grey: UInt8, pts: UInt64?, duration: UInt64?) throws(GStreamerError) -> Buffer {
         GStreamer.initialize()
         var vinfo = info.raw
@@ -37,6 +42,13 @@ public enum PlaceholderFrame {
         vf_buffer_set_gap(raw, 1)
         if let pts { vf_buffer_set_pts(raw, guint64(pts)) }
         if let duration { vf_buffer_set_duration(raw, guint64(duration)) }
+        buffer.setCustomMeta(MessageStructure(meta))
         return buffer
     }
+}
+
+extension Buffer {
+    /// One of the host's placeholders (`PlaceholderFrame`: GAP and its meta), which stages pass untouched; a GAP
+    /// frame from elsewhere (videorate's duplicates) is a picture like any other.
+    public var isPlaceholder: Bool { isGap && customMetaText(PlaceholderFrame.meta) != nil }
 }

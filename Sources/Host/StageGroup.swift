@@ -246,7 +246,7 @@ final class StageGroup: @unchecked Sendable {
             } catch {
                 fail(error.message); return false
             }
-            let placeholder = frame.buffer.isGap
+            let placeholder = frame.buffer.isPlaceholder
             stats.values.withLock { v in
                 if placeholder { v.placeholders += 1 } else { v.pulled += 1 }
                 for (i, s) in stages.enumerated() { v.perStage[s.name]?.record(ms: times[i]) }

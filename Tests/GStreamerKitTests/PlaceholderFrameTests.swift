@@ -22,7 +22,8 @@ struct PlaceholderFrameTests {
         default:
             #expect(bytes.allSatisfy { $0 == 50 })
         }
-        #expect(b.isGap)
+        #expect(b.isGap && b.isPlaceholder)
+        #expect(b.customMetaText(PlaceholderFrame.meta) != nil)
         #expect(b.pts == 1_000_000_000 && b.duration == 33_333_333)
     }
 

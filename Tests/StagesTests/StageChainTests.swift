@@ -55,6 +55,29 @@ import Testing
         #expect(ms.count == 2)
     }
 
+    /// A GAP frame that carries a picture (videorate flags the frames it duplicates GAP) goes through the stages and
+    /// gets their overlays; only the host's placeholder (GAP and `PlaceholderFrame.meta`) passes untouched.
+    @Test func aGapFrameIsDrawnOnAndOnlyTheHostsPlaceholderPassesUntouched() throws {
+        let info = try VideoInfo(format: "I420", width: 320, height: 240, fpsN: 30, fpsD: 1)
+        let grid = try StageRegistry.make(
+            kind: "grid", name: "grid0", assignments: [("lines", "thirds"), ("color", "#ffffffff"), ("width", "6")])
+        let chain = StageChain(stages: [("grid0", grid)], contexts: [Context(stageName: "grid0")])
+        let caps = try Caps(info.capsString)
+        func lineLuma(_ frame: VideoFrame) throws -> UInt8 {
+            let plane = try frame.planeBytes(plane: 0)
+            return plane.bytes[(plane.rows / 2) * plane.rowBytes + 320 / 3]
+        }
+        let duplicate = Self.black(info)
+        duplicate.isGap = true
+        #expect(duplicate.isGap && !duplicate.isPlaceholder)
+        #expect(try lineLuma(try chain.process(duplicate, caps: caps, segment: Segment()).frame) > 200)
+        let placeholder = try PlaceholderFrame.make(info, grey: 40, pts: nil, duration: nil)
+        #expect(placeholder.isGap && placeholder.isPlaceholder)
+        let passed = try chain.process(placeholder, caps: caps, segment: Segment())
+        #expect(try lineLuma(passed.frame) == 50)
+        #expect(passed.ms == [0])
+    }
+
     @Test func stagesAreConfiguredOncePerLayoutAndFramesCounted() throws {
         let small = try VideoInfo(format: "I420", width: 160, height: 120, fpsN: 30, fpsD: 1)
         let big = try VideoInfo(format: "I420", width: 320, height: 240, fpsN: 30, fpsD: 1)

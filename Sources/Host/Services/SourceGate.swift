@@ -22,7 +22,7 @@ final class SourceGate: GroupInputGate, @unchecked Sendable {
 
     func admit(_ buffer: Buffer, caps: Caps?, segment: Segment) -> (buffers: [Buffer], behind: Int) {
         var candidates: [Buffer] = []
-        if !buffer.isGap, let last = lastRunningTime, let caps, let rt = buffer.pts.flatMap({ segment.runningTime($0) }) {
+        if !buffer.isPlaceholder, let last = lastRunningTime, let caps, let rt = buffer.pts.flatMap({ segment.runningTime($0) }) {
             candidates = filler(last, rt, caps, segment)
         }
         candidates.append(buffer)
@@ -38,7 +38,7 @@ final class SourceGate: GroupInputGate, @unchecked Sendable {
                 continue
             }
             lastRunningTime = rt
-            if !b.isGap {
+            if !b.isPlaceholder {
                 lastLiveRunningTime.store(rt, ordering: .relaxed)
                 livePassed.add(1, ordering: .relaxed)
             }
