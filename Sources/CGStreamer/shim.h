@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-// malloc.h is not in Swift's Glibc module, and mallopt's M_ARENA_MAX is a macro (the CLI's `MallocArenas`).
+// malloc.h is not in Swift's Glibc module, and mallopt's M_ARENA_MAX is a macro (GStreamerKit's `MallocArenas`).
 static inline int vf_malloc_arena_max(int arenas) { return mallopt(M_ARENA_MAX, arenas); }
 
 // GST_CLOCK_TIME_NONE is a macro.

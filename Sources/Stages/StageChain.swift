@@ -87,7 +87,8 @@ public final class StageChain {
         times.reserveCapacity(stages.count)
         // A placeholder (the host's slate while the source is away: GAP and `PlaceholderFrame.meta`) has nothing to
         // analyse, draw on or photograph: it passes the stages untouched, on time. Other GAP frames (videorate's
-        // duplicates) are pictures: skipped, a 10 fps camera raised to 30 fps had its overlay on one frame in three.
+        // duplicates) are pictures and go through the stages (when they were skipped too, a 10 fps camera raised
+        // to 30 fps had its overlay on one frame in three).
         if buffer.isPlaceholder { return (frame, [Double](repeating: 0, count: stages.count)) }
         do throws(StageError) {
             for (i, s) in stages.enumerated() {
