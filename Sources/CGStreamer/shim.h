@@ -228,6 +228,9 @@ static inline void vf_buffer_set_gap(GstBuffer *b, gboolean on) {
     if (on) GST_BUFFER_FLAG_SET(b, GST_BUFFER_FLAG_GAP); else GST_BUFFER_FLAG_UNSET(b, GST_BUFFER_FLAG_GAP);
 }
 
+// GST_BUFFER_FLAG_IS_SET is a macro: DELTA_UNIT marks an encoded frame that is not a keyframe (clips cut at keyframes).
+static inline gboolean vf_buffer_is_delta_unit(GstBuffer *b) { return GST_BUFFER_FLAG_IS_SET(b, GST_BUFFER_FLAG_DELTA_UNIT); }
+
 // GST_IS_BASE_SRC is a type-check macro: live-ness of a plain source element (v4l2src, srtsrc, videotestsrc is-live=true).
 static inline int vf_element_base_src_live(GstElement *e) {
     if (!GST_IS_BASE_SRC(e)) return -1;

@@ -43,6 +43,8 @@ public final class Buffer: @unchecked Sendable {
         get { vf_buffer_is_gap(raw) != 0 }
         set { makeWritable(); vf_buffer_set_gap(raw, newValue ? 1 : 0) }
     }
+    /// GStreamer's DELTA_UNIT flag: an encoded frame that cannot be decoded alone (false: a keyframe, or raw video).
+    public var isDeltaUnit: Bool { vf_buffer_is_delta_unit(raw) != 0 }
     /// Total size in bytes.
     public var size: Int { Int(gst_buffer_get_size(raw)) }
     /// True when this is the only reference, so it can be changed in place.
@@ -88,6 +90,13 @@ public struct Segment: @unchecked Sendable, Equatable {
     }
     /// A fresh TIME segment starting at 0.
     public init() { raw = GstSegment(); gst_segment_init(&raw, GST_FORMAT_TIME) }
+    /// A TIME segment whose running time starts at `start` (ns): a file written from a stream's middle starts at 0.
+    public init(start: UInt64) {
+        self.init()
+        raw.start = guint64(start)
+        raw.time = guint64(start)
+        raw.position = guint64(start)
+    }
     init(_ raw: GstSegment) { self.raw = raw }
     /// The segment position (a timestamp in it) of a running time, nil when before the segment.
     public func position(runningTime t: UInt64) -> UInt64? {

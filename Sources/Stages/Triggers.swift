@@ -12,3 +12,16 @@ public final class Triggers: Sendable {
     /// How many times it has fired.
     public var count: Int { generation.load(ordering: .relaxed) }
 }
+
+/// Process-wide clip requests: SIGUSR2 and the `c` key each bump their count; the clip recorders (`clips`) watch both
+/// and say which one asked.
+public final class ClipRequests: Sendable {
+    /// The shared instance the CLI feeds.
+    public static let shared = ClipRequests()
+    /// SIGUSR2.
+    public let signal = Triggers()
+    /// The `c` key.
+    public let key = Triggers()
+    /// Creates an independent source (tests).
+    public init() {}
+}

@@ -5,7 +5,8 @@ import Stages
 import Synchronization
 
 /// Signals and keys for a session run from a terminal: Ctrl-C drains, a second Ctrl-C aborts,
-/// SIGUSR1 and the `s` key fire snapshot triggers, `q` drains like Ctrl-C.
+/// SIGUSR1 and the `s` key fire snapshot triggers, SIGUSR2 and the `c` key ask the clip recorders for a clip, `q`
+/// drains like Ctrl-C.
 enum Interactive {
     static func run(_ session: Session) -> Int32 {
         // A file-size limit (ulimit -f) must fail the write that hits it (an error for that branch),
@@ -36,12 +37,14 @@ enum Interactive {
         SignalPipe.route { signo in
             switch signo {
             case SIGUSR1: Triggers.shared.fire()
+            case SIGUSR2: ClipRequests.shared.signal.fire()
             default: onInterrupt()
             }
         }
         let keys = KeyReader(terminal: terminal) { key in
             switch key {
             case UInt8(ascii: "s"): Triggers.shared.fire()
+            case UInt8(ascii: "c"): ClipRequests.shared.key.fire()
             case UInt8(ascii: "q"): onInterrupt()
             default: break
             }
@@ -61,7 +64,7 @@ enum Interactive {
 /// Installed first thing in `main`, before the session is built (a debug build takes a second or two to
 /// get there, and a Ctrl-C in that time used to be lost when the shell had started us with SIGINT
 /// ignored, as it does for background jobs). Until a session is routed here, SIGINT and SIGTERM end the
-/// process at once (nothing runs yet); SIGUSR1 is ignored.
+/// process at once (nothing runs yet); SIGUSR1 and SIGUSR2 are ignored.
 enum SignalPipe {
     /// The pipe's write end, set once before any handler is installed.
     nonisolated(unsafe) static var writeEnd: Int32 = -1
@@ -70,11 +73,11 @@ enum SignalPipe {
     /// Sends the signals to `handler` from now on (nil: back to ending the process).
     static func route(_ handler: (@Sendable (Int32) -> Void)?) { current.withLock { $0 = handler } }
 
-    /// Installs the handlers for SIGINT, SIGTERM and SIGUSR1.
+    /// Installs the handlers for SIGINT, SIGTERM, SIGUSR1 and SIGUSR2.
     static func install() {
-        listen(to: [SIGINT, SIGTERM, SIGUSR1]) { signo in
+        listen(to: [SIGINT, SIGTERM, SIGUSR1, SIGUSR2]) { signo in
             if let handler = current.withLock({ $0 }) { handler(signo); return }
-            if signo != SIGUSR1 { _exit(128 + signo) }
+            if signo != SIGUSR1 && signo != SIGUSR2 { _exit(128 + signo) }
         }
     }
 

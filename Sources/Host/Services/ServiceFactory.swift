@@ -88,7 +88,7 @@ public enum ServiceRegistry {
     public static var builtIn: [any ServiceFactory] {
         [
             RTSPServeFactory(), HLSOutputsFactory(), WebRTCServeFactory(), PreviewFactory(), SourceSwitchFactory(), SourceRecoveryFactory(),
-            PhotoBranchFactory(), OutputRetryFactory(), StopDeadlineFactory(), SRTExposureFactory(),
+            PhotoBranchFactory(), ClipsFactory(), OutputRetryFactory(), StopDeadlineFactory(), SRTExposureFactory(),
         ]
     }
 }

@@ -1,0 +1,94 @@
+import Foundation
+import GStreamerKit
+import Timing
+
+/// Writes one clip: the encoded frames it is given, as they are (no decode, no encode), into an MP4 with its index
+/// at the front (`mp4mux faststart=true`), through a pipeline of its own:
+/// `appsrc ! h264parse|h265parse ! mp4mux faststart=true ! filesink`. The parser only repackages (byte-stream to
+/// `avc`/`hvc1`): the frames' bytes are the encoder's. Pushes never block (appsrc's queue is unbounded; the clip's
+/// length bounds it); a failed write (a full disk) is read from the bus at the next push or at `finish`.
+final class ClipWriter: @unchecked Sendable {
+    /// The file being written.
+    let path: String
+    private let pipeline: Pipeline
+    private let source: AppSource
+    private let caps: Caps
+    private let segment: Segment
+    /// The first error of the writer's pipeline.
+    private(set) var failure: String?
+
+    /// A writer into `path` for frames of `caps`, whose running time starts at `start` (ns); fails when the
+    /// pipeline cannot be built or started (a missing parser or muxer, a file that cannot be opened).
+    init(path: String, caps: Caps, start: UInt64) throws(HostError) {
+        self.path = path
+        self.caps = caps
+        segment = Segment(start: start)
+        let names = caps.structureNames
+        let parser = names.contains("video/x-h264") ? "h264parse ! " : names.contains("video/x-h265") ? "h265parse ! " : ""
+        let text = "appsrc name=vf_clip_src ! \(parser)mp4mux faststart=true ! filesink sync=false location=\(Pipeline.quoted(path))"
+        do { pipeline = try Pipeline.parse(text) } catch {
+            throw HostError(.runtime, "cannot build the clip writer (\(text)): \(error.message)")
+        }
+        guard let src = pipeline.appSource(named: "vf_clip_src") else { throw HostError(.runtime, "the clip writer has no appsrc") }
+        source = src
+        try? source.set("format", "time")
+        source.set("is-live", false)
+        source.set("block", false)
+        source.set("max-buffers", uint64: 0)
+        source.set("max-bytes", uint64: 0)
+        source.set("max-time", uint64: 0)
+        source.setCaps(caps)
+        if case .failure = pipeline.setState(.playing) {
+            let why = drainBus() ?? "the pipeline did not start"
+            pipeline.setState(.null)
+            throw HostError(.runtime, "cannot write '\(path)': \(why)")
+        }
+        if let why = drainBus() {
+            pipeline.setState(.null)
+            throw HostError(.runtime, "cannot write '\(path)': \(why)")
+        }
+    }
+
+    /// Queues one frame; false once the writer failed (the reason is `failure`).
+    @discardableResult
+    func write(_ buffer: Buffer) -> Bool {
+        if failure != nil { return false }
+        if let why = drainBus() {
+            failure = why
+            return false
+        }
+        return source.push(buffer, caps: caps, segment: segment)
+    }
+
+    /// Ends the file and waits (at most `seconds`, real time) for the muxer to write its index; nil when the file is
+    /// complete, else why not. The pipeline is stopped either way.
+    func finish(seconds: Double = 60) -> String? {
+        defer { pipeline.setState(.null) }
+        if let failure { return failure }
+        source.endOfStream()
+        let bus = pipeline.bus
+        let real = SystemClock.shared
+        let deadline = real.now + seconds
+        while real.now < deadline {
+            guard let m = bus.pop(timeout: 100_000_000) else { continue }
+            switch m.kind {
+            case .eos: return nil
+            case .error(let text, _): return "\(m.source): \(text)"
+            default: continue
+            }
+        }
+        return "the muxer did not finish within \(Int(seconds)) s"
+    }
+
+    /// Stops without finishing (the run is aborted); the file is left to be removed.
+    func abandon() { pipeline.setState(.null) }
+
+    /// The first error waiting on the bus, if any (never waits).
+    private func drainBus() -> String? {
+        let bus = pipeline.bus
+        while let m = bus.pop() {
+            if case .error(let text, _) = m.kind { return "\(m.source): \(text)" }
+        }
+        return nil
+    }
+}
