@@ -33,6 +33,8 @@ public struct ControlRouteContext: Sendable {
     public var started: Date
     /// The session's clock (heartbeats, freshness, waits).
     public var clock: any HostClock
+    /// The prefix the session's routes are reached under (`/api/pipelines/NAME` in `serve`, empty in `launch`).
+    public var mount = ""
 }
 
 /// Paths served by services a session may not have, with the answer when it has none (404 saying what would make
@@ -45,6 +47,10 @@ enum AbsentRoutes {
                 .notFound, "no WebRTC: the description has no webrtcserve (e.g. '... ! compose ! webrtcserve'); the preview is /api/preview.mjpeg")
         }),
         ("/hls", { ControlRouter.error(.notFound, "no HLS output: the pipeline has no hlssink2 or hlssink element") }),
+        ("/api/clips", {
+            ControlRouter.error(.notFound, "no clip recorder: the description has no clips element (e.g. '... ! x264enc ! h264parse ! clips pre=5 post=5')")
+        }),
+        ("/clips/", { ControlRouter.error(.notFound, "no clip recorder: the description has no clips element") }),
     ]
 
     /// The answer for `path` when no service serves it, nil when it is not such a path.

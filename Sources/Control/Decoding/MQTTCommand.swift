@@ -68,6 +68,22 @@ enum MQTTCommand: Equatable, Sendable {
         }
     }
 
+    /// What a clip request (`cmd/clip`, `POST /api/clips`) names: nil for every clip recorder, else the recorder's
+    /// name (`{"element": NAME}`); any other field, or another value, is refused naming it.
+    static func clipElement(_ fields: [(String, JSONScalar)]) throws(JSONScalar.Problem) -> String? {
+        for (key, _) in fields where key != "element" {
+            throw JSONScalar.Problem(message: "unknown field '\(JSONScalar.echo(key))': expected \(expectedClip)", field: key)
+        }
+        guard let (_, raw) = fields.first else { return nil }
+        guard case .string(let name) = raw, !name.isEmpty else {
+            throw JSONScalar.Problem(message: "bad value '\(JSONScalar.echo(raw.text))' for 'element': expected \(expectedClip)", field: "element")
+        }
+        return name
+    }
+
+    /// What a clip request's body may be.
+    static let expectedClip = "an empty body, {} or {\"element\": NAME} (a clips element's name)"
+
     /// The self-timer of a capture request's fields (`cmd/capture`, `POST /api/capture`): nil for none, else an
     /// integer 0 - 60; any other field, or another value, is refused naming it.
     static func captureTimer(_ fields: [(String, JSONScalar)]) throws(JSONScalar.Problem) -> Int? {

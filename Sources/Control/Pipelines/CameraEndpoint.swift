@@ -62,7 +62,8 @@ public final class CameraEndpoint: SessionService {
     }
 
     public func prepare(_ session: Session) throws(HostError) {
-        let routeContext = ControlRouteContext(address: context.address, started: session.clock.wallNow, clock: session.clock)
+        let routeContext = ControlRouteContext(
+            address: context.address, started: session.clock.wallNow, clock: session.clock, mount: "/api/pipelines/\(pipeline)")
         let routes = session.services.compactMap { ($0 as? any ServesControlRoutes)?.controlRoutes(routeContext) }
         let router = ControlRouter(
             session: session, pipeline: pipeline, hub: hub, routes: routes, address: context.address, origins: context.origins,

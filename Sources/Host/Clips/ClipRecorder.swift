@@ -36,15 +36,18 @@ final class ClipRecorder: @unchecked Sendable {
         state = Mutex(State(cutter: cutter, scores: scores))
     }
 
-    /// One encoded frame from the relay appsink.
-    func add(_ buffer: Buffer, caps: Caps?) {
+    /// One encoded frame from the relay appsink. Its times are taken as running times (its segment applied): an
+    /// encoder may shift its timestamps (GstVideoEncoder adds 1000 hours so that decoding times stay positive, and moves
+    /// its segment by as much), while the stages' messages carry the raw frames' pts, which are running times when their
+    /// segment starts at 0 (live sources, files played from their start).
+    func add(_ buffer: Buffer, caps: Caps?, segment: Segment) {
         state.withLock { s in
             if let caps, s.caps.last?.caps != caps {
                 s.caps.append(((s.caps.last?.generation ?? -1) + 1, caps))
                 if s.caps.count > 4 { s.caps.removeFirst() }
             }
             let unit = ClipUnit(
-                pts: buffer.pts, dts: buffer.dts, key: !buffer.isDeltaUnit, bytes: buffer.size, capsGeneration: s.caps.last?.generation ?? 0,
+                pts: buffer.pts.flatMap(segment.runningTime), dts: buffer.dts.flatMap(segment.runningTime), key: !buffer.isDeltaUnit, bytes: buffer.size, capsGeneration: s.caps.last?.generation ?? 0,
                 payload: buffer)
             s.framesIn += 1
             s.reference = (unit.shown, clock.wallNow)
@@ -93,7 +96,9 @@ final class ClipRecorder: @unchecked Sendable {
                     continue
                 }
                 do {
-                    let w = try ClipWriter(path: path, caps: caps, start: clip.start)
+                    // The writer's segment is in the buffers' own times (before the running-time mapping).
+                    let first = units.first?.payload
+                    let w = try ClipWriter(path: path, caps: caps, start: first?.dts ?? first?.pts ?? 0)
                     for u in units { w.write(u.payload) }
                     s.writer = w
                     finisher.opened(clip, caps: caps, startWall: wall(clip.startShown, s))

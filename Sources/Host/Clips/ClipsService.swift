@@ -39,6 +39,15 @@ public final class ClipsService: SessionService, @unchecked Sendable {
         seen.withLock { $0 = (requests.signal.count, requests.key.count) }
     }
 
+    /// Every recorder of the session (this one included), in description order, weakly (`check`).
+    private let peers = Mutex<[WeakClips]>([])
+    public var siblings: [ClipsService] { peers.withLock { $0.compactMap(\.value) } }
+
+    public func check(_ services: [any SessionService]) throws(HostError) {
+        let all = services.compactMap { $0 as? ClipsService }.map(WeakClips.init)
+        peers.withLock { $0 = all }
+    }
+
     /// The index of the directory, once the run started.
     public var index: ClipIndex? { parts.withLock { $0?.finisher.index } }
 
@@ -73,7 +82,7 @@ public final class ClipsService: SessionService, @unchecked Sendable {
             defer { readerDone.signal() }
             while true {
                 switch sink.pull(timeout: 50_000_000) {
-                case .sample(let buffer, let caps, _): recorder?.add(buffer, caps: caps)
+                case .sample(let buffer, let caps, let segment): recorder?.add(buffer, caps: caps, segment: segment)
                 case .eos:
                     recorder?.endOfStream()
                     return
@@ -90,7 +99,7 @@ public final class ClipsService: SessionService, @unchecked Sendable {
             switch c.event {
             case .capture(let number, let trigger, let pts, _, _, _, _, _, _) where settings.photos:
                 recorder.trigger(
-                    ClipTrigger(kind: "photo", capture: trigger.rawValue, pts: pts == UInt64.max ? nil : pts, photo: .init(stage: message.source, id: number)))
+                    ClipTrigger(kind: "photo", capture: trigger.rawValue, pts: pts == UInt64.max ? nil : pts, photo: .init(stage: message.structure.string("stage") ?? message.source, id: number)))
             case .state(let phase, _, _, _, _, _): recorder.phase(phase.rawValue)
             default: break
             }
@@ -152,6 +161,11 @@ public final class ClipsService: SessionService, @unchecked Sendable {
         if f.shortened > 0 { line += " (\(f.shortened) groups dropped early for ring-size)" }
         return [line]
     }
+}
+
+/// A recorder held weakly (the session holds them all).
+struct WeakClips: Sendable {
+    weak var value: ClipsService?
 }
 
 extension Session {
