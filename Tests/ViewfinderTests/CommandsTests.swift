@@ -84,7 +84,7 @@ import Testing
         (["bench", "latency", "3"], "unexpected '3' after 'bench latency': only bench streams and bench cameras take a count"),
         (["bench", "latency", "--max"], "--max is for bench streams only"),
         (["bench", "latency", "--seconds", "0"], "bad value '0.0' for --seconds: expected 0.5 - 3600"),
-        (["bench", "bridge", "--seconds", "5"], "--seconds is for bench latency, bench streams, bench rtsp and bench cameras only"),
+        (["bench", "bridge", "--seconds", "5"], "--seconds is for bench latency, bench streams, bench rtsp, bench cameras and bench clips only"),
         (["bench", "faces", "--photos", "0"], "bad value '0' for --photos: expected 1 - 1000"),
         (["bench", "bridge", "--photos", "3"], "--photos is for bench faces only"),
         (["bench", "streams", "2", "--photos", "3"], "--photos is for bench faces only"),

@@ -5,7 +5,7 @@ import Host
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Measure a stage against its GStreamer peer in one run.")
-    @Argument(help: "What to measure: bridge, compose, plugin, faces, chromakey, capture, control, latency, streams, rtsp, cameras, analysis.")
+    @Argument(help: "What to measure: bridge, compose, plugin, faces, chromakey, capture, control, latency, streams, rtsp, cameras, analysis, clips.")
     var what: String
     @Argument(help: "bench streams: the number of streams (with --max: the largest number tried, default 16); bench cameras: the cameras (default 7).")
     var count: Int?
@@ -20,7 +20,7 @@ struct BenchCommand: ParsableCommand {
     /// Every kind, in the order the usage error lists them.
     static let kinds: [any BenchKind.Type] = [
         BenchBridge.self, BenchCompose.self, BenchPlugin.self, BenchFaces.self, BenchChromakey.self, BenchCapture.self,
-        BenchControl.self, BenchLatency.self, BenchStreams.self, BenchRTSP.self, BenchCameras.self, BenchAnalysis.self,
+        BenchControl.self, BenchLatency.self, BenchStreams.self, BenchRTSP.self, BenchCameras.self, BenchAnalysis.self, BenchClips.self,
     ]
 
     func run() throws {

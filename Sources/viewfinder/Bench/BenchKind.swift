@@ -50,7 +50,7 @@ struct BenchArguments {
         guard (1...100).contains(rounds) else { throw HostError(.usage, "bad value '\(rounds)' for --rounds: expected 1 - 100") }
         if let seconds {
             guard takesSeconds else {
-                throw HostError(.usage, "--seconds is for bench latency, bench streams, bench rtsp and bench cameras only")
+                throw HostError(.usage, "--seconds is for bench latency, bench streams, bench rtsp, bench cameras and bench clips only")
             }
             guard seconds.isFinite && (0.5...3600).contains(seconds) else {
                 throw HostError(.usage, "bad value '\(seconds)' for --seconds: expected 0.5 - 3600")
