@@ -25,7 +25,12 @@ final class ClipWriter: @unchecked Sendable {
         segment = Segment(start: start)
         let names = caps.structureNames
         let parser = names.contains("video/x-h264") ? "h264parse ! " : names.contains("video/x-h265") ? "h265parse ! " : ""
-        let text = "appsrc name=vf_clip_src ! \(parser)mp4mux faststart=true ! filesink sync=false location=\(Pipeline.quoted(path))"
+        // mp4mux keeps the frames in `faststart-file` until the end, then writes the index and copies them after it: by
+        // default that file is in /tmp (another disk, and left behind by a kill); beside the clip in `.partial/` it is
+        // on the clip's own disk and removed with it at the next start.
+        let text =
+            "appsrc name=vf_clip_src ! \(parser)mp4mux faststart=true faststart-file=\(Pipeline.quoted(path + ".mdat")) "
+            + "! filesink sync=false location=\(Pipeline.quoted(path))"
         do { pipeline = try Pipeline.parse(text) } catch {
             throw HostError(.runtime, "cannot build the clip writer (\(text)): \(error.message)")
         }
@@ -63,7 +68,10 @@ final class ClipWriter: @unchecked Sendable {
     /// Ends the file and waits (at most `seconds`, real time) for the muxer to write its index; nil when the file is
     /// complete, else why not. The pipeline is stopped either way.
     func finish(seconds: Double = 60) -> String? {
-        defer { pipeline.setState(.null) }
+        defer {
+            pipeline.setState(.null)
+            unlink(path + ".mdat")
+        }
         if let failure { return failure }
         source.endOfStream()
         let bus = pipeline.bus
@@ -80,8 +88,6 @@ final class ClipWriter: @unchecked Sendable {
         return "the muxer did not finish within \(Int(seconds)) s"
     }
 
-    /// Stops without finishing (the run is aborted); the file is left to be removed.
-    func abandon() { pipeline.setState(.null) }
 
     /// The first error waiting on the bus, if any (never waits).
     private func drainBus() -> String? {
