@@ -130,7 +130,8 @@ public struct ClipCutter<Payload: Sendable>: Sendable {
         }
         pending.append(t)
         let steps = beginPending()
-        if let clip = open, clip.triggers.contains(t) {
+        // Begun: open now, or finished at once when its whole clip was in the ring already.
+        for case .begin(let clip, _) in steps where clip.triggers.contains(t) {
             return (.opened(clip), steps)
         }
         let why = ring.units.isEmpty ? "waiting for the first keyframe" : "waiting for clip \(open?.id ?? 0) to end"
