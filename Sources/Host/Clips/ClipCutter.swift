@@ -172,10 +172,14 @@ public struct ClipCutter<Payload: Sendable>: Sendable {
                 id: nextID, start: first.time, startShown: first.shown, end: min(at + ns(post), first.time + ns(maxLength)),
                 lastShown: first.shown, frames: 0, bytes: 0, triggers: [t], notes: notes)
             nextID += 1
-            // Triggers waiting behind it whose pre-roll reaches into it ride along.
-            while let next = pending.first, let p = next.pts, p.subtractingClamped(ns(pre)) <= clip.end {
+            // Triggers waiting behind it whose pre-roll reaches into it ride along (those that came before any keyframe
+            // too: they are dated to the first, as `t` is).
+            while var next = pending.first {
+                if next.pts == nil { next.pts = ring.units.first?.time }
+                guard let p = next.pts, p.subtractingClamped(ns(pre)) <= clip.end else { break }
                 clip.end = min(max(clip.end, p + ns(post)), clip.start + ns(maxLength))
-                clip.triggers.append(pending.removeFirst())
+                pending.removeFirst()
+                clip.triggers.append(next)
             }
             var units: [ClipUnit<Payload>] = []
             var done = false
