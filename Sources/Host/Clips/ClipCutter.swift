@@ -161,7 +161,7 @@ public struct ClipCutter<Payload: Sendable>: Sendable {
             let wanted = at.subtractingClamped(ns(pre))
             guard let index = ring.start(reachingBackTo: wanted) else { break }
             let first = ring.units[index]
-            if first.time > wanted, pre > 0 {
+            if first.time > wanted, pre > 0, notes.isEmpty {
                 let had = Double(at.subtractingClamped(first.time)) / 1e9
                 notes.append(
                     first.time > at
