@@ -161,8 +161,11 @@ public struct ClipCutter<Payload: Sendable>: Sendable {
             let wanted = at.subtractingClamped(ns(pre))
             guard let index = ring.start(reachingBackTo: wanted) else { break }
             let first = ring.units[index]
-            if first.time > wanted, pre > 0, notes.isEmpty {
-                let had = Double(at.subtractingClamped(first.time)) / 1e9
+            // Short when the ring holds less than `pre` before the moment (`wanted` is clamped at 0: a stream that
+            // began less than `pre` ago at time 0 has its first keyframe at `wanted`, yet is short).
+            let kept = at.subtractingClamped(first.time)
+            if kept < ns(pre), pre > 0, notes.isEmpty {
+                let had = Double(kept) / 1e9
                 notes.append(
                     first.time > at
                         ? "triggered before any keyframe: the clip starts at the first keyframe"
