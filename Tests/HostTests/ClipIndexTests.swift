@@ -27,7 +27,10 @@ struct ClipIndexTests {
             id: id, file: name, thumbnail: thumbnail ? "thumbs/CLIP_\(String(format: "%05d", id)).jpg" : nil, startPts: 1_500_000_000,
             endPts: 4_466_666_666, duration: 2.967, startTime: "2026-01-01T00:00:01.500Z", endTime: "2026-01-01T00:00:04.467Z",
             trigger: "photo",
-            triggers: [ClipTrigger(kind: "photo", capture: "manual", pts: 2_500_000_000, photo: photo), ClipTrigger(kind: "api", pts: 3_000_000_000)],
+            triggers: [
+                ClipTrigger(kind: "photo", capture: "manual", pts: 2_500_000_000, photo: photo),
+                ClipTrigger(kind: "api", pts: 3_000_000_000),
+            ],
             photo: photo, timeline: [0.5, nil, 0.812], frames: 90, bytes: 123_456, notes: ["pre-roll short: 0.5 s of 1.0 s were kept"])
     }
 
@@ -48,7 +51,9 @@ struct ClipIndexTests {
         #expect(index.records == [Self.record(1), Self.record(2)])
         // Replaced atomically: no temp file is left next to it.
         #expect(
-            try Self.fm.contentsOfDirectory(atPath: dir).sorted() == [".partial", "CLIP_00001.mp4", "CLIP_00002.mp4", "clips.json", "thumbs"])
+            try Self.fm.contentsOfDirectory(atPath: dir).sorted() == [
+                ".partial", "CLIP_00001.mp4", "CLIP_00002.mp4", "clips.json", "thumbs",
+            ])
         let data = try Data(contentsOf: URL(fileURLWithPath: index.path))
         let doc = try JSONDecoder().decode(ClipIndex.Document.self, from: data)
         #expect(doc.version == 1)
@@ -113,7 +118,8 @@ struct ClipIndexTests {
         let again = try ClipIndex(directory: dir)
         #expect(
             again.warnings == [
-                "listed CLIP_00004.mp4: complete but missing from clips.json", "listed CLIP_00006.mp4: complete but missing from clips.json",
+                "listed CLIP_00004.mp4: complete but missing from clips.json",
+                "listed CLIP_00006.mp4: complete but missing from clips.json",
             ])
         #expect(again.records.map(\.id) == [1, 4, 6])
         let found = try #require(again.records.first { $0.id == 4 })

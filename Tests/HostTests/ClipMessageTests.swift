@@ -41,7 +41,10 @@ struct ClipMessageTests {
             .saved, element: "vf_clips0", id: 12, file: "CLIP_00012.mp4", trigger: "composition", startPts: 36_000_000_000_000,
             endPts: 36_002_966_666_666, duration: 2.967, frames: 90, bytes: 5_000_000_000, url: "/cam1/clips/vf_clips0/CLIP_00012.mp4",
             notes: ["the stream ended before the clip's end", "no thumbnail: cannot decode"])
-        #expect(m.structure.fields.map(\.0) == ["event", "element", "id", "file", "trigger", "start-pts", "end-pts", "duration", "frames", "bytes", "url", "notes"])
+        #expect(
+            m.structure.fields.map(\.0) == [
+                "event", "element", "id", "file", "trigger", "start-pts", "end-pts", "duration", "frames", "bytes", "url", "notes",
+            ])
         #expect(m.structure["duration"] == .double(2.967))
         #expect(m.structure["frames"] == .int(90))
         #expect(m.structure["bytes"] == .uint64(5_000_000_000))
@@ -50,7 +53,8 @@ struct ClipMessageTests {
     }
 
     @Test func errorCarriesTheReason() throws {
-        let m = ClipMessage(.error, element: "clips0", id: 4, file: "CLIP_00004.mp4", trigger: "api", reason: "filesink0: No space left on device")
+        let m = ClipMessage(
+            .error, element: "clips0", id: 4, file: "CLIP_00004.mp4", trigger: "api", reason: "filesink0: No space left on device")
         #expect(
             m.structure
                 == MessageStructure(
@@ -73,7 +77,8 @@ struct ClipMessageTests {
                     "viewfinder/clip", [("event", .string("deleted")), ("element", .string("c")), ("id", .int(1)), ("file", .string("f"))]))
         }
         #expect(throws: MessageDecodingError("viewfinder/clip: no string field 'element'")) {
-            try ClipMessage(structure: MessageStructure("viewfinder/clip", [("event", .string("opened")), ("id", .int(1)), ("file", .string("f"))]))
+            try ClipMessage(
+                structure: MessageStructure("viewfinder/clip", [("event", .string("opened")), ("id", .int(1)), ("file", .string("f"))]))
         }
         #expect(throws: MessageDecodingError("expected a 'viewfinder/clip' structure, got 'viewfinder/capture'")) {
             try ClipMessage(structure: MessageStructure("viewfinder/capture", [("event", .string("opened"))]))
