@@ -57,7 +57,8 @@ public enum ClipAnswer: Sendable, Equatable {
 /// A trigger at `t` asks for `pre` seconds before and `post` after: the clip starts at the newest keyframe at or
 /// before `t - pre` (never later: at most one key interval earlier) and ends before the first frame at or after
 /// `t + post`. A trigger whose pre-roll reaches into the open clip (`t - pre <= end`) extends it instead (up to
-/// `maxLength` seconds in all); a later one waits until the open clip ends and then starts its own.
+/// `maxLength` seconds in all); a later one waits until the open clip ends and then starts its own. A trigger whose
+/// pre-roll starts after the newest frame (it came before its frame left the encoder) waits for the stream to get there.
 public struct ClipCutter<Payload: Sendable>: Sendable {
     /// What the owner does, in order.
     public enum Step: Sendable {
@@ -130,10 +131,16 @@ public struct ClipCutter<Payload: Sendable>: Sendable {
         }
         pending.append(t)
         let steps = beginPending()
-        if let clip = open, clip.triggers.contains(t) {
+        // Begun: open now, or finished at once when its whole clip was in the ring already.
+        for case .begin(let clip, _) in steps where clip.triggers.contains(t) {
             return (.opened(clip), steps)
         }
-        let why = ring.units.isEmpty ? "waiting for the first keyframe" : "waiting for clip \(open?.id ?? 0) to end"
+        var why = "waiting for the stream to reach its pre-roll"
+        if ring.units.isEmpty {
+            why = "waiting for the first keyframe"
+        } else if let clip = open {
+            why = "waiting for clip \(clip.id) to end"
+        }
         return (.waiting(why), steps)
     }
 
@@ -145,12 +152,11 @@ public struct ClipCutter<Payload: Sendable>: Sendable {
         return [.finish(clip)]
     }
 
-    /// Begins the oldest waiting trigger when nothing is open and the ring has a keyframe; a trigger whose whole clip
-    /// lies in the ring already is finished at once.
+    /// Begins the oldest waiting trigger when nothing is open, the ring has a keyframe and the stream reached the
+    /// trigger's pre-roll; a trigger whose whole clip lies in the ring already is finished at once.
     private mutating func beginPending() -> [Step] {
         var steps: [Step] = []
-        while open == nil, !pending.isEmpty, !ring.units.isEmpty {
-            var t = pending.removeFirst()
+        while open == nil, var t = pending.first, let newest = ring.newest {
             var notes: [String] = []
             if t.pts == nil {
                 t.pts = ring.units.first?.time
@@ -158,10 +164,17 @@ public struct ClipCutter<Payload: Sendable>: Sendable {
             }
             let at = t.pts ?? 0
             let wanted = at.subtractingClamped(ns(pre))
+            // Its pre-roll starts after the newest frame (a photo's message can come before its frame left the
+            // encoder): it waits for the stream to get there, or the clip would start that much too early.
+            guard wanted <= newest else { break }
+            pending.removeFirst()
             guard let index = ring.start(reachingBackTo: wanted) else { break }
             let first = ring.units[index]
-            if first.time > wanted, pre > 0 {
-                let had = Double(at.subtractingClamped(first.time)) / 1e9
+            // Short when the ring holds less than `pre` before the moment (`wanted` is clamped at 0: a stream that
+            // began less than `pre` ago at time 0 has its first keyframe at `wanted`, yet is short).
+            let kept = at.subtractingClamped(first.time)
+            if kept < ns(pre), pre > 0, notes.isEmpty {
+                let had = Double(kept) / 1e9
                 notes.append(
                     first.time > at
                         ? "triggered before any keyframe: the clip starts at the first keyframe"
@@ -171,10 +184,14 @@ public struct ClipCutter<Payload: Sendable>: Sendable {
                 id: nextID, start: first.time, startShown: first.shown, end: min(at + ns(post), first.time + ns(maxLength)),
                 lastShown: first.shown, frames: 0, bytes: 0, triggers: [t], notes: notes)
             nextID += 1
-            // Triggers waiting behind it whose pre-roll reaches into it ride along.
-            while let next = pending.first, let p = next.pts, p.subtractingClamped(ns(pre)) <= clip.end {
+            // Triggers waiting behind it whose pre-roll reaches into it ride along (those that came before any keyframe
+            // too: they are dated to the first, as `t` is).
+            while var next = pending.first {
+                if next.pts == nil { next.pts = ring.units.first?.time }
+                guard let p = next.pts, p.subtractingClamped(ns(pre)) <= clip.end else { break }
                 clip.end = min(max(clip.end, p + ns(post)), clip.start + ns(maxLength))
-                clip.triggers.append(pending.removeFirst())
+                pending.removeFirst()
+                clip.triggers.append(next)
             }
             var units: [ClipUnit<Payload>] = []
             var done = false

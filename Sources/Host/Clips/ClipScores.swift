@@ -34,7 +34,11 @@ public struct ClipScores: Sendable {
 
     /// One analysis; true when the composition trigger fires on it.
     public mutating func add(pts: UInt64, score: Double) -> Bool {
-        if let last = scores.last, pts < last.pts { scores.removeAll() }  // the stream started again
+        if let last = scores.last, pts < last.pts {  // the stream started again: so does the hold
+            scores.removeAll()
+            above = nil
+            fired = false
+        }
         scores.append((pts, score))
         let horizon = pts > UInt64(keep * 1e9) ? pts - UInt64(keep * 1e9) : 0
         if let drop = scores.firstIndex(where: { $0.pts >= horizon }), drop > 0 { scores.removeFirst(drop) }
