@@ -402,4 +402,21 @@ struct ClipCutterTests {
         // maxLength is at least pre + post.
         #expect(Cutter(pre: 4, post: 5, maxLength: 1, maxBytes: 1).maxLength == 9)
     }
+
+    @Test func aStreamWhoseTimeGoesBackEndsTheOpenClipAndStartsTheRingOver() {
+        var c = Cutter(pre: 1, post: 5, maxLength: 60, maxBytes: 1 << 20)
+        var files = Files()
+        Self.feed(&c, 0..<90, into: &files)
+        _ = Self.trigger(&c, ClipTrigger(kind: "api"), into: &files)
+        Self.feed(&c, 90..<100, into: &files)
+        // The source starts again at time 0.
+        files.run(c.add(Self.frame(0)))
+        #expect(files.files.count == 1)
+        #expect(files.files[0].finished)
+        #expect(files.files[0].clip.notes == ["the stream's time went back: the clip ends there"])
+        #expect(files.files[0].frames == Array(45..<100))  // the keyframe at 1.5 s: the newest at or before 2.967 - 1
+        #expect(c.open == nil)
+        #expect(c.ring.units.map(\.payload) == [0])
+        #expect(files.stray.isEmpty)
+    }
 }

@@ -95,7 +95,8 @@ struct ClipIndexTests {
         let again = try ClipIndex(directory: dir)
         #expect(again.warnings == ["2 clip(s) listed without a file were dropped from clips.json"])
         #expect(again.records == [Self.record(1, thumbnail: false)])
-        #expect(again.nextID == 2)
+        // Numbers are never given twice: clips.json keeps the next one.
+        #expect(again.nextID == 4)
         let third = try ClipIndex(directory: dir)
         #expect(third.warnings.isEmpty)
         #expect(third.records.map(\.id) == [1])
@@ -203,6 +204,10 @@ struct ClipIndexTests {
             try index.add(Self.record(id))
         }
         #expect(index.nextID == 8)
+        // Deleting the newest clip does not give its number again, in this run or the next.
+        _ = try index.remove(id: 7)
+        #expect(index.nextID == 8)
+        #expect(try ClipIndex(directory: dir).nextID == 8)
     }
 
     @Test func fileNamesAndTheirNumbers() {

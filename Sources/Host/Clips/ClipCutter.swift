@@ -96,6 +96,18 @@ public struct ClipCutter<Payload: Sendable>: Sendable {
     /// A frame arrived (decoding order).
     public mutating func add(_ unit: ClipUnit<Payload>) -> [Step] {
         var steps: [Step] = []
+        // The stream's time went back (a source started again): what the ring holds and the open clip belong to the
+        // old timeline; the clip ends, the ring starts over, waiting triggers (dated on the old timeline) are dropped.
+        if let newest = ring.newest, unit.time + 1_000_000_000 < newest {
+            if var clip = open {
+                clip.notes.append("the stream's time went back: the clip ends there")
+                steps.append(.finish(clip))
+                open = nil
+            }
+            refused += pending.count
+            pending.removeAll()
+            ring.removeAll()
+        }
         if var clip = open {
             if unit.capsGeneration != ring.units.last?.capsGeneration, !ring.units.isEmpty {
                 clip.notes.append("the stream's caps changed: the clip ends there")
@@ -148,7 +160,8 @@ public struct ClipCutter<Payload: Sendable>: Sendable {
     public mutating func endOfStream() -> [Step] {
         defer { open = nil; pending.removeAll() }
         guard var clip = open else { return [] }
-        if clip.end > (ring.newest ?? 0) + 1 { clip.notes.append("the stream ended before the clip's end") }
+        // (The clip's end is the first time it leaves out: a stream ending within a frame or two of it is not short.)
+        if clip.end > (ring.newest ?? 0) + 100_000_000 { clip.notes.append("the stream ended before the clip's end") }
         return [.finish(clip)]
     }
 

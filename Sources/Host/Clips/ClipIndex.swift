@@ -54,10 +54,17 @@ public struct ClipRecord: Codable, Sendable, Equatable {
 /// `.partial/` is emptied (a clip cut short by a kill is removed), listed clips whose file is gone are dropped, and a
 /// complete `CLIP_nnnnn.mp4` the index missed (a kill between the rename and the index write) is listed as `found`.
 public final class ClipIndex: @unchecked Sendable {
-    struct Document: Codable { var version = 1; var clips: [ClipRecord] }
+    struct Document: Codable {
+        var version = 1
+        var clips: [ClipRecord]
+        /// The next clip's number (a deleted newest clip's number is not given again: URLs and caches stay true).
+        var next: Int?
+    }
 
     public let directory: String
     private let state = Mutex<[ClipRecord]>([])
+    /// The next number to give, at least one past every number given (saved as `next`).
+    private let next = Mutex<Int>(1)
     /// Records, oldest first.
     public var records: [ClipRecord] { state.withLock { $0 } }
     /// What opening found and mended.
@@ -84,6 +91,7 @@ public final class ClipIndex: @unchecked Sendable {
         if let data = fm.contents(atPath: path) {
             if let doc = try? JSONDecoder().decode(Document.self, from: data) {
                 records = doc.clips
+                next.withLock { $0 = max($0, doc.next ?? 1) }
             } else {
                 let aside = path + ".unreadable-\(Int(clock.wallNow.timeIntervalSince1970))"
                 _ = rename(path, aside)
@@ -108,20 +116,23 @@ public final class ClipIndex: @unchecked Sendable {
             warnings.append("listed \(name): complete but missing from clips.json")
         }
         records.sort { $0.id < $1.id }
+        let highest = records.map(\.id).max() ?? 0
+        next.withLock { $0 = max($0, highest + 1) }
         state.withLock { $0 = records }
         if !warnings.isEmpty { try save(records) }
     }
 
-    /// One past the highest clip number listed or on disk.
-    public var nextID: Int { (records.map(\.id).max() ?? 0) + 1 }
+    /// One past the highest clip number ever listed here (kept in clips.json as `next`).
+    public var nextID: Int { next.withLock { $0 } }
 
     /// Lists a complete clip.
     public func add(_ record: ClipRecord) throws(HostError) {
         try state.withLock { (list: inout [ClipRecord]) throws(HostError) in
-            var next = list
-            next.append(record)
-            try save(next)
-            list = next
+            var updated = list
+            updated.append(record)
+            next.withLock { $0 = max($0, record.id + 1) }
+            try save(updated)
+            list = updated
         }
     }
 
@@ -129,10 +140,10 @@ public final class ClipIndex: @unchecked Sendable {
     public func remove(id: Int) throws(HostError) -> ClipRecord? {
         let removed = try state.withLock { (list: inout [ClipRecord]) throws(HostError) -> ClipRecord? in
             guard let i = list.firstIndex(where: { $0.id == id }) else { return nil }
-            var next = list
-            let record = next.remove(at: i)
-            try save(next)
-            list = next
+            var updated = list
+            let record = updated.remove(at: i)
+            try save(updated)
+            list = updated
             return record
         }
         guard let record = removed else { return nil }
@@ -147,7 +158,7 @@ public final class ClipIndex: @unchecked Sendable {
     private func save(_ records: [ClipRecord]) throws(HostError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        guard let data = try? encoder.encode(Document(clips: records)) else { throw HostError(.runtime, "clips: cannot encode clips.json") }
+        guard let data = try? encoder.encode(Document(clips: records, next: next.withLock { $0 })) else { throw HostError(.runtime, "clips: cannot encode clips.json") }
         do { try AtomicFile.write(data, to: path) } catch { throw HostError(.runtime, "clips: cannot write \(path): \(error.reason)") }
     }
 
