@@ -76,11 +76,8 @@ public final class ClipIndex: @unchecked Sendable {
     public init(directory: String, clock: any HostClock = SystemClock.shared) throws(HostError) {
         self.directory = directory
         let fm = FileManager.default
-        do {
-            try fm.createDirectory(atPath: FilePaths.join(directory, "thumbs"), withIntermediateDirectories: true)
-            try fm.createDirectory(atPath: partialDirectory, withIntermediateDirectories: true)
-        } catch {
-            throw HostError(.runtime, "clips: cannot create '\(directory)': \(error.localizedDescription)")
+        for path in [FilePaths.join(directory, "thumbs"), partialDirectory] {
+            if let reason = Self.makeDirectories(path) { throw HostError(.runtime, "clips: cannot create '\(path)': \(reason)") }
         }
         guard fm.isWritableFile(atPath: directory) else { throw HostError(.runtime, "clips: directory '\(directory)' is not writable") }
         for name in (try? fm.contentsOfDirectory(atPath: partialDirectory)) ?? [] {
@@ -160,6 +157,18 @@ public final class ClipIndex: @unchecked Sendable {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         guard let data = try? encoder.encode(Document(clips: records, next: next.withLock { $0 })) else { throw HostError(.runtime, "clips: cannot encode clips.json") }
         do { try AtomicFile.write(data, to: path) } catch { throw HostError(.runtime, "clips: cannot write \(path): \(error.reason)") }
+    }
+
+    /// `mkdir -p path`; nil when it exists, else the reason (strerror's words).
+    static func makeDirectories(_ path: String) -> String? {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            return isDirectory.boolValue ? nil : "'\(path)' is a file, not a directory"
+        }
+        let parent = FilePaths.directory(of: path)
+        if parent != path, !parent.isEmpty, let reason = makeDirectories(parent) { return reason }
+        if mkdir(path, 0o755) != 0 && errno != EEXIST { return String(cString: strerror(errno)) }
+        return nil
     }
 
     /// The number in `CLIP_nnnnn.mp4`, nil for any other name.

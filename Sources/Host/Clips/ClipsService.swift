@@ -25,6 +25,8 @@ public final class ClipsService: SessionService, @unchecked Sendable {
     private let seen = Mutex<(signal: Int, key: Int)>((0, 0))
     private let parts = Mutex<(recorder: ClipRecorder, finisher: ClipFinisher)?>(nil)
     private let stopping = Atomic<Bool>(false)
+    /// Why the directory could not be opened (the run ends with it).
+    private let openFailure = Mutex<String?>(nil)
     private var reader: Thread?
     private let readerDone = DispatchSemaphore(value: 0)
     private let logger = Log.host
@@ -64,7 +66,8 @@ public final class ClipsService: SessionService, @unchecked Sendable {
     public func willPlay(_ session: Session) {
         let index: ClipIndex
         do { index = try ClipIndex(directory: settings.directory, clock: clock) } catch {
-            logger.say(.error, "clips: \(element): \(error.message); no clips will be written")
+            // The run ends (exit 1) at the bus loop's next pass, naming the element; the reader drains meanwhile.
+            openFailure.withLock { $0 = "\(element): \(error.message)" }
             startReader(nil)
             return
         }
@@ -113,6 +116,7 @@ public final class ClipsService: SessionService, @unchecked Sendable {
         let before = seen.withLock { s in defer { s = now }; return s }
         if now.0 != before.signal { trigger(kind: "signal") }
         if now.1 != before.key { trigger(kind: "key") }
+        if let failure = openFailure.withLock({ $0 }), out.failure == nil { out.failure = failure }
         guard let finisher = parts.withLock({ $0?.finisher }) else { return }
         for m in finisher.takeMessages() { out.record.append((BusMessage(source: element, structure: m.structure), false)) }
     }
