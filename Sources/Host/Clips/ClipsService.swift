@@ -54,7 +54,11 @@ public final class ClipsService: SessionService, @unchecked Sendable {
     public var index: ClipIndex? { parts.withLock { $0?.finisher.index } }
 
     /// Sets what goes in front of `/clips/ELEMENT/FILE` in the URLs of saved clips (the control server's mount).
-    public func setURLPrefix(_ prefix: String) { parts.withLock { $0 }?.finisher.urlPrefix.withLock { $0 = prefix } }
+    public func setURLPrefix(_ prefix: String) {
+        urlPrefix.withLock { $0 = prefix }
+        parts.withLock { $0 }?.finisher.urlPrefix.withLock { $0 = prefix }
+    }
+    private let urlPrefix = Mutex<String>("")
 
     /// The path a clip file is served under (without the control server's mount).
     public func path(of file: String) -> String { "/clips/\(element)/\(file)" }
@@ -73,6 +77,7 @@ public final class ClipsService: SessionService, @unchecked Sendable {
         }
         for w in index.warnings { logger.say(.warning, "clips: \(element): \(w)") }
         let finisher = ClipFinisher(element: element, index: index, thumbnails: settings.thumbnails)
+        finisher.urlPrefix.withLock { $0 = urlPrefix.withLock { $0 } }
         let recorder = ClipRecorder(element: element, settings: settings, clock: clock, finisher: finisher, firstID: index.nextID)
         parts.withLock { $0 = (recorder, finisher) }
         startReader(recorder)
