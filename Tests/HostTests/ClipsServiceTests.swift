@@ -155,4 +155,53 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: "\(dir.path)/a"))
         #expect(!FileManager.default.fileExists(atPath: "\(dir.path)/c"))
     }
+
+    @Test func theCompositionTriggerFiresOnceTheScoreHeldWhileSteady() throws {
+        let dir = Tools.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // The still bars: compose scores them ~0.89 (thirds) on every analysis, capture finds the camera steady. With
+        // score=0.5 score-seconds=1 the trigger fires once the score held 1 s while steady, and once only.
+        let s = try Session(
+            description:
+                "videotestsrc num-buffers=150 ! video/x-raw,width=320,height=240,framerate=30/1 ! identity sync=true "
+                + "! compose analysis-fps=10 ! capture auto=false manual=false directory=\(dir.path)/photos thumbnails=false "
+                + "! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 ! h264parse "
+                + "! clips pre=1 post=1 score=0.5 score-seconds=1 directory=\(dir.path)/clips")
+        #expect(s.run() == 0, "\(s.errors)")
+        let list = try Self.records(dir)
+        #expect(list.count == 1, "\(list)")
+        let c = try #require(list.first)
+        #expect(c["trigger"] as? String == "composition")
+        #expect((c["triggers"] as? [[String: Any]])?.count == 1)
+        // The score per second of the clip: compose's, every second analysed.
+        let timeline = try #require(c["timeline"] as? [Any])
+        #expect(!timeline.isEmpty)
+        #expect(timeline.allSatisfy { (($0 as? Double) ?? 0) > 0.5 }, "\(timeline)")
+        // It fired after at least 1 s of steady, high scores: its moment is past 1 s of stream.
+        let moment = try #require((c["triggers"] as? [[String: Any]])?.first?["pts"] as? UInt64)
+        #expect(moment >= 1_000_000_000)
+        let composed = s.elementMessages.compactMap { $0.decode(CompositionMessage.self) }
+        #expect(composed.allSatisfy { $0.score > 0.5 }, "the bars scored \(composed.map(\.score))")
+    }
+
+    @Test func aTriggerBeforeAnyKeyframeStartsAtTheFirstAndSaysSo() throws {
+        let dir = Tools.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // The queue holds the first second back: the trigger at the start comes before any frame reached the recorder.
+        let s = try Session(
+            description:
+                "videotestsrc num-buffers=90 ! video/x-raw,width=320,height=240,framerate=30/1 ! identity sync=true "
+                + "! queue min-threshold-time=1000000000 max-size-time=3000000000 max-size-buffers=0 max-size-bytes=0 "
+                + "! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 ! h264parse ! clips pre=2 post=1 directory=\(dir.path)/clips")
+        s.onPlaying = { session in
+            let answer = session.clipRecorders.first?.trigger(kind: "api")
+            #expect(answer == .waiting("waiting for the first keyframe"), "\(String(describing: answer))")
+        }
+        #expect(s.run() == 0, "\(s.errors)")
+        let c = try #require(try Self.records(dir).first)
+        #expect(c["notes"] as? [String] == ["triggered before any keyframe: the clip starts at the first keyframe"])
+        #expect(c["startPts"] as? UInt64 == 0)
+        let frames = try Tools.ffprobeVideoFrames(dir.appendingPathComponent("clips/CLIP_00001.mp4").path)
+        #expect(frames.count == 30, "1 s of post from the first keyframe at 0")
+    }
 }
