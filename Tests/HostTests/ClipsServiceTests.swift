@@ -22,8 +22,10 @@ import Testing
     }
 
     /// Each packet's MD5 (ffprobe's data hash of the encoded frame), in order.
-    static func packetHashes(_ file: String) throws -> [String] {
-        let r = try Tools.run("/usr/bin/ffprobe", ["-v", "error", "-show_data_hash", "md5", "-show_entries", "packet=data_hash", "-of", "csv=p=0", file])
+    static func packetHashes(_ file: String, stream: String = "v") throws -> [String] {
+        let r = try Tools.run(
+            "/usr/bin/ffprobe",
+            ["-v", "error", "-select_streams", stream, "-show_data_hash", "md5", "-show_entries", "packet=data_hash", "-of", "csv=p=0", file])
         return r.out.split(separator: "\n").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
@@ -203,5 +205,45 @@ import Testing
         #expect(c["startPts"] as? UInt64 == 0)
         let frames = try Tools.ffprobeVideoFrames(dir.appendingPathComponent("clips/CLIP_00001.mp4").path)
         #expect(frames.count == 30, "1 s of post from the first keyframe at 0")
+    }
+
+    @Test func anAudioInputGoesIntoTheClipAlignedWithTheVideo() throws {
+        let dir = Tools.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let s = try Session(
+            description: Self.description(dir, frames: 180, at: "90", clipProperties: "name=c pre=1 post=1")
+                + " audiotestsrc num-buffers=400 samplesperbuffer=1024 ! audio/x-raw,rate=48000,channels=2 ! identity sync=true ! avenc_aac ! aacparse ! c.audio")
+        #expect(s.run() == 0, "\(s.errors)")
+        let file = dir.appendingPathComponent("clips/CLIP_00001.mp4").path
+        let r = try Tools.run(
+            "/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_type,codec_name,start_time,duration", "-of", "json", file])
+        let streams = try #require((try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])?["streams"] as? [[String: Any]])
+        let video = try #require(streams.first { $0["codec_type"] as? String == "video" })
+        let audio = try #require(streams.first { $0["codec_type"] as? String == "audio" })
+        #expect(audio["codec_name"] as? String == "aac")
+        let vStart = Double(video["start_time"] as? String ?? "") ?? -1, aStart = Double(audio["start_time"] as? String ?? "") ?? -1
+        let vLength = Double(video["duration"] as? String ?? "") ?? -1, aLength = Double(audio["duration"] as? String ?? "") ?? -1
+        // Side by side from the clip's first frame (within an AAC frame, 21 ms, plus the encoder's delay).
+        #expect(abs(vStart) < 0.001 && aStart >= 0 && aStart < 0.1, "video at \(vStart), audio at \(aStart)")
+        #expect(abs(aLength - vLength) < 0.2, "video \(vLength) s, audio \(aLength) s")
+        // The video is still the stream's own frames.
+        let full = try Self.packetHashes(dir.appendingPathComponent("full.mp4").path)
+        let clip = try Self.packetHashes(file)
+        let at = try #require(full.firstIndex(of: clip[0]))
+        #expect(full.count == 180 && Array(full[at..<(at + clip.count)]) == clip)
+    }
+
+    @Test func anAudioReferenceMustNameAnInputOnce() {
+        func refusal(_ tail: String) -> String? {
+            do {
+                _ = try Session(description: "videotestsrc num-buffers=1 ! x264enc ! h264parse ! clips name=c directory=/tmp/vf-never-made " + tail)
+                return nil
+            } catch { return (error as? HostError)?.message }
+        }
+        #expect(refusal("audiotestsrc ! avenc_aac ! c.video") == "clips 'c' has no input 'video': expected 'c.audio'")
+        #expect(
+            refusal("audiotestsrc ! avenc_aac ! c.audio audiotestsrc ! avenc_aac ! c.")
+                == "clips 'c': its input 'audio' is linked twice: expected one chain ending in 'c.audio'")
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/vf-never-made"))
     }
 }

@@ -17,6 +17,11 @@ final class ClipRecorder: @unchecked Sendable {
         /// A frame's stream time and the wall time it arrived at: dates clips.
         var reference: (pts: UInt64, wall: Date)?
         var framesIn = 0
+        /// The audio input's last seconds (running time, buffer), its caps and segment; whether the open clip takes it.
+        var audio: [(time: UInt64, buffer: Buffer)] = []
+        var audioCaps: Caps?
+        var audioSegment = Segment()
+        var audioOpen = false
     }
 
     let element: String
@@ -52,6 +57,21 @@ final class ClipRecorder: @unchecked Sendable {
             s.framesIn += 1
             s.reference = (unit.shown, clock.wallNow)
             run(s.cutter.add(unit), &s)
+        }
+    }
+
+    /// One encoded audio buffer from the audio input: kept as long as the video ring reaches back (at most 4096), and
+    /// written into the open clip while it lasts.
+    func addAudio(_ buffer: Buffer, caps: Caps?, segment: Segment) {
+        state.withLock { s in
+            guard let time = (buffer.pts ?? buffer.dts).flatMap(segment.runningTime) else { return }
+            if let caps { s.audioCaps = caps }
+            s.audioSegment = segment
+            s.audio.append((time, buffer))
+            let horizon = (s.cutter.ring.units.first?.time ?? time).subtractingClamped(500_000_000)
+            if let keep = s.audio.firstIndex(where: { $0.time >= horizon }), keep > 0 { s.audio.removeFirst(keep) }
+            if s.audio.count > 4096 { s.audio.removeFirst(s.audio.count - 4096) }
+            if s.audioOpen, let clip = s.cutter.open, time >= clip.start, time < clip.end { s.writer?.writeAudio(buffer) }
         }
     }
 
@@ -98,8 +118,14 @@ final class ClipRecorder: @unchecked Sendable {
                 do {
                     // The writer's segment is in the buffers' own times (before the running-time mapping).
                     let first = units.first?.payload
-                    let w = try ClipWriter(path: path, caps: caps, start: first?.dts ?? first?.pts ?? 0)
+                    // Audio from the clip's first frame on, in its own stream's times.
+                    let audio = s.audioCaps.map { (caps: $0, start: s.audioSegment.position(runningTime: clip.start) ?? 0) }
+                    let w = try ClipWriter(path: path, caps: caps, start: first?.dts ?? first?.pts ?? 0, audio: audio)
                     for u in units { w.write(u.payload) }
+                    if audio != nil {
+                        for a in s.audio where a.time >= clip.start && a.time < clip.end { w.writeAudio(a.buffer) }
+                    }
+                    s.audioOpen = audio != nil
                     s.writer = w
                     finisher.opened(clip, caps: caps, startWall: wall(clip.startShown, s))
                 } catch {
@@ -114,6 +140,7 @@ final class ClipRecorder: @unchecked Sendable {
                     finisher.finish(clip, writer: w, timeline: timeline, endWall: wall(clip.lastShown, s))
                 }
                 s.writer = nil
+                s.audioOpen = false
             }
         }
     }

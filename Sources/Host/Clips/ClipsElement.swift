@@ -3,7 +3,8 @@ import GStreamerKit
 import Stages
 
 /// The `clips` description element: a sink on an encoded stream that keeps its last seconds and writes clips of them
-/// on triggers (`ClipsService`). `... ! x264enc ! h264parse ! tee name=t ! queue ! clips pre=5 post=5 t. ! queue ! ...`
+/// on triggers (`ClipsService`). `... ! x264enc ! h264parse ! tee name=t ! queue ! clips pre=5 post=5 t. ! queue ! ...`;
+/// an encoded audio stream joins it by reference: `clips name=c ... audiotestsrc ! avenc_aac ! aacparse ! c.audio`.
 public struct ClipsSettings: Sendable, Equatable {
     public static let factory = "clips"
 
@@ -37,7 +38,7 @@ public struct ClipsSettings: Sendable, Equatable {
             PropertySpec("score", "Composition trigger: compose's score at or above this while steady (0: off)", .double(0...1), default: "0"),
             PropertySpec("score-seconds", "Seconds the score must hold for the composition trigger", .double(0.1...60), default: "2"),
         ],
-        feed: "an encoded video stream, e.g. '... ! x264enc ! h264parse ! clips'", maxBuffers: 512, sinkPrefix: "vf_clips")
+        feed: "an encoded video stream, e.g. '... ! x264enc ! h264parse ! clips'", maxBuffers: 512, sinkPrefix: "vf_clips", inputs: ["audio"])
 
     init(_ v: PropertyValues) {
         directory = v.string("directory"); pre = v.double("pre"); post = v.double("post"); maxLength = v.double("max-length")
@@ -66,7 +67,8 @@ struct ClipsFactory: ServiceFactory {
             }
             out.append(
                 ClipsService(
-                    element: claim.appSink, settings: settings, sink: try build.appSink(of: claim), measuresSteadiness: hasCapture,
+                    element: claim.appSink, settings: settings, sink: try build.appSink(of: claim),
+                    audioSink: claim.inputs["audio"].flatMap(build.appSink(named:)), measuresSteadiness: hasCapture,
                     clock: build.options.clock))
         }
         return out

@@ -20,6 +20,8 @@ public final class ClipsService: SessionService, @unchecked Sendable {
     /// Whether the session has a capture stage (the composition trigger's steadiness).
     public let measuresSteadiness: Bool
     private let sink: AppSink
+    /// The relay appsink of the audio input (`NAME.audio`), when the description links one.
+    private let audioSink: AppSink?
     private let clock: any HostClock
     private let requests: ClipRequests
     private let seen = Mutex<(signal: Int, key: Int)>((0, 0))
@@ -27,14 +29,18 @@ public final class ClipsService: SessionService, @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     /// Why the directory could not be opened (the run ends with it).
     private let openFailure = Mutex<String?>(nil)
-    private var reader: Thread?
+    private var readers: [Thread] = []
     private let readerDone = DispatchSemaphore(value: 0)
     private let logger = Log.host
 
-    init(element: String, settings: ClipsSettings, sink: AppSink, measuresSteadiness: Bool, clock: any HostClock, requests: ClipRequests = .shared) {
+    init(
+        element: String, settings: ClipsSettings, sink: AppSink, audioSink: AppSink? = nil, measuresSteadiness: Bool, clock: any HostClock,
+        requests: ClipRequests = .shared
+    ) {
         self.element = element
         self.settings = settings
         self.sink = sink
+        self.audioSink = audioSink
         self.measuresSteadiness = measuresSteadiness
         self.clock = clock
         self.requests = requests
@@ -83,16 +89,26 @@ public final class ClipsService: SessionService, @unchecked Sendable {
         startReader(recorder)
     }
 
-    /// Pulls the relay appsink (it holds end-of-stream until drained) into the recorder.
+    /// Pulls the relay appsinks (each holds end-of-stream until drained) into the recorder: video, and audio when linked.
     private func startReader(_ recorder: ClipRecorder?) {
-        let sink = self.sink
-        reader = WorkerThread.start("vf-clips") { [self] in
+        readers.append(pull(sink, name: "vf-clips") { buffer, caps, segment in recorder?.add(buffer, caps: caps, segment: segment) } ended: {
+            recorder?.endOfStream()
+        })
+        if let audioSink {
+            readers.append(pull(audioSink, name: "vf-clips-audio") { buffer, caps, segment in recorder?.addAudio(buffer, caps: caps, segment: segment) } ended: {})
+        }
+    }
+
+    private func pull(
+        _ sink: AppSink, name: String, _ take: @escaping @Sendable (Buffer, Caps?, Segment) -> Void, ended: @escaping @Sendable () -> Void
+    ) -> Thread {
+        WorkerThread.start(name) { [self] in
             defer { readerDone.signal() }
             while true {
                 switch sink.pull(timeout: 50_000_000) {
-                case .sample(let buffer, let caps, let segment): recorder?.add(buffer, caps: caps, segment: segment)
+                case .sample(let buffer, let caps, let segment): take(buffer, caps, segment)
                 case .eos:
-                    recorder?.endOfStream()
+                    ended()
                     return
                 case .timeout, .stopped:
                     if stopping.load(ordering: .relaxed) { return }
@@ -128,7 +144,7 @@ public final class ClipsService: SessionService, @unchecked Sendable {
 
     public func runEnded() {
         stopping.store(true, ordering: .relaxed)
-        if reader != nil { _ = readerDone.wait(timeout: .now() + 5) }
+        for _ in readers { _ = readerDone.wait(timeout: .now() + 5) }
         // The pipelines are stopped: a clip still open ends with what it has.
         guard let (recorder, finisher) = parts.withLock({ $0 }) else { return }
         recorder.endOfStream()

@@ -32,10 +32,13 @@ public struct ServiceElementSpec: Sendable {
     public var maxBuffers: Int
     /// Default appsink names: this prefix and a count (`vf_rtsp0`, `vf_rtsp1`...).
     public var sinkPrefix: String
+    /// Further inputs it takes by reference, as a muxer does (`clips`: `audio`): a chain ending in `NAME.` (the first
+    /// one) or `NAME.INPUT` becomes a relay appsink of its own, `NAME_INPUT` (`ClaimedElement.inputs`).
+    public var inputs: [String]
 
-    public init(factory: String, properties: [PropertySpec], feed: String, maxBuffers: Int, sinkPrefix: String) {
+    public init(factory: String, properties: [PropertySpec], feed: String, maxBuffers: Int, sinkPrefix: String, inputs: [String] = []) {
         self.factory = factory; self.properties = properties; self.feed = feed; self.maxBuffers = maxBuffers
-        self.sinkPrefix = sinkPrefix
+        self.sinkPrefix = sinkPrefix; self.inputs = inputs
     }
 
     /// Every property, `name` first.
@@ -54,6 +57,8 @@ public struct ClaimedElement: Sendable {
     public var values: PropertyValues
     /// The properties as written, in order.
     public var written: [(key: String, value: String)]
+    /// The relay appsinks of its further inputs that the description links (`audio` -> `vf_clips0_audio`).
+    public var inputs: [String: String] = [:]
 }
 
 /// What a factory sees of a built session.
@@ -71,6 +76,9 @@ public struct ServiceBuild: @unchecked Sendable {
 
     /// The claimed elements of one factory, in description order.
     public func claims(of factory: String) -> [ClaimedElement] { claims.filter { $0.factory == factory } }
+
+    /// A relay appsink by name (a claimed element's further input), nil when no segment has it.
+    public func appSink(named name: String) -> AppSink? { pipelines.lazy.compactMap { $0.appSink(named: name) }.first }
 
     /// The appsink a claimed element became, or a usage error (it must be there: the builder put it there).
     public func appSink(of claim: ClaimedElement) throws(HostError) -> AppSink {
@@ -130,6 +138,30 @@ enum ServiceClaims {
                     factory: "appsink", properties: PropertyAssignment.relaySink(name: sink, maxBuffers: spec.maxBuffers), offset: offset)
             }
         }
+        try linkInputs(&out, &claims, specs: specs)
         return (out, claims)
+    }
+
+    /// Chains ending in a reference to a claimed element with further inputs (`... ! aacparse ! c.`, `c.audio`) end in
+    /// that input's relay appsink instead.
+    private static func linkInputs(_ out: inout ParsedDescription, _ claims: inout [ClaimedElement], specs: [ServiceElementSpec]) throws(HostError) {
+        for (c, chain) in out.chains.enumerated() {
+            guard chain.nodes.count > 1, case .reference(let name, let pad, let offset) = chain.nodes[chain.nodes.count - 1],
+                let k = claims.firstIndex(where: { $0.appSink == name }),
+                let spec = specs.first(where: { $0.factory == claims[k].factory }), let first = spec.inputs.first
+            else { continue }
+            let input = pad ?? first
+            guard spec.inputs.contains(input) else {
+                throw HostError(
+                    .usage, "\(spec.factory) '\(name)' has no input '\(Echo.value(input))': expected \(spec.inputs.map { "'\(name).\($0)'" }.joined(separator: " or "))")
+            }
+            guard claims[k].inputs[input] == nil else {
+                throw HostError(.usage, "\(spec.factory) '\(name)': its input '\(input)' is linked twice: expected one chain ending in '\(name).\(input)'")
+            }
+            let sink = "\(name)_\(input)"
+            claims[k].inputs[input] = sink
+            out.chains[c].nodes[chain.nodes.count - 1] = .element(
+                factory: "appsink", properties: PropertyAssignment.relaySink(name: sink, maxBuffers: spec.maxBuffers), offset: offset)
+        }
     }
 }
