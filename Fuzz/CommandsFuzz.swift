@@ -11,6 +11,7 @@ import Foundation
 // - a decoded capture's timer is 0 - 60 and fits Int32 (the custom event's field);
 // - a decoded set names a non-empty stage and 1 - fieldLimit properties, sorted and distinct;
 // - stop decodes only from an object without fields;
+// - a clip request names a non-empty element, and only from an object whose one field is `element`;
 // - a value's property text is what the property's parser can read: an integer's parses with Int(_:) to the same
 //   value, a number's with Double(_:) to a finite value, a boolean's is true or false;
 // - nothing is accepted beyond the byte limit or the nesting limit.
@@ -58,6 +59,16 @@ private func exercise(_ data: Data) {
         for (_, value) in fields { checkValue(value) }
         if let timer = try? MQTTCommand.captureTimer(fields) {
             check((0...60).contains(timer) && Int32(exactly: timer) != nil, "capture timer \(timer)")
+        }
+        // As a clip request (`POST /api/clips`, `cmd/clip`): nil or a non-empty name, and only from `element`.
+        do {
+            if let element = try MQTTCommand.clipElement(fields) {
+                check(!element.isEmpty && fields.count == 1 && fields[0].0 == "element", "clip element from \(fields.map(\.0))")
+            } else {
+                check(fields.isEmpty, "no clip element from \(fields.map(\.0))")
+            }
+        } catch {
+            checkRefusal(error, data)
         }
     } catch {
         checkRefusal(error, data)
