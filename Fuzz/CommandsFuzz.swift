@@ -11,6 +11,7 @@ import Foundation
 // - a decoded capture's timer is 0 - 60 and fits Int32 (the custom event's field);
 // - a decoded set names a non-empty stage and 1 - fieldLimit properties, sorted and distinct;
 // - stop decodes only from an object without fields;
+// - a Range header's satisfied range lies inside the file, whatever its size;
 // - a clip request names a non-empty element, and only from an object whose one field is `element`;
 // - a value's property text is what the property's parser can read: an integer's parses with Int(_:) to the same
 //   value, a number's with Double(_:) to a finite value, a boolean's is true or false;
@@ -72,6 +73,15 @@ private func exercise(_ data: Data) {
         }
     } catch {
         checkRefusal(error, data)
+    }
+
+    // As a Range header, against a few file sizes: a satisfied range lies inside the file.
+    if let header = String(data: data, encoding: .utf8) {
+        for size in [0, 1, 100, 8 << 20] {
+            if case .success(let r)? = HTTPRange.parse(header, size: size) {
+                check(r.lowerBound >= 0 && r.upperBound < size && r.lowerBound <= r.upperBound, "range \(r) of \(size) bytes from \(header.debugDescription)")
+            }
+        }
     }
 
     // As each command's payload (a service's command too).

@@ -20,31 +20,6 @@ enum RangeFile {
     /// Chunk of a streamed file.
     static let chunk = 256 << 10
 
-    /// One range of a file of `size` bytes, as the header asks: nil when there is none or it is to be ignored;
-    /// `.failure` when it cannot be satisfied.
-    static func range(_ header: String?, size: Int) -> Result<ClosedRange<Int>, RangeError>? {
-        guard let header = header?.trimmingCharacters(in: .whitespaces), header.lowercased().hasPrefix("bytes=") else { return nil }
-        let spec = header.dropFirst("bytes=".count).trimmingCharacters(in: .whitespaces)
-        guard !spec.contains(","), let dash = spec.firstIndex(of: "-") else { return nil }
-        let first = spec[..<dash].trimmingCharacters(in: .whitespaces), last = spec[spec.index(after: dash)...].trimmingCharacters(in: .whitespaces)
-        func number(_ s: String) -> Int? { s.isEmpty || s.count > 18 || !s.allSatisfy(\.isASCIIDigit) ? nil : Int(s) }
-        if first.isEmpty {
-            guard let n = number(last) else { return nil }
-            guard n > 0, size > 0 else { return .failure(RangeError()) }
-            return .success(max(0, size - n)...(size - 1))
-        }
-        guard let a = number(first) else { return nil }
-        let b: Int
-        if last.isEmpty { b = size - 1 } else {
-            guard let v = number(last), v >= a else { return nil }
-            b = min(v, size - 1)
-        }
-        guard a < size else { return .failure(RangeError()) }
-        return .success(a...b)
-    }
-
-    struct RangeError: Error {}
-
     /// The answer for `path` (already checked to be servable) to `request`.
     static func response(path: String, request: ControlRequest, contentType: String, downloadName: String? = nil) -> ControlResponse {
         let notFound = ControlRouter.error(.notFound, "not found: \(Echo.value(request.rawPath))")
@@ -55,7 +30,7 @@ enum RangeFile {
         }
         var headers: ControlHeaders = ["Content-Type": contentType, "Accept-Ranges": "bytes", "Cache-Control": "no-cache"]
         if let downloadName { headers["Content-Disposition"] = "attachment; filename=\"\(downloadName)\"" }
-        switch range(request.headers["Range"], size: size) {
+        switch HTTPRange.parse(request.headers["Range"], size: size) {
         case .failure?:
             try? handle.close()
             headers["Content-Range"] = "bytes */\(size)"
