@@ -263,7 +263,10 @@ extension ControlPage {
         }
         $("shutter").addEventListener("click", () => shoot(0));
         for (const b of document.querySelectorAll("[data-timer]")) b.addEventListener("click", () => shoot(parseInt(b.dataset.timer, 10)));
-        $("preview").addEventListener("error", () => { $("preview").hidden = true; $("no-preview").hidden = false; });
+        const noPreview = () => { $("preview").hidden = true; $("no-preview").hidden = false; };
+        $("preview").addEventListener("error", noPreview);
+        // The preview's 404 may have come before this script ran (the <img> is above it): a broken image is complete with no size.
+        if ($("preview").complete && $("preview").naturalWidth === 0) noPreview();
         maybeWebRTC();
         loadStages();
         loadPhotos();
