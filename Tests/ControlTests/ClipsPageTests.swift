@@ -137,6 +137,14 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent(thumb).path))
         #expect((try ControlTools.curl("GET", vf.base + "/api/clips").json["clips"] as? [Any])?.isEmpty == true)
 
+        // Clip now: the page asks, and lists the clip when its saved event comes (it does not poll /api/clips).
+        try browser.click("#clip-now")
+        #expect(try browser.wait(until: "return document.getElementById('message').textContent.includes('clip #\(id + 1) opened')"))
+        #expect(try browser.wait(20, until: "return document.querySelectorAll('.clip').length === 1"), "the saved clip was not listed")
+        let message = try browser.run("return document.getElementById('message').textContent") as? String ?? ""
+        #expect(message.hasPrefix("clip saved: \(String(format: "CLIP_%05d.mp4", id + 1))"), "\(message)")
+        #expect(ClipsRoutesTests.records(dir).first?["trigger"] as? String == "api")
+
         #expect(try ControlTools.curl("POST", vf.base + "/api/stop").status == 202)
         #expect(vf.finish() == 0, "\(vf.stderr)")
     }
