@@ -103,6 +103,8 @@ import Testing
         #expect(ControlServerTests.records(dir).count == 1)
         #expect(try browser.wait(until: "const i = document.querySelector('#gallery .thumb img'); return !!i && i.naturalWidth > 0"))
         #expect(try Self.keep(try browser.screenshot(), as: "control-page.png") > 10, "blank screenshot")
+        // No clips element, no recorder: their sections stay hidden (their APIs answer 404).
+        #expect(try browser.run("return document.getElementById('clips').hidden && document.getElementById('recordings').hidden") as? Bool == true)
 
         // The photo view: composition, subject box over the photo.
         try browser.click("#gallery .thumb")

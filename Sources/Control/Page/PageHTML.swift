@@ -41,6 +41,26 @@ extension ControlPage {
             <h2>Gallery <span id="photo-count"></span></h2>
             <div id="gallery"></div>
           </section>
+          <section id="player-box" hidden>
+            <h2>Playing <span id="player-title"></span></h2>
+            <video id="player" controls preload="metadata" playsinline></video>
+            <div class="media-actions">
+              <a id="player-download" download>Download</a>
+              <button id="player-close" type="button">Close</button>
+            </div>
+          </section>
+          <section id="clips" hidden>
+            <h2>Clips <span id="clip-count"></span></h2>
+            <div class="media-actions">
+              <button id="clip-now" type="button" title="Save the last seconds and the next ones as a clip">Clip now</button>
+              <span id="recorders" class="dim"></span>
+            </div>
+            <div id="clip-list"></div>
+          </section>
+          <section id="recordings" hidden>
+            <h2>Recordings <span id="recording-count"></span></h2>
+            <div id="recording-list"></div>
+          </section>
         </main>
         <dialog id="photo-view">
           <form method="dialog"><button class="close" value="close" aria-label="Close">×</button></form>

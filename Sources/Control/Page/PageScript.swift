@@ -1,6 +1,7 @@
 extension ControlPage {
-    /// `/app.js`: controls from `/api/stages`, the readout from `/api/events`, the shutter, the gallery; the preview
-    /// over WebRTC (`/api/webrtc`) when the session has a `webrtcserve`, else (or when it fails) the MJPEG image.
+    /// `/app.js`: controls from `/api/stages`, the readout from `/api/events`, the shutter, the gallery, the clips and
+    /// recordings (`mediaScript`); the preview over WebRTC (`/api/webrtc`) when the session has a `webrtcserve`, else
+    /// (or when it fails) the MJPEG image.
     /// Plain ES2017, no libraries; every request goes to this server (same origin), under the page's own path
     /// (`base`: empty at `/`, `/api/pipelines/NAME` when `serve` mounts the page at `/api/pipelines/NAME/`). Property
     /// values come and go as typed JSON: numbers for Integer and Double, booleans for Boolean, strings for the rest.
@@ -98,6 +99,8 @@ extension ControlPage {
             else if (f.event === "refused") say(`capture refused: ${f.reason}`, true);
             else if (f.event === "error") say(`capture error: ${f.reason}`, true);
             else if (f.event === "timer") startCountdown(f.seconds);
+          } else if (ev.name === "viewfinder/clip") {
+            onClipEvent(f);
           } else if (ev.name === "viewfinder/chromakey-warning" || (ev.name || "").endsWith("error")) {
             say(`${ev.source}: ${f.text || f.reason || ev.name}`, true);
           }
@@ -150,7 +153,7 @@ extension ControlPage {
           $("photo-count").textContent = photos.length ? `(${photos.length})` : "";
           for (const p of photos) {
             if (!p.url) continue;
-            const b = el("button", { class: "thumb", type: "button", title: p.file, "data-id": p.id, "data-stage": p.stage },
+            const b = el("button", { class: "thumb", type: "button", title: p.file, id: `photo-${p.stage}-${p.id}`, "data-id": p.id, "data-stage": p.stage },
                          el("img", { src: p.thumbUrl || p.url, alt: p.file, loading: "lazy" }),
                          el("span", { text: `#${p.id} · ${p.rule || "?"} ${typeof p.score === "number" ? p.score.toFixed(2) : ""}` }));
             b.addEventListener("click", () => openPhoto(p));
@@ -253,6 +256,8 @@ extension ControlPage {
           try { const s = await api("GET", at("/api/state")); if (s.webrtc) startWebRTC(); } catch (e) { /* MJPEG stays */ }
         }
 
+        \#(ControlPage.mediaScript)
+
         // ---- start
         if (base) {
           // Mounted by `serve`: the way back to the overview, and which camera this is.
@@ -263,10 +268,15 @@ extension ControlPage {
         }
         $("shutter").addEventListener("click", () => shoot(0));
         for (const b of document.querySelectorAll("[data-timer]")) b.addEventListener("click", () => shoot(parseInt(b.dataset.timer, 10)));
-        $("preview").addEventListener("error", () => { $("preview").hidden = true; $("no-preview").hidden = false; });
+        const noPreview = () => { $("preview").hidden = true; $("no-preview").hidden = false; };
+        $("preview").addEventListener("error", noPreview);
+        // The preview's 404 may have come before this script ran (the <img> is above it): a broken image is complete with no size.
+        if ($("preview").complete && $("preview").naturalWidth === 0) noPreview();
         maybeWebRTC();
         loadStages();
         loadPhotos();
+        loadClips();
+        loadRecordings();
         refreshState();
         setInterval(refreshState, 2000);
         listen();

@@ -12,7 +12,7 @@ extension ControlPage {
         .badge.ready { background: #1f7a33; } .badge.capturing, .badge.saving { background: #8a6d00; } .badge.busy { background: #8a1f1f; }
         .stats { color: var(--dim); font-size: .8rem; margin-left: auto; }
         main { display: grid; gap: 1rem; padding: 1rem; grid-template-columns: minmax(0, 2fr) minmax(0, 1fr); }
-        #photos { grid-column: 1 / -1; }
+        #photos, #player-box, #clips, #recordings { grid-column: 1 / -1; }
         section { background: var(--panel); border-radius: .6rem; padding: .8rem; }
         .frame { position: relative; background: #000; border-radius: .4rem; overflow: hidden; }
         #preview, #preview-video { display: block; width: 100%; height: auto; min-height: 120px; }
@@ -42,6 +42,29 @@ extension ControlPage {
         .thumb { position: relative; padding: 0; border: 0; background: #000; border-radius: .3rem; overflow: hidden; aspect-ratio: 4 / 3; }
         .thumb img { width: 100%; height: 100%; object-fit: cover; display: block; }
         .thumb span { position: absolute; left: 0; right: 0; bottom: 0; background: rgba(0,0,0,.6); font-size: .75rem; padding: .1rem .3rem; text-align: left; }
+        .thumb.flash { outline: 3px solid var(--accent); }
+        .dim { color: var(--dim); font-size: .85rem; font-weight: normal; }
+        .media-actions { display: flex; flex-wrap: wrap; gap: .6rem; align-items: center; margin: .4rem 0; }
+        .media-actions a { color: var(--accent); }
+        #player { display: block; width: 100%; max-width: 960px; max-height: 70vh; margin: 0 auto; background: #000; border-radius: .4rem; }
+        #clip-list { display: grid; grid-template-columns: repeat(auto-fill, minmax(200px, 1fr)); gap: .8rem; }
+        .clip { display: flex; flex-direction: column; gap: .3rem; min-width: 0; }
+        .clip .thumb { aspect-ratio: 16 / 9; width: 100%; cursor: pointer; }
+        .clip .nothumb { display: block; padding: .6rem; color: var(--dim); font-size: .8rem; }
+        .clip .media-actions { margin: 0; font-size: .85rem; }
+        .clip-facts, .clip .notes { font-size: .8rem; color: var(--dim); overflow-wrap: anywhere; }
+        .clip-facts .trigger { color: var(--fg); }
+        .clip-facts a { color: var(--accent); }
+        .timeline { display: block; width: 100%; height: 18px; background: #000; border-radius: .2rem; }
+        .timeline .hi { fill: #30d158; } .timeline .mid { fill: var(--accent); } .timeline .lo { fill: var(--bad); } .timeline .none { fill: #444; }
+        .recording { overflow-x: auto; }
+        .recording h3 { font-size: .95rem; margin: .6rem 0 .3rem; }
+        .segments { width: 100%; border-collapse: collapse; font-size: .85rem; }
+        .segments th { text-align: left; color: var(--dim); font-weight: normal; }
+        .segments td, .segments th { padding: .2rem .6rem .2rem 0; border-bottom: 1px solid #333; }
+        .segments .media-actions { margin: 0; }
+        .segments button { padding: .15rem .6rem; }
+        button:disabled { opacity: .4; cursor: not-allowed; }
         dialog { background: var(--panel); color: var(--fg); border: 0; border-radius: .6rem; max-width: min(960px, 96vw); width: 100%; }
         dialog::backdrop { background: rgba(0,0,0,.7); }
         .close { float: right; font-size: 1.3rem; line-height: 1; }
@@ -58,6 +81,7 @@ extension ControlPage {
           main { grid-template-columns: 1fr; padding: .5rem; }
           .control { grid-template-columns: 7rem minmax(0, 1fr) auto; }
           #gallery { grid-template-columns: repeat(auto-fill, minmax(100px, 1fr)); }
+          #clip-list { grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); }
         }
         """#
 }
