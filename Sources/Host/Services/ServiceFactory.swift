@@ -120,8 +120,8 @@ public enum ServiceRegistry {
     /// The host's own factories.
     public static var builtIn: [any ServiceFactory] {
         [
-            RTSPServeFactory(), HLSOutputsFactory(), WebRTCServeFactory(), PreviewFactory(), SourceSwitchFactory(), SourceRecoveryFactory(),
-            PhotoBranchFactory(), OutputRetryFactory(), StopDeadlineFactory(), SRTExposureFactory(),
+            RTSPServeFactory(), HLSOutputsFactory(), RecordingsFactory(), WebRTCServeFactory(), PreviewFactory(), SourceSwitchFactory(),
+            SourceRecoveryFactory(), PhotoBranchFactory(), OutputRetryFactory(), StopDeadlineFactory(), SRTExposureFactory(),
         ]
     }
 }
