@@ -35,7 +35,7 @@ enum RangeFile {
     /// The answer to a `GET` or `HEAD` of the file at `path`.
     static func response(path: String, request: ControlRequest, contentType: String, downloadName: String?) -> ControlResponse {
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            return ControlRouter.error(.notFound, "no file \(Echo.value(FilePathsText.name(path)))")
+            return ControlRouter.error(.notFound, "no file \(Echo.value((path as NSString).lastPathComponent))")
         }
         let size = Int64(clamping: (try? handle.seekToEnd()) ?? 0)
         var headers: ControlHeaders = [
@@ -168,9 +168,4 @@ enum RangeFile {
             handle = nil
         }
     }
-}
-
-/// A path's last component for messages (no directory is shown to clients).
-private enum FilePathsText {
-    static func name(_ path: String) -> String { (path as NSString).lastPathComponent }
 }

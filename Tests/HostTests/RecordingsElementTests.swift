@@ -20,7 +20,7 @@ import Testing
 
     @Test func becomesASplitmuxsinkWithTheDefaults() throws {
         let cwd = FileManager.default.currentDirectoryPath
-        let existed = FileManager.default.fileExists(atPath: FilePathsForTest.join(cwd, "recordings"))
+        let existed = FileManager.default.fileExists(atPath: (cwd as NSString).appendingPathComponent("recordings"))
         let text = try Self.expanded("recordings")
         #expect(
             text.contains(
@@ -28,7 +28,7 @@ import Testing
             ), "\(text)")
         #expect(!text.contains("recordings max"))
         // Nothing is made while building (a --dry-run writes nothing).
-        #expect(FileManager.default.fileExists(atPath: FilePathsForTest.join(cwd, "recordings")) == existed)
+        #expect(FileManager.default.fileExists(atPath: (cwd as NSString).appendingPathComponent("recordings")) == existed)
     }
 
     @Test func startsOnePastTheHighestSegmentAlreadyThereWhateverItsFormat() throws {
@@ -99,9 +99,4 @@ import Testing
         #expect(plan.name == "r" && plan.maxAge == 36 * 3600 && plan.maxSize == 1536 * 1024 && plan.segment == 60 && plan.format == .mp4)
         #expect(plan.limitsText == "segment 60 s, max-age 36h, max-size 1536K")
     }
-}
-
-/// Path joining without GStreamerKit.
-enum FilePathsForTest {
-    static func join(_ a: String, _ b: String) -> String { a.hasSuffix("/") ? a + b : a + "/" + b }
 }
