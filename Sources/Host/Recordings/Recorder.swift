@@ -86,7 +86,7 @@ public final class Recorder: @unchecked Sendable {
 
     // MARK: splitmuxsink's messages
 
-    /// `splitmuxsink-fragment-opened` / `-closed` of this element (nil for any other message).
+    /// Takes `splitmuxsink-fragment-opened` / `-closed` of this element (true), leaves any other message (false).
     func take(_ message: BusMessage) -> Bool {
         guard message.source == plan.name, let location = message.structure.string("location") else { return false }
         let file = FilePaths.fileName(of: location)
@@ -132,12 +132,10 @@ public final class Recorder: @unchecked Sendable {
         disk.lock()
         defer { disk.unlock() }
         refreshLocked()
-        let (candidates, protected) = state.withLock { s -> ([RetentionPolicy.Candidate], Set<String>) in
-            let c = s.segments.map { seg in
-                RetentionPolicy.Candidate(
-                    file: seg.file, bytes: seg.bytes, modified: RecordingsIndex.modified(FilePaths.join(plan.directory, seg.file)))
-            }
-            return (c, protectedFiles(s))
+        // The files' times are read outside the state's lock (the bus loop takes it too).
+        let (files, protected) = state.withLock { s in (s.segments.map { ($0.file, $0.bytes) }, protectedFiles(s)) }
+        let candidates = files.map { file, bytes in
+            RetentionPolicy.Candidate(file: file, bytes: bytes, modified: RecordingsIndex.modified(FilePaths.join(plan.directory, file)))
         }
         let victims = RetentionPolicy.victims(
             candidates, protected: protected, maxAge: plan.maxAge, maxSize: plan.maxSize, now: clock.wallNow)
