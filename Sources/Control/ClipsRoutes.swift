@@ -40,7 +40,7 @@ struct ClipsRoutes: ControlRoutes {
             guard let parts = Gallery.plainSegments(raw.dropFirst("/clips/".count)), parts.count >= 2 else {
                 return ControlRouter.error(.notFound, "not found: \(Echo.value(raw))")
             }
-            guard request.method == .GET else { return Self.notAllowed(request, "GET") }
+            guard request.method == .GET || request.method == .HEAD else { return Self.notAllowed(request, "GET, HEAD") }
             return file(element: parts[0], relative: parts.dropFirst().joined(separator: "/"), request: request)
         }
         return nil

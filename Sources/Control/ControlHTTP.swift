@@ -136,10 +136,21 @@ public struct ControlResponse: Sendable {
 public struct ControlStream: Sendable {
     let next: @Sendable () async -> Data?
     let leave: @Sendable () -> Void
+    /// A live stream (events, preview) is written through small socket buffers, so a client that stops reading is
+    /// noticed within `ControlLimits.streamStall`; a file is written through the usual ones (at loopback speed).
+    let live: Bool
 
     init(client: EventClient) {
         next = { await client.next() }
         leave = { client.leave() }
+        live = true
+    }
+
+    /// A file's chunks from `next` until it gives nil (`RangeFile`), written as fast as the client reads.
+    init(file next: @escaping @Sendable () async -> Data?, leave: @escaping @Sendable () -> Void) {
+        self.next = next
+        self.leave = leave
+        live = false
     }
 }
 

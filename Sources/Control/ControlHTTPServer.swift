@@ -168,7 +168,8 @@ struct Responder: Sendable {
         switch response.body {
         case .bytes(let data):
             var head = Self.head(response)
-            head.headerFields[.contentLength] = String(data.count)
+            // A HEAD answer may say the length its GET would send (`RangeFile`); every other answer's is its body's.
+            if request.method != .head || head.headerFields[.contentLength] == nil { head.headerFields[.contentLength] = String(data.count) }
             var out = try await writer.writeHead(head)
             if request.method != .head, !data.isEmpty { try await out.write(ByteBuffer(bytes: data)) }
             try await out.finish(nil)
@@ -193,9 +194,11 @@ struct Responder: Sendable {
     /// A stream's chunks as they come. A write that waits longer than `streamStall` (the client stopped reading
     /// and the socket's buffers are full) closes the connection.
     func stream(_ source: ControlStream, head: HTTPResponse, _ writer: consuming ResponseWriter, _ channel: any Channel) async throws {
-        try? await channel.setOption(ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(limits.streamSendBuffer))
-        try? await channel.setOption(
-            ChannelOptions.writeBufferWaterMark, value: .init(low: limits.streamSendBuffer / 4, high: limits.streamSendBuffer / 2))
+        if source.live {
+            try? await channel.setOption(ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(limits.streamSendBuffer))
+            try? await channel.setOption(
+                ChannelOptions.writeBufferWaterMark, value: .init(low: limits.streamSendBuffer / 4, high: limits.streamSendBuffer / 2))
+        }
         // (NIO's own buffer: the writer waits once 8 KB are queued above the socket's.)
         let writing = Mutex<ContinuousClock.Instant?>(nil)
         let stall = Duration.seconds(limits.streamStall)

@@ -51,6 +51,11 @@ enum AbsentRoutes {
             ControlRouter.error(.notFound, "no clip recorder: the description has no clips element (e.g. '... ! x264enc ! h264parse ! clips pre=5 post=5')")
         }),
         ("/clips/", { ControlRouter.error(.notFound, "no clip recorder: the description has no clips element") }),
+        ("/api/recordings", {
+            ControlRouter.error(
+                .notFound, "no recordings: the description has no recordings element (e.g. '... ! h264parse ! recordings segment=60 max-age=7d')")
+        }),
+        ("/recordings/", { ControlRouter.error(.notFound, "no recordings: the description has no recordings element") }),
     ]
 
     /// The answer for `path` when no service serves it, nil when it is not such a path.

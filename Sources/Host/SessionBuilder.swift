@@ -31,9 +31,11 @@ struct SessionBuilder {
         let (parsed, claims) = try parse(description, elements: factories.flatMap(\.elements))
         let (plan, stages) = try planStages(parsed)
         let pipes = try pipelines(plan)
-        // Directories stages create when they open (capture's DIR/.partial/...): their branches may write there.
+        // Directories stages create when they open (capture's DIR/.partial/...): their branches may write there; and
+        // those services create before the run plays (a claimed element's replacement writes there).
         let stageDirectories = plan.groups.flatMap(\.stages).compactMap { stages[$0.name] }.flatMap(\.createsDirectories)
-        let created = try Preflight.checkFiles(pipes, stageDirectories: stageDirectories)
+        let serviceDirectories = claims.flatMap { $0.replacement?.createsDirectories ?? [] }
+        let created = try Preflight.checkFiles(pipes, stageDirectories: stageDirectories + serviceDirectories)
         try Preflight.checkLinks(pipes)
         let groups = try groups(plan, stages: stages, pipelines: pipes)
         let build = ServiceBuild(plan: plan, pipelines: pipes, groups: groups, options: options, claims: claims)
@@ -44,7 +46,7 @@ struct SessionBuilder {
 
     /// The description with the settings file's stage settings, then the `--set` overrides applied (the
     /// command line wins), the elements services provide (`elements`: `rtspserve`, `webrtcserve`...) replaced by
-    /// relay appsinks (`ServiceClaims`); every element factory must exist; `srtsink`/`srtsrc` carry their mode
+    /// relay appsinks or the real elements their specs compute (`ServiceClaims`); every element factory must exist; `srtsink`/`srtsrc` carry their mode
     /// inside the uri, and their uris are ones GStreamer reads as meant; video encoders get 4:2:0 unless a format is
     /// written (`EncoderInput`).
     func parse(_ description: String, elements: [ServiceElementSpec]) throws(HostError) -> (ParsedDescription, [ClaimedElement]) {

@@ -87,7 +87,7 @@ struct PipelinesRouter: Sendable {
         var inner = request
         inner.mount = prefix
         let rawRest = String(request.rawPath.dropFirst(prefix.count))
-        let long = ["/api/", "/photos/", "/clips/", "/hls", "/app.js", "/app.css", "/index.html"].contains { rest.hasPrefix($0) } || rest == "/"
+        let long = ["/api/", "/photos/", "/clips/", "/recordings/", "/hls", "/app.js", "/app.css", "/index.html"].contains { rest.hasPrefix($0) } || rest == "/"
         inner.rawPath = long ? rawRest : "/api" + rawRest
         inner.path = long ? rest : "/api" + rest
         guard let endpoint = camera.session?.services(CameraEndpoint.self).first else {

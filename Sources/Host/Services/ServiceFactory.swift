@@ -6,7 +6,8 @@ import Stages
 /// `SessionOptions.services` (the ones a process adds: the settings writer, the control server, the MQTT bridge;
 /// a test's own) and `ServiceRegistry.builtIn` (the host's own), in that order: the order services are made,
 /// prepared, print their lines and are told things (closed in the reverse order). A factory may claim description
-/// elements (`elements`): those are replaced by relay appsinks before planning and handed to `make`.
+/// elements (`elements`): those are replaced by relay appsinks (or by the real element the spec's `replacement`
+/// gives) before planning and handed to `make`.
 public protocol ServiceFactory: Sendable {
     /// The description elements it provides (none by default).
     var elements: [ServiceElementSpec] { get }
@@ -20,8 +21,14 @@ extension ServiceFactory {
 
 /// A description element a service provides, such as `rtspserve`: a sink that is not a GStreamer element. Its
 /// properties are declared and parsed as a stage's are (`PropertySpec`, the same code and the same messages);
-/// `name=` is every such element's and names the relay appsink it becomes.
+/// `name=` is every such element's and names the element it becomes: a relay appsink the service pulls (the
+/// default), or the real element `replacement` computes (`recordings` becomes a `splitmuxsink`).
 public struct ServiceElementSpec: Sendable {
+    /// Computes the element a claim becomes from its validated properties and its name (`name=` or the prefix and a
+    /// count). It runs while the description is built, also for `--dry-run`: it may read the file system but must
+    /// create nothing. Usage errors (exit 2) name the bad property and what was expected.
+    public typealias Replacement = @Sendable (_ values: PropertyValues, _ name: String) throws(HostError) -> ElementReplacement
+
     /// The name written in descriptions.
     public var factory: String
     /// Its properties but `name` (which every one has).
@@ -30,20 +37,42 @@ public struct ServiceElementSpec: Sendable {
     public var feed: String
     /// Buffers the relay appsink holds (it drops the oldest beyond).
     public var maxBuffers: Int
-    /// Default appsink names: this prefix and a count (`vf_rtsp0`, `vf_rtsp1`...).
+    /// Default element names: this prefix and a count (`vf_rtsp0`, `vf_rtsp1`...).
     public var sinkPrefix: String
     /// Further inputs it takes by reference, as a muxer does (`clips`: `audio`): a chain ending in `NAME.` (the first
     /// one) or `NAME.INPUT` becomes a relay appsink of its own, `NAME_INPUT` (`ClaimedElement.inputs`).
     public var inputs: [String]
+    /// The real element a claim becomes; nil (the default): a relay appsink of `maxBuffers`.
+    public var replacement: Replacement?
 
-    public init(factory: String, properties: [PropertySpec], feed: String, maxBuffers: Int, sinkPrefix: String, inputs: [String] = []) {
+    public init(
+        factory: String, properties: [PropertySpec], feed: String, maxBuffers: Int, sinkPrefix: String, inputs: [String] = [],
+        replacement: Replacement? = nil
+    ) {
         self.factory = factory; self.properties = properties; self.feed = feed; self.maxBuffers = maxBuffers
-        self.sinkPrefix = sinkPrefix; self.inputs = inputs
+        self.sinkPrefix = sinkPrefix; self.inputs = inputs; self.replacement = replacement
     }
 
     /// Every property, `name` first.
     public var allProperties: [PropertySpec] {
-        [PropertySpec("name", "name of the relay appsink the element becomes", .string, default: "")] + properties
+        let blurb = replacement == nil ? "name of the relay appsink the element becomes" : "name of the element it becomes"
+        return [PropertySpec("name", blurb, .string, default: "")] + properties
+    }
+}
+
+/// The real element a claimed description element becomes (`ServiceElementSpec.replacement`): a GStreamer factory
+/// and its properties, `name=` added by `ServiceClaims`.
+public struct ElementReplacement: Sendable, Equatable {
+    /// The GStreamer element factory (`splitmuxsink`).
+    public var factory: String
+    /// Its properties as the description will carry them (without `name`).
+    public var properties: [PropertyAssignment]
+    /// Directories its files go in that the service creates when the run starts (`SessionService.willPlay`): the
+    /// files check before anything runs (`Preflight.checkFiles`) accepts them missing when they can be created.
+    public var createsDirectories: [String]
+
+    public init(factory: String, properties: [PropertyAssignment], createsDirectories: [String] = []) {
+        self.factory = factory; self.properties = properties; self.createsDirectories = createsDirectories
     }
 }
 
@@ -51,7 +80,8 @@ public struct ServiceElementSpec: Sendable {
 public struct ClaimedElement: Sendable {
     /// The element's factory name (`rtspserve`).
     public var factory: String
-    /// The relay appsink it became (`name=` as written, else the spec's prefix and a count).
+    /// The element it became: the relay appsink, or the replacement (`name=` as written, else the spec's prefix and
+    /// a count).
     public var appSink: String
     /// Its validated properties (defaults filled in).
     public var values: PropertyValues
@@ -59,6 +89,10 @@ public struct ClaimedElement: Sendable {
     public var written: [(key: String, value: String)]
     /// The relay appsinks of its further inputs that the description links (`audio` -> `vf_clips0_audio`).
     public var inputs: [String: String] = [:]
+    /// The real element it became, nil for a relay appsink.
+    public var replacement: ElementReplacement? = nil
+    /// The name of the element it became (`appSink`, also for a replacement).
+    public var elementName: String { appSink }
 }
 
 /// What a factory sees of a built session.
@@ -95,16 +129,16 @@ public enum ServiceRegistry {
     /// The host's own factories.
     public static var builtIn: [any ServiceFactory] {
         [
-            RTSPServeFactory(), HLSOutputsFactory(), WebRTCServeFactory(), PreviewFactory(), SourceSwitchFactory(), SourceRecoveryFactory(),
-            PhotoBranchFactory(), ClipsFactory(), OutputRetryFactory(), StopDeadlineFactory(), SRTExposureFactory(),
+            RTSPServeFactory(), HLSOutputsFactory(), RecordingsFactory(), WebRTCServeFactory(), PreviewFactory(), SourceSwitchFactory(),
+            SourceRecoveryFactory(), PhotoBranchFactory(), ClipsFactory(), OutputRetryFactory(), StopDeadlineFactory(), SRTExposureFactory(),
         ]
     }
 }
 
-/// Replaces the claimed elements of a description by relay appsinks.
+/// Replaces the claimed elements of a description by relay appsinks, or by the real element their spec computes.
 enum ServiceClaims {
-    /// The description with every element of `specs` replaced by its appsink, and the claims; usage errors name the
-    /// element, the bad property or neighbour, and what was expected.
+    /// The description with every element of `specs` replaced by its appsink (or its replacement), and the claims;
+    /// usage errors name the element, the bad property or neighbour, and what was expected.
     static func extract(from parsed: ParsedDescription, specs: [ServiceElementSpec]) throws(HostError) -> (ParsedDescription, [ClaimedElement]) {
         var out = parsed
         var claims: [ClaimedElement] = []
@@ -133,9 +167,16 @@ enum ServiceClaims {
                     guard !name.isEmpty else { throw HostError(.usage, "\(factory): empty name=: expected a name, e.g. name=out") }
                     sink = name
                 }
-                claims.append(ClaimedElement(factory: factory, appSink: sink, values: values, written: written))
+                guard let replace = spec.replacement else {
+                    claims.append(ClaimedElement(factory: factory, appSink: sink, values: values, written: written))
+                    out.chains[c].nodes[n] = .element(
+                        factory: "appsink", properties: PropertyAssignment.relaySink(name: sink, maxBuffers: spec.maxBuffers), offset: offset)
+                    continue
+                }
+                let real = try replace(values, sink)
+                claims.append(ClaimedElement(factory: factory, appSink: sink, values: values, written: written, replacement: real))
                 out.chains[c].nodes[n] = .element(
-                    factory: "appsink", properties: PropertyAssignment.relaySink(name: sink, maxBuffers: spec.maxBuffers), offset: offset)
+                    factory: real.factory, properties: [PropertyAssignment(key: "name", value: sink)] + real.properties, offset: offset)
             }
         }
         try linkInputs(&out, &claims, specs: specs)
