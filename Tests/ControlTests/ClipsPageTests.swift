@@ -86,14 +86,15 @@ import Testing
         #expect(after.count == 2 && abs(after[0] - length / 2) < 0.5 && after[1] >= 2, "\(after) after a seek to \(length / 2)")
         #expect(try browser.run("return document.getElementById('message').className") as? String == "", "the page shows an error")
 
-        // Recordings as the contract says (stubbed: no recorder on this branch): newest first, played in the same
-        // player, deleted by DELETE, the open segment not deletable.
+        // Recordings in the shape GET /api/recordings answers (RecordingsRoutesTests checks that shape on a real recorder;
+        // here a stand-in for fetch gives fixed ones): newest first, played in the same player, deleted by DELETE, the
+        // open segment not deletable.
         let url = clip["url"] as? String ?? ""
         let segments: [[String: Any]] = [
-            ["file": "seg_00001.mp4", "url": url, "bytes": 2_500_000, "startTime": "2026-01-01T10:00:00.000Z", "duration": 60.0, "open": false],
-            ["file": "seg_00003.mp4", "url": "/recordings/cam/seg_00003.mp4", "bytes": 500, "startTime": "2026-01-01T10:02:00.000Z", "open": true],
+            ["file": "seg_00001.mp4", "url": url, "bytes": 2_500_000, "start": "2026-01-01T10:00:00.000Z", "duration": 60.0, "open": false],
+            ["file": "seg_00003.mp4", "url": "/recordings/cam/seg_00003.mp4", "bytes": 500, "start": "2026-01-01T10:02:00.000Z", "open": true],
             [
-                "file": "seg_00002.mp4", "url": "/recordings/cam/seg_00002.mp4", "bytes": 2_400_000, "startTime": "2026-01-01T10:01:00.000Z",
+                "file": "seg_00002.mp4", "url": "/recordings/cam/seg_00002.mp4", "bytes": 2_400_000, "start": "2026-01-01T10:01:00.000Z",
                 "duration": 60.0, "open": false,
             ],
         ]

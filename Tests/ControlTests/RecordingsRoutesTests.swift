@@ -73,6 +73,9 @@ import Testing
         #expect(!files.contains("REC_00099.mp4"), "a symlink is not a segment")
         let open = files[0], closed = files[1]
         let closedBytes = try #require(segments[1]["bytes"] as? Int)
+        // The fields the page reads: a closed segment's start and end (ISO 8601) and duration.
+        #expect((segments[1]["start"] as? String)?.hasPrefix("20") == true && (segments[1]["end"] as? String)?.hasPrefix("20") == true)
+        #expect(abs((segments[1]["duration"] as? Double ?? 0) - 1) < 0.2, "\(segments[1])")
         #expect(segments[1]["url"] as? String == "/recordings/rec/\(closed)")
 
         // The whole file, a range, a suffix, an unsatisfiable range, HEAD.

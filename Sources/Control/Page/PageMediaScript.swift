@@ -151,7 +151,7 @@ extension ControlPage {
                                         title: s.open ? "being written: it can go once the next segment begins" : `Delete ${s.file}` });
           remove.addEventListener("click", () => deleteSegment(r, s));
           cells.append(playButton, el("a", { class: "download", href: s.url, download: s.file.split("/").pop(), text: "Download" }), remove);
-          const start = el("td", {}, timeOf(s.startTime));
+          const start = el("td", {}, timeOf(s.start));
           if (s.open) start.append(" ", el("span", { class: "badge capturing", text: "recording" }));
           return el("tr", { "data-file": s.file, class: s.open ? "open" : "" },
                     start, el("td", { text: fmtSeconds(s.duration) }), el("td", { text: fmtBytes(s.bytes) }), el("td", {}, cells));
@@ -180,7 +180,7 @@ extension ControlPage {
           let count = 0;
           for (const r of list) {
             const segments = (r.segments || []).slice().sort((a, b) =>
-              (Date.parse(b.startTime) || 0) - (Date.parse(a.startTime) || 0) || String(b.file).localeCompare(String(a.file)));
+              (Date.parse(b.start) || 0) - (Date.parse(a.start) || 0) || String(b.file).localeCompare(String(a.file)));
             count += segments.length;
             const table = el("table", { class: "segments" },
                              el("thead", {}, el("tr", {}, ...["Start", "Length", "Size", ""].map((h) => el("th", { text: h })))),
