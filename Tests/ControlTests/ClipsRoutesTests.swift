@@ -53,28 +53,9 @@ import Testing
         return top["clips"] as? [[String: Any]] ?? []
     }
 
-    /// `curl -s --path-as-is -D FILE -H HEADER...`: status, headers (lower-case names) and the body's bytes.
-    static func fetch(_ url: String, method: String = "GET", headers: [String] = []) throws -> GalleryRoutesTests.Download {
-        let dir = Tools.tempDir()
-        let bodyFile = dir.appendingPathComponent("body"), headerFile = dir.appendingPathComponent("headers")
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        p.arguments =
-            ["-s", "--path-as-is", "-X", method, "--max-time", "20", "-o", bodyFile.path, "-D", headerFile.path, "-w", "%{http_code}"]
-            + headers.flatMap { ["-H", $0] } + [url]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let out = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        var fields: [String: String] = [:]
-        for line in ((try? String(contentsOf: headerFile, encoding: .utf8)) ?? "").split(whereSeparator: \.isNewline) {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        }
-        return GalleryRoutesTests.Download(
-            status: Int(String(decoding: out, as: UTF8.self)) ?? -1, headers: fields, body: (try? Data(contentsOf: bodyFile)) ?? Data())
+    /// `curl -s --path-as-is -D FILE -H HEADER...` (`Tools.curl`).
+    static func fetch(_ url: String, method: String = "GET", headers: [String] = []) throws -> HTTPAnswer {
+        try Tools.curl(url, method: method, headers: headers)
     }
 
     @Test func rangesMethodsAndTraversal() throws {

@@ -8,38 +8,11 @@ import Testing
     /// A closed connection must fail the test's write, not kill the test process.
     init() { signal(SIGPIPE, SIG_IGN) }
 
-    /// What curl saw: status, headers (lower-case names), body bytes.
-    struct Download {
-        var status: Int
-        var headers: [String: String]
-        var body: Data
-        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
-        var text: String { String(decoding: body, as: UTF8.self) }
-    }
+    /// What curl saw (`Tools.curl`).
+    typealias Download = HTTPAnswer
 
     /// `curl --path-as-is` (the URL is sent exactly as written: no dot-segment removal, no re-encoding).
-    static func get(_ url: String, method: String = "GET") throws -> Download {
-        let dir = Tools.tempDir()
-        let bodyFile = dir.appendingPathComponent("body"), headerFile = dir.appendingPathComponent("headers")
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        p.arguments = [
-            "-s", "--path-as-is", "-X", method, "--max-time", "20", "-o", bodyFile.path, "-D", headerFile.path, "-w", "%{http_code}", url,
-        ]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let out = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        var headers: [String: String] = [:]
-        for line in ((try? String(contentsOf: headerFile, encoding: .utf8)) ?? "").split(whereSeparator: \.isNewline) {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        }
-        return Download(
-            status: Int(String(decoding: out, as: UTF8.self)) ?? -1, headers: headers, body: (try? Data(contentsOf: bodyFile)) ?? Data())
-    }
+    static func get(_ url: String, method: String = "GET") throws -> Download { try Tools.curl(url, method: method) }
 
     /// records.json's photos, as on disk.
     static func records(_ dir: URL) -> [[String: Any]] {

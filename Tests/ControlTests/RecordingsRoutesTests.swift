@@ -5,34 +5,9 @@ import Testing
 /// The recordings routes through the real binary (`viewfinder launch --http` recording 1 s segments) and real
 /// clients (curl, ffprobe over HTTP): the listing, Range requests, HEAD, what is never served, and deletes.
 @Suite(.serialized, .tags(.live, .process, .network), .tier) struct RecordingsRoutesTests {
-    struct Download {
-        var status: Int
-        var headers: [String: String]
-        var body: Data
-        /// Body bytes curl received (a HEAD's output file holds its headers).
-        var received: Int
-        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
-    }
-
-    /// One request with curl (`--path-as-is`: `..` reaches the server as written); HEAD with `-I`.
-    static func fetch(_ url: String, method: String = "GET", headers: [String] = []) throws -> Download {
-        let dir = Tools.tempDir()
-        let bodyFile = dir.appendingPathComponent("body"), headerFile = dir.appendingPathComponent("headers")
-        var args = [
-            "-s", "--path-as-is", "--max-time", "20", "-o", bodyFile.path, "-D", headerFile.path, "-w", "%{http_code} %{size_download}",
-        ]
-        args += method == "HEAD" ? ["-I"] : ["-X", method]
-        for h in headers { args += ["-H", h] }
-        let r = try Tools.run("/usr/bin/curl", args + [url])
-        var fields: [String: String] = [:]
-        for line in ((try? String(contentsOf: headerFile, encoding: .utf8)) ?? "").split(whereSeparator: \.isNewline) {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        }
-        let written = r.out.split(separator: " ")
-        return Download(
-            status: written.first.flatMap { Int($0) } ?? -1, headers: fields, body: (try? Data(contentsOf: bodyFile)) ?? Data(),
-            received: written.count > 1 ? Int(written[1]) ?? -1 : -1)
+    /// One request with curl (`Tools.curl`: `--path-as-is`, HEAD with `-I`).
+    static func fetch(_ url: String, method: String = "GET", headers: [String] = []) throws -> HTTPAnswer {
+        try Tools.curl(url, method: method, headers: headers)
     }
 
     @Test func listsServesRangesAndDeletesButNeverTheOpenSegmentNorAnythingElse() throws {
@@ -122,7 +97,7 @@ import Testing
         #expect(try Self.fetch(base + "/recordings/rec/\(closed)", method: "POST").status == 405)
         // The segment open now (segments last 1 s: one that closed between the listing and the DELETE goes, and
         // the next one is tried).
-        var busy: Download?
+        var busy: HTTPAnswer?
         for _ in 0..<3 {
             let now = try Self.fetch(base + "/api/recordings")
             guard let current = (now.json["recordings"] as? [[String: Any]])?.first?["open"] as? String else { continue }
