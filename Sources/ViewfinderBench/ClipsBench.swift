@@ -57,7 +57,9 @@ extension Bench {
         // The peer: the encode and the recording only.
         let peer = BackgroundRun(try Session(description: clipsSource + "t. ! queue ! mp4mux ! filesink location=\(dir)/peer.mp4"), name: "vf-bench-peer")
         try peer.waitPlaying("the peer")
-        let peerCPU = ProcessCPU.share(over: seconds)
+        let peerStart = processCPUMs(), peerWall = SystemClock.shared.now
+        SystemClock.shared.sleep(seconds: seconds)
+        let peerCPU = (processCPUMs() - peerStart) / 1000 / (SystemClock.shared.now - peerWall)
         peer.stop()
         // Ours.
         let session = try Session(
@@ -66,13 +68,13 @@ extension Bench {
         try run.waitPlaying("the clips session")
         guard let recorder = session.clipRecorders.first else { throw HostError(.runtime, "bench clips: no clip recorder in the session") }
         let started = SystemClock.shared.now
-        let cpuStart = ProcessCPU.seconds()
+        let cpuStart = processCPUMs()
         for at in [5.0, 9.0, 10.0, 15.0, 20.2] {
             SystemClock.shared.sleep(until: started + at)
             recorder.trigger(kind: "bench")
         }
         SystemClock.shared.sleep(until: started + seconds)
-        let cpu = (ProcessCPU.seconds() - cpuStart) / (SystemClock.shared.now - started)
+        let cpu = (processCPUMs() - cpuStart) / 1000 / (SystemClock.shared.now - started)
         let ringCPU = ProcessCPU.threadSeconds(named: "vf-clips") / (SystemClock.shared.now - started)
         let figures = session.clipRecorders.first?.stateFields()["clips"] as? [String: [String: Any]]
         let ringBytes = figures?.values.first?["ringBytes"] as? Int ?? 0
@@ -138,7 +140,7 @@ extension Bench {
     }
 }
 
-/// CPU time of this process and of its named threads, from /proc.
+/// CPU time of this process's named threads, from /proc (the whole process's is `Bench.processCPUMs`).
 enum ProcessCPU {
     static let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
 
@@ -148,15 +150,6 @@ enum ProcessCPU {
         let f = text[text.index(after: close)...].split(separator: " ")
         guard f.count > 13, let u = Double(f[11]), let s = Double(f[12]) else { return nil }
         return (u + s) / ticks
-    }
-
-    static func seconds() -> Double { stat("/proc/self/stat") ?? 0 }
-
-    /// The share of one core this process used over the next `seconds`.
-    static func share(over seconds: Double) -> Double {
-        let a = self.seconds(), t = SystemClock.shared.now
-        SystemClock.shared.sleep(seconds: seconds)
-        return (self.seconds() - a) / (SystemClock.shared.now - t)
     }
 
     /// CPU seconds of this process's live threads whose name is `name`.

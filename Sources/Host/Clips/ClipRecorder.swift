@@ -16,7 +16,6 @@ final class ClipRecorder: @unchecked Sendable {
         var writer: ClipWriter?
         /// A frame's stream time and the wall time it arrived at: dates clips.
         var reference: (pts: UInt64, wall: Date)?
-        var framesIn = 0
         /// The audio input's last seconds (running time, buffer), its caps and segment; whether the open clip takes it.
         var audio: [(time: UInt64, buffer: Buffer)] = []
         var audioCaps: Caps?
@@ -54,7 +53,6 @@ final class ClipRecorder: @unchecked Sendable {
             let unit = ClipUnit(
                 pts: buffer.pts.flatMap(segment.runningTime), dts: buffer.dts.flatMap(segment.runningTime), key: !buffer.isDeltaUnit, bytes: buffer.size, capsGeneration: s.caps.last?.generation ?? 0,
                 payload: buffer)
-            s.framesIn += 1
             s.reference = (unit.shown, clock.wallNow)
             run(s.cutter.add(unit), &s)
         }
@@ -92,9 +90,9 @@ final class ClipRecorder: @unchecked Sendable {
     func phase(_ name: String) { state.withLock { $0.scores.phase(name) } }
     func score(pts: UInt64, score: Double) -> Bool { state.withLock { $0.scores.add(pts: pts, score: score) } }
 
-    /// What the ring holds now (bytes, seconds), the open clip, frames seen, groups dropped for the size cap.
-    var figures: (bytes: Int, seconds: Double, open: OpenClip?, framesIn: Int, shortened: Int, waiting: Int) {
-        state.withLock { s in (s.cutter.ring.bytes, s.cutter.ring.seconds, s.cutter.open, s.framesIn, s.cutter.ring.shortened, s.cutter.pending.count) }
+    /// What the ring holds now (bytes, seconds), the open clip, groups dropped for the size cap.
+    var figures: (bytes: Int, seconds: Double, open: OpenClip?, shortened: Int) {
+        state.withLock { s in (s.cutter.ring.bytes, s.cutter.ring.seconds, s.cutter.open, s.cutter.ring.shortened) }
     }
 
     /// The wall time of stream time `pts`, from the newest frame's arrival.
