@@ -78,6 +78,21 @@ static inline GstStructure *vf_video_converter_crop_config(gint x, gint y, gint 
         NULL);
 }
 
+// A converter from the source rectangle (x, y, w, h) to the whole destination (any size, same format): reframe's
+// crop and scale in one pass, bilinear (cubic costs ~2x at 1080x1920 and is not visibly better at <= 2x), no dithering.
+static inline GstStructure *vf_video_converter_reframe_config(gint x, gint y, gint w, gint h) {
+    return gst_structure_new("GstVideoConverter",
+        GST_VIDEO_CONVERTER_OPT_SRC_X, G_TYPE_INT, x,
+        GST_VIDEO_CONVERTER_OPT_SRC_Y, G_TYPE_INT, y,
+        GST_VIDEO_CONVERTER_OPT_SRC_WIDTH, G_TYPE_INT, w,
+        GST_VIDEO_CONVERTER_OPT_SRC_HEIGHT, G_TYPE_INT, h,
+        GST_VIDEO_CONVERTER_OPT_RESAMPLER_METHOD, GST_TYPE_VIDEO_RESAMPLER_METHOD, GST_VIDEO_RESAMPLER_METHOD_LINEAR,
+        GST_VIDEO_CONVERTER_OPT_CHROMA_RESAMPLER_METHOD, GST_TYPE_VIDEO_RESAMPLER_METHOD, GST_VIDEO_RESAMPLER_METHOD_LINEAR,
+        GST_VIDEO_CONVERTER_OPT_DITHER_METHOD, GST_TYPE_VIDEO_DITHER_METHOD, GST_VIDEO_DITHER_NONE,
+        GST_VIDEO_RESAMPLER_OPT_MAX_TAPS, G_TYPE_INT, 4,
+        NULL);
+}
+
 // appsrc's queue level (a property before 1.24's getter).
 static inline guint64 vf_appsrc_current_level_buffers(GstAppSrc *src) {
     guint64 n = 0;

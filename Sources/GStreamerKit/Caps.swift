@@ -117,6 +117,17 @@ public struct VideoInfo: @unchecked Sendable, Equatable {
 extension gint { var toInt: Int { Int(self) } }
 
 extension Caps {
+    /// A copy without `fields` in any of its structures (e.g. the size, to carry only the format across a stage
+    /// that changes the size).
+    public func removing(fields: [String]) -> Caps {
+        let copy = gst_caps_copy(raw)!
+        for i in 0..<gst_caps_get_size(copy) {
+            guard let st = gst_caps_get_structure(copy, i) else { continue }
+            for f in fields { gst_structure_remove_field(st, f) }
+        }
+        return Caps(owning: copy)
+    }
+
     /// True when everything these caps allow the other allows too (gst_caps_is_subset).
     public func isSubset(of other: Caps) -> Bool { gst_caps_is_subset(raw, other.raw) != 0 }
 }

@@ -85,7 +85,8 @@ final class StageGroup: @unchecked Sendable {
         let name = stages.first?.0 ?? plan.appSink
         let caps = try Self.negotiatedSinkCaps(
             name: name, stageCaps: Self.stageCaps(accepted), sink: sink,
-            outputs: Self.outputs(lastStage: stages.last?.0 ?? name, main: self.main, extras: self.extras))
+            outputs: Self.outputs(lastStage: stages.last?.0 ?? name, main: self.main, extras: self.extras),
+            resizes: stages.contains { $0.1 is any ResizingStage })
         sink.configure(maxBuffers: handoff.maxBuffers, drop: handoff.drop, caps: caps)
         arrivals = sink.countArrivals()
         drops = sink.drops
@@ -124,7 +125,7 @@ final class StageGroup: @unchecked Sendable {
     /// pipeline would do it (so `videotestsrc ! snapshot ... s.snapshot ! jpegenc` picks I420).
     private static func negotiatedSinkCaps(
         name: String, stageCaps: String, sink: AppSink,
-        outputs: [(String, AppSource)]
+        outputs: [(String, AppSource)], resizes: Bool
     ) throws(HostError) -> Caps {
         var caps: Caps
         do { caps = try Caps(stageCaps) } catch {
@@ -149,7 +150,9 @@ final class StageGroup: @unchecked Sendable {
             )
         }
         for (what, src) in outputs {
-            guard let down = src.downstreamCaps(), !down.isAny else { continue }
+            guard var down = src.downstreamCaps(), !down.isAny else { continue }
+            // After a resizing stage (reframe) the size is the stage's, not the input's: only the format carries across.
+            if resizes { down = down.removing(fields: ["width", "height", "pixel-aspect-ratio"]) }
             let next = down.intersect(caps)
             if next.isEmpty {
                 throw HostError(
@@ -225,7 +228,7 @@ final class StageGroup: @unchecked Sendable {
                 if try chain.configure(caps) {
                     // Extra outputs may get tags or events before their first frame: give them
                     // their caps now so the stream starts in order (stream-start, caps, segment).
-                    for e in extras.values { e.src.setCaps(caps) }
+                    for (key, e) in extras { e.src.setCaps(chain.caps(seenBy: String(key.prefix { $0 != "." })) ?? caps) }
                     stats.values.withLock { $0.renegotiations += 1 }
                 }
                 if live && !latencySet {
@@ -254,7 +257,8 @@ final class StageGroup: @unchecked Sendable {
             for t in taps { t.offer(frame) }
             if let main {
                 // Given away: the next group finds the frame writable (no copy-on-write race with us).
-                if main.src.push(consuming: frame.buffer, caps: caps, segment: segment) {
+                // A resizing stage (reframe) gives other caps than came in: the appsrc renegotiates on a change.
+                if main.src.push(consuming: frame.buffer, caps: frame.caps, segment: segment) {
                     stats.values.withLock { $0.pushed += 1 }
                 } else if stopFlag.load(ordering: .relaxed) {
                     return false

@@ -17,6 +17,12 @@ public final class StageChain {
     public private(set) var caps: Caps?
     /// The layout `caps` describe.
     private var info: VideoInfo?
+    /// The layout each stage sees (the input's, until a `ResizingStage` changes the size for the stages after it).
+    private var stageInfos: [VideoInfo] = []
+    /// The caps of the frames leaving the chain: `caps`, or a resizing stage's output caps (nil before the first frame).
+    public private(set) var outputCaps: Caps?
+    /// Whether a stage of the chain changes the frame size.
+    public var resizes: Bool { stages.contains { $0.stage is any ResizingStage } }
     /// Frames processed so far (the next frame's index).
     public private(set) var frames = 0
 
@@ -60,14 +66,37 @@ public final class StageChain {
                 "stage '\(name)' cannot take format \(info.format); it accepts \(accepted.sorted().joined(separator: ", ")): put 'videoconvert' before it"
             )
         }
-        do {
-            for s in stages { try s.stage.configure(info) }
+        var infos: [VideoInfo] = []
+        var current = info
+        var out = caps
+        do throws(StageError) {
+            for s in stages {
+                infos.append(current)
+                try s.stage.configure(current)
+                if let r = s.stage as? any ResizingStage {
+                    let size = r.outputSize(for: current)
+                    guard size.width > 0, size.height > 0 else {
+                        throw StageError(.usage, "\(s.name) gives frames of \(size.width)x\(size.height)")
+                    }
+                    current = current.resized(width: size.width, height: size.height)
+                    guard let c = current.caps else { throw StageError(.library, "\(s.name): no caps for its output \(current.capsString)") }
+                    out = c
+                }
+            }
         } catch {
             throw StageError(error.domain, "stage '\(name)': \(error)")
         }
         self.caps = caps
         self.info = info
+        stageInfos = infos
+        outputCaps = out
         return true
+    }
+
+    /// The caps of the frames stage `name` sees (its extra outputs carry these); nil before the first frame.
+    public func caps(seenBy name: String) -> Caps? {
+        guard let i = stages.firstIndex(where: { $0.name == name }), i < stageInfos.count else { return nil }
+        return stages[..<i].contains { $0.stage is any ResizingStage } ? stageInfos[i].caps : caps
     }
 
     /// Hands custom events (downstream into the chain or upstream from its outputs) to every stage.
@@ -81,21 +110,31 @@ public final class StageChain {
     public func process(_ buffer: Buffer, caps: Caps, segment: Segment) throws(StageError) -> (frame: VideoFrame, ms: [Double]) {
         try configure(caps)
         guard let info else { throw StageError(.stream, "stage '\(name)': cannot take '\(caps)': expected raw video") }
-        let frame = VideoFrame(buffer: buffer, info: info, caps: caps, segment: segment, index: frames)
+        var frame = VideoFrame(buffer: buffer, info: info, caps: caps, segment: segment, index: frames)
         frames += 1
         var times: [Double] = []
         times.reserveCapacity(stages.count)
         // A placeholder (the host's slate while the source is away: GAP and `PlaceholderFrame.meta`) has nothing to
-        // analyse, draw on or photograph: it passes the stages untouched, on time. Other GAP frames (videorate's
-        // duplicates) are pictures and go through the stages (when they were skipped too, a 10 fps camera raised
-        // to 30 fps had its overlay on one frame in three).
-        if buffer.isPlaceholder { return (frame, [Double](repeating: 0, count: stages.count)) }
+        // analyse, draw on or photograph: it passes the stages untouched, on time (only resized by a resizing stage,
+        // so the caps after the chain hold). Other GAP frames (videorate's duplicates) are pictures and go through the
+        // stages (when they were skipped too, a 10 fps camera raised to 30 fps had its overlay on one frame in three).
+        let placeholder = buffer.isPlaceholder
         do throws(StageError) {
             for (i, s) in stages.enumerated() {
                 let t0 = DispatchTime.now().uptimeNanoseconds
-                try s.stage.process(frame, context: contexts[i])
+                if !placeholder { try s.stage.process(frame, context: contexts[i]) }
+                if let r = s.stage as? any ResizingStage, i + 1 <= stageInfos.count {
+                    // What the stages so far drew belongs to the input picture: blend it before the size changes.
+                    if !frame.overlays.isEmpty {
+                        do { try frame.blendOverlays() } catch { throw StageError(.library, error.description) }
+                    }
+                    let output = i + 1 < stageInfos.count ? stageInfos[i + 1] : resizedOutput(after: i)
+                    frame = try r.render(frame, output: output, context: contexts[i])
+                    if placeholder { frame.buffer.copyCustomMeta(PlaceholderFrame.meta, from: buffer) }
+                }
                 times.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
             }
+            if placeholder { return (frame, [Double](repeating: 0, count: stages.count)) }
             // Text rows taken here travel on to stages of later groups, so their text stacks too.
             frame.publishTextRows()
             if !frame.overlays.isEmpty {
@@ -108,6 +147,13 @@ public final class StageChain {
             throw StageError(error.domain, "stage '\(name)': \(error)")
         }
         return (frame, times)
+    }
+
+    /// The layout after the last stage, a resizing one.
+    private func resizedOutput(after i: Int) -> VideoInfo {
+        guard let r = stages[i].stage as? any ResizingStage else { return stageInfos[i] }
+        let size = r.outputSize(for: stageInfos[i])
+        return stageInfos[i].resized(width: size.width, height: size.height)
     }
 
     /// End of stream: every stage finishes its pending work.
