@@ -70,10 +70,9 @@ public struct Reframer: Sendable {
             || abs(wanted.width / goal.width - 1) > settings.zoomDeadZone
         {
             goal = wanted
-        } else if wanted.width > goal.width {
-            // Inside the dead zone but wider (a face would be cut otherwise): keep the goal's centre, take the width.
-            goal.width = wanted.width
-            goal = goal.clamped(frameWidth: frameWidth, frameHeight: frameHeight)
+        } else if !new.required.allSatisfy({ goal.contains($0) }) {
+            // Inside the dead zone, but a face that must stay in would be left out: take the wanted window anyway.
+            goal = wanted
         }
     }
 
@@ -94,7 +93,19 @@ public struct Reframer: Sendable {
         if didCut { didCut = false; return window }
         if scene.subject == nil, let seen = lastSubjectTime, time - seen > settings.hold { goal = defaultWindow; lastSubjectTime = nil }
         if let c = changeAt, time - c > 1, scene.subject == nil { changeAt = nil; cut(to: defaultWindow); didCut = false; return window }
-        guard dt > 0 else { return window }
+        if dt > 0 { move(dt) }
+        let safe = FramingTarget.uncut(window, faces: scene.faces, required: [], frameWidth: frameWidth, frameHeight: frameHeight)
+        if safe != window {
+            // A face would be cut: the window steps aside, and the goal moves with it so the spring does not pull back.
+            goal.cx += safe.cx - window.cx; goal.cy += safe.cy - window.cy; goal.width += safe.width - window.width
+            goal = goal.clamped(frameWidth: frameWidth, frameHeight: frameHeight)
+            window = safe
+        }
+        return window
+    }
+
+    /// One step of the spring towards the goal, `dt` seconds.
+    private mutating func move(_ dt: Double) {
         let k = settings.stiffness
         func accel(_ x: Double, _ g: Double, _ v: Double) -> Double { k * k * (g - x) - 2 * k * v }
         var v = (
@@ -109,21 +120,13 @@ public struct Reframer: Sendable {
         v = (v.x * scale, v.y * scale, v.w * scale)
         velocity = v
         window.cx += v.x * dt; window.cy += v.y * dt; window.width += v.w * dt
-        // Settled: snap (no endless sub-pixel creep).
-        if abs(goal.cx - window.cx) < 0.05 && abs(goal.cy - window.cy) < 0.05 && abs(goal.width - window.width) < 0.05
-            && hypot(v.x, v.y) < 0.5 && abs(v.w) < 0.5
+        // Settled: snap (the critically damped tail would creep sub-pixel for seconds; the snap is under half a pixel).
+        if abs(goal.cx - window.cx) < 0.5 && abs(goal.cy - window.cy) < 0.5 && abs(goal.width - window.width) < 0.5
+            && hypot(v.x, v.y) < 3 && abs(v.w) < 3
         {
             window = goal; velocity = (0, 0, 0)
         }
         window = window.clamped(frameWidth: frameWidth, frameHeight: frameHeight)
-        let safe = FramingTarget.uncut(window, faces: scene.faces, required: [], frameWidth: frameWidth, frameHeight: frameHeight)
-        if safe != window {
-            // A face would be cut: the window steps aside, and the goal moves with it so the spring does not pull back.
-            goal.cx += safe.cx - window.cx; goal.cy += safe.cy - window.cy; goal.width += safe.width - window.width
-            goal = goal.clamped(frameWidth: frameWidth, frameHeight: frameHeight)
-            window = safe
-        }
-        return window
     }
 }
 
