@@ -23,7 +23,7 @@ import Foundation
 ///    fewer votes than `minLength` needs.
 ///
 /// Coordinates are normalised to the reduced image (pixel centres: `(x + 0.5) / w`), which is the whole
-/// frame. Cost measured (release, one core of the shared machine) in `LinesRule`'s documentation.
+/// frame. Its cost is `LinesRule`'s (measured there).
 public struct LineFinder: Sendable {
     /// A straight segment found in the image.
     public struct Segment: Sendable, Equatable {
