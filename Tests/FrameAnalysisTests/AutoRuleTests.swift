@@ -49,6 +49,26 @@ import Testing
         #expect(r.target == Point2D(x: 1.0 / 3, y: 1.0 / 3))
     }
 
+    @Test func picksPortraitForAFaceWithItsEyesOnTheLine() {
+        // Face centred at x 0.5, eyes on the upper third line: portrait 1, center 1 - 0.15/√0.5 = 0.788, thirds 0.645.
+        let r = AutoRule().evaluate(PortraitRuleTests.centred(look: nil))
+        #expect(r.rule == "portrait" && r.wellComposed && r.score == 1, "\(r.details)")
+        #expect(r.advice == "portrait: hold: the eyes sit on the upper third line")
+        #expect(abs(r.details["center.score"]! - 0.78787) < 1e-4 && r.details["lines.score"] == 0)
+        // The same box of unknown kind is no portrait: center guides it.
+        var unknown = PortraitRuleTests.centred(look: nil)
+        unknown.kind = nil
+        #expect(AutoRule().evaluate(unknown).rule == "center")
+    }
+
+    @Test func picksLinesWhenTheyLeadToTheSubject() {
+        // The drawn converging lines with the subject at their vanishing point (0.627, 0.336): thirds is
+        // 0.04 from (2/3, 1/3) (0.915), lines about 1.
+        let r = AutoRule().evaluate(LinesRuleTests.input(LinesRuleTests.vanishing))
+        #expect(r.rule == "lines" && r.wellComposed && r.advice.hasPrefix("lines: hold: the lines lead to the subject"), "\(r.advice)")
+        #expect(r.score > r.details["thirds.score"]! && r.details["thirds.score"]! > 0.9, "\(r.details)")
+    }
+
     @Test func noSubject() {
         let r = eval(nil)
         #expect(r.score == 0 && !r.wellComposed && r.advice == "looking for a subject")
@@ -68,7 +88,7 @@ import Testing
 
     @Test func newRulesJoinAuto() {
         let auto = AutoRule(from: RuleRegistry.all + [DiagonalRule()])
-        #expect(auto.placements.map(\.name) == ["thirds", "center", "golden", "diagonal"])
+        #expect(auto.placements.map(\.name) == ["thirds", "center", "golden", "portrait", "lines", "diagonal"])
         #expect(auto.checks.map(\.name) == ["horizon", "edges"])
         #expect(auto.notes.map(\.name) == ["exposure"])
         #expect(eval(subject(at: 0.45, 0.45), rule: auto).rule == "diagonal")

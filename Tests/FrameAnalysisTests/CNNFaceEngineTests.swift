@@ -108,6 +108,35 @@ import Testing
         #expect(try CNNFaceEngine(threads: 0).threads == 1)
     }
 
+    @Test func lookIsTheNoseOffsetInHalfEyeDistancesClamped() throws {
+        let eyes = Detection.Eyes(left: Point2D(x: 100, y: 100), right: Point2D(x: 140, y: 100))
+        #expect(CNNFaceEngine.look(eyes: eyes, nose: Point2D(x: 120, y: 125)) == 0)
+        #expect(CNNFaceEngine.look(eyes: eyes, nose: Point2D(x: 130, y: 125)) == 0.5)
+        #expect(CNNFaceEngine.look(eyes: eyes, nose: Point2D(x: 112, y: 125)) == -0.4)
+        #expect(CNNFaceEngine.look(eyes: eyes, nose: Point2D(x: 175, y: 125)) == 1)
+        #expect(CNNFaceEngine.look(eyes: Detection.Eyes(left: eyes.left, right: eyes.left), nose: Point2D(x: 1, y: 1)) == nil)
+    }
+
+    /// Two real turned faces (checked by eye in 2x crops): obama2's head turned towards the image's left
+    /// (nose left of the eyes' midpoint, his left cheek in view), zidane's shouting man in profile looking
+    /// right. Their mirror images must look the other way by the same amount (the landmarks mirror with the
+    /// pixels, up to the network's pixel-level differences).
+    @Test(.enabled(if: installed, skipReason)) func lookFollowsTheNoseOnTurnedFacesAndFlipsInTheMirror() throws {
+        let engine = try CNNFaceEngine()
+        let obama = try TestImages.rgb("faces/obama2").cropped(x: 100, y: 150, width: 460, height: 560)
+        let zidane = try TestImages.rgb("faces/zidane").cropped(x: 420, y: 180, width: 360, height: 320)
+        for (name, image, lo, hi) in [("obama2", obama, -0.65, -0.4), ("zidane", zidane, 0.85, 1.0)] {
+            let face = try #require(engine.detect(in: image).first, "\(name)")
+            let mirror = try #require(engine.detect(in: image.mirrored).first, "\(name) mirrored")
+            let look = try #require(face.look), back = try #require(mirror.look)
+            #expect(look >= lo && look <= hi, "\(name): \(look)")
+            #expect(abs(look + back) <= 0.12, "\(name): \(look), mirrored \(back)")
+        }
+        // A frontal face: astronaut, about 0 (-0.15: her head turns slightly to the image's left).
+        let front = try #require(try engine.detect(in: TestImages.rgb("astronaut")).first?.look)
+        #expect(abs(front) <= 0.2, "\(front)")
+    }
+
     /// 2x2 box average (the analysis copy is a reduction too).
     static func halved(_ img: RGBImage) -> RGBImage {
         let w = img.width / 2, h = img.height / 2

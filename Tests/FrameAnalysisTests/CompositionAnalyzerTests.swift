@@ -91,6 +91,9 @@ import Testing
             let c = input.subjectCenter ?? Point2D(x: -1, y: -1)
             var d = ["centerX": c.x, "centerY": c.y, "members": Double(input.members.count)]
             for (i, m) in input.members.enumerated() { d["member\(i).x"] = m.x; d["member\(i).width"] = m.width }
+            if let e = input.eyes { (d["eyeLeftX"], d["eyeLeftY"], d["eyeRightX"]) = (e.left.x, e.left.y, e.right.x) }
+            if let l = input.look { d["look"] = l }
+            if input.kind == .face { d["face"] = 1 }
             return RuleResult(rule: name, score: 0.5, wellComposed: false, target: nil, direction: .zero, advice: "", adviceKey: "echo", details: d)
         }
     }
@@ -110,6 +113,27 @@ import Testing
         // Members in the engine's order.
         #expect(abs(g.details["member0.x"]! - 40.0 / 320) < 1e-12 && abs(g.details["member0.width"]! - 40.0 / 320) < 1e-12)
         #expect(abs(g.details["member1.x"]! - 110.0 / 320) < 1e-12 && abs(g.details["member1.width"]! - 60.0 / 320) < 1e-12)
+    }
+
+    /// A face's eyes reach the rules normalised, kept at their place in the box when the smoother moves it,
+    /// with its look and kind.
+    @Test func rulesSeeTheEyesLookAndKindMovedWithTheSmoothedBox() {
+        let eyes = Detection.Eyes(left: Point2D(x: 110, y: 70), right: Point2D(x: 140, y: 70))
+        let at = { (x: Double) in
+            Detection(box: Box(x: x, y: 50, width: 60, height: 60), confidence: 0.9, kind: .face,
+                eyes: Detection.Eyes(left: Point2D(x: eyes.left.x + x - 100, y: 70), right: Point2D(x: eyes.right.x + x - 100, y: 70)),
+                look: 0.4)
+        }
+        let one = CompositionAnalyzer(engines: [StubEngine(name: "cnn", detections: [at(100)])], rule: EchoRule()).analyze(Self.frame)
+        #expect(abs(one.details["eyeLeftX"]! - 110.0 / 320) < 1e-12 && abs(one.details["eyeLeftY"]! - 70.0 / 180) < 1e-12)
+        #expect(abs(one.details["eyeRightX"]! - 140.0 / 320) < 1e-12 && one.details["look"] == 0.4 && one.details["face"] == 1)
+        // The box moves 10 px right; the smoother keeps 0.4 of the step (x 104), and the eyes move with it.
+        var smoother = GuidanceSmoother()
+        _ = CompositionAnalyzer(engines: [StubEngine(name: "cnn", detections: [at(100)])], rule: EchoRule())
+            .analyze(Self.frame, smoother: &smoother)
+        let moved = CompositionAnalyzer(engines: [StubEngine(name: "cnn", detections: [at(110)])], rule: EchoRule())
+            .analyze(Self.frame, smoother: &smoother)
+        #expect(abs(moved.details["eyeLeftX"]! - 114.0 / 320) < 1e-12 && abs(moved.details["eyeRightX"]! - 144.0 / 320) < 1e-12)
     }
 
     /// A group photo made of real faces: no photo in opencv-data, opencv-doc or scikit-image shows a

@@ -47,11 +47,11 @@ import Testing
 
     @Test func aRuleRegisteredForAScopeIsListedOnlyThere() {
         RuleRegistry.withRegistered([CornerRule()]) {
-            #expect(RuleRegistry.names == ["auto", "thirds", "center", "golden", "horizon", "edges", "exposure", "test-corner"])
+            #expect(RuleRegistry.names == ["auto", "thirds", "center", "golden", "portrait", "lines", "horizon", "edges", "exposure", "test-corner"])
             #expect(RuleRegistry.rule(named: "test-corner")?.marks.points == [Point2D(x: 0.1, y: 0.1)])
             #expect(AutoRule().checks.map(\.name) == ["horizon", "edges", "test-corner"])
         }
         #expect(RuleRegistry.rule(named: "test-corner") == nil)
-        #expect(RuleRegistry.names == ["auto", "thirds", "center", "golden", "horizon", "edges", "exposure"])
+        #expect(RuleRegistry.names == ["auto", "thirds", "center", "golden", "portrait", "lines", "horizon", "edges", "exposure"])
     }
 }

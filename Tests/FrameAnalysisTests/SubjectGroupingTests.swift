@@ -25,6 +25,17 @@ import Testing
         #expect(grouping.candidates(faces) == [g])
     }
 
+    @Test func aGroupLooksWhereItsMembersLookOnAverage() {
+        var a = face(100, 200, 48), b = face(208, 190, 48), c = face(316, 200, 52)
+        #expect(SubjectGrouping.group([a, b, c]).look == nil)
+        (a.look, b.look) = (0.6, 0.2)
+        // c's look is unknown: the mean of the two known ones.
+        #expect(abs(SubjectGrouping.group([a, b, c]).look! - 0.4) < 1e-12)
+        c.look = -0.8
+        #expect(abs(SubjectGrouping.group([a, b, c]).look!) < 1e-12)
+        #expect(SubjectGrouping.group([a, b, c]).eyes == nil)
+    }
+
     @Test func theNumbersAreTheDocumentedOnes() {
         #expect(grouping == SubjectGrouping(sizeRatio: 1.6, maxGap: 1.5, maxRowOffset: 2.0))
         let a = face(100, 200, 40)

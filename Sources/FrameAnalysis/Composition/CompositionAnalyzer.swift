@@ -13,7 +13,7 @@
 ///    centre, `Detection.anchor`), drawn, and cropped around by capture. `detections` keeps the single faces.
 /// 4. `smooth` (only with a smoother): EWMA on the subject box, so the rule judges the steady box.
 /// 5. `rule`: the rule (for example `AutoRule`, `ThirdsRule`) on the normalised subject box, the frame
-///    size and the luma; its verdict fills the guidance. With a smoother, advice hysteresis and the lock
+///    size, the luma, and the subject's eyes (moved with the box when smoothed) and look direction; its verdict fills the guidance. With a smoother, advice hysteresis and the lock
 ///    follow (`GuidanceSmoother.stabilize`).
 ///
 /// Boxes are in the analysed image's pixels (`Guidance.subject`) and normalised
@@ -117,13 +117,28 @@ public struct CompositionAnalyzer: Sendable {
             pts: pts, frameWidth: w, frameHeight: h, subject: subject, engine: engineName,
             detections: found, rule: rule.name)
         g.measuredBox = measured
-        let members = (subject?.members ?? []).map { $0.scaled(1 / Double(max(1, w)), 1 / Double(max(1, h))) }
+        let sx = 1 / Double(max(1, w)), sy = 1 / Double(max(1, h))
+        let members = (subject?.members ?? []).map { $0.scaled(sx, sy) }
+        // The eyes keep their place inside the box when the smoother moved it (as `anchor` does).
+        var eyes = subject?.eyes
+        if let e = eyes, let from = measured, let to = subject?.box { eyes = Self.moved(e, from: from, to: to) }
         let input = RuleInput(
-            subject: g.subjectNormalized, frameWidth: w, frameHeight: h, luma: luma, anchor: subject?.anchor, members: members)
+            subject: g.subjectNormalized, frameWidth: w, frameHeight: h, luma: luma, anchor: subject?.anchor, members: members,
+            eyes: eyes?.scaled(sx, sy), look: subject?.look, kind: subject?.kind)
         g.apply(rule.evaluate(input))
         if smoother != nil { g = smoother!.stabilize(g) }
         lap("rule")
         g.timings = timings
         return g
+    }
+
+    /// `eyes` measured in box `from`, kept at the same place relative to the box when it became `to` (the
+    /// smoothed box): `to.x + (e.x - from.x) · to.width / from.width`, and likewise vertically.
+    static func moved(_ eyes: Detection.Eyes, from: Box, to: Box) -> Detection.Eyes {
+        guard from != to, from.width > 0, from.height > 0 else { return eyes }
+        func map(_ p: Point2D) -> Point2D {
+            Point2D(x: to.x + (p.x - from.x) * to.width / from.width, y: to.y + (p.y - from.y) * to.height / from.height)
+        }
+        return Detection.Eyes(left: map(eyes.left), right: map(eyes.right))
     }
 }

@@ -104,13 +104,23 @@ public struct RuleInput: Sendable {
     /// For a group subject, its members' boxes, normalised like `subject` (empty otherwise): for rules
     /// that read the people themselves rather than their union (the gaps between faces are background).
     public var members: [Box]
+    /// The subject's eyes, normalised like `subject` (0...1 of the frame); nil when the engine does not
+    /// locate eyes (every engine but `cnn`) or the subject is a group.
+    public var eyes: Detection.Eyes?
+    /// Where the subject looks in the image, -1...1 (`Detection.look`: negative left, positive right);
+    /// nil when unknown.
+    public var look: Double?
+    /// What the subject is (`Detection.kind`); nil when unknown (inputs built by hand). Portrait judges
+    /// faces and groups only (not nil).
+    public var kind: Detection.Kind?
 
     /// Creates an input.
     public init(
-        subject: Box?, frameWidth: Int, frameHeight: Int, luma: GrayImage? = nil, anchor: Point2D? = nil, members: [Box] = []
+        subject: Box?, frameWidth: Int, frameHeight: Int, luma: GrayImage? = nil, anchor: Point2D? = nil, members: [Box] = [],
+        eyes: Detection.Eyes? = nil, look: Double? = nil, kind: Detection.Kind? = nil
     ) {
         self.subject = subject; self.frameWidth = frameWidth; self.frameHeight = frameHeight; self.luma = luma
-        self.anchor = anchor; self.members = members
+        self.anchor = anchor; self.members = members; self.eyes = eyes; self.look = look; self.kind = kind
     }
 
     /// The subject's centre, normalised, if there is a subject: the box's middle, or its `anchor` (a

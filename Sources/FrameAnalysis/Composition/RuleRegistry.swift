@@ -4,7 +4,7 @@
 public enum RuleRegistry {
     /// The rules that ship, in listing order.
     public static let builtIn: [any CompositionRule] = [
-        ThirdsRule(), CenterRule(), GoldenRule(), HorizonRule(), EdgesRule(), ExposureRule(),
+        ThirdsRule(), CenterRule(), GoldenRule(), PortraitRule(), LinesRule(), HorizonRule(), EdgesRule(), ExposureRule(),
     ]
 
     /// Rules added for the current task by `withRegistered` (after the built-in ones).

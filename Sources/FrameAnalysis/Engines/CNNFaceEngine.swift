@@ -11,7 +11,8 @@ import Synchronization
 /// scaling needed), a score 0...100 and five landmarks; `confidence` is `score / 100`, hits below
 /// `scoreThreshold` (0.6 by default: lower scores are mostly crowd blur and backs of heads, e.g. 0.2-0.57
 /// in messi5.jpg's background) and smaller than `minFace` are dropped, boxes are cut to the image, and the
-/// two eye points are carried in `Detection.eyes`. Layout checked on astronaut.png (box 178,63 89x112,
+/// two eye points are carried in `Detection.eyes`, the look direction from the nose tip in `Detection.look`
+/// (`CNNFaceEngine.look`). Layout checked on astronaut.png (box 178,63 89x112,
 /// eyes at (200,101) and (247,102): the first landmark is the eye on the image's left).
 ///
 /// Threads: the library parallelises with the OpenMP runtime it ships (libgomp); `threads` is set with
@@ -110,8 +111,27 @@ public struct CNNFaceEngine: DetectionEngine {
         guard confidence >= threshold, Int(min(f.width, f.height)) >= minFace else { return nil }
         let b = Box(x: Double(f.x), y: Double(f.y), width: Double(f.width), height: Double(f.height))
         guard let box = FaceEngine.clamp(b, width: width, height: height) else { return nil }
+        // Landmarks: eye on the image's left (l.0, l.1), eye on its right (l.2, l.3), nose tip (l.4, l.5),
+        // mouth left (l.6, l.7), mouth right (l.8, l.9).
         let l = f.landmarks
         let eyes = Detection.Eyes(left: Point2D(x: Double(l.0), y: Double(l.1)), right: Point2D(x: Double(l.2), y: Double(l.3)))
-        return Detection(box: box, confidence: min(1, confidence), kind: .face, eyes: eyes)
+        let nose = Point2D(x: Double(l.4), y: Double(l.5))
+        return Detection(box: box, confidence: min(1, confidence), kind: .face, eyes: eyes, look: look(eyes: eyes, nose: nose))
+    }
+
+    /// Where a face looks, from its landmarks: the nose tip's horizontal offset from the eyes' midpoint in
+    /// units of half the distance between the eyes, clamped to -1...1,
+    /// ```
+    /// look = clamp((nose.x - (left.x + right.x) / 2) / (|right - left| / 2), -1, 1)
+    /// ```
+    /// 0 for a frontal face; positive when the nose points to the image's right (the face looks right in
+    /// the image). The nose tip stands ~2.5 cm in front of the eyes, which are ~6.3 cm apart, so for a
+    /// head turned by yaw θ the value is about `0.8 · tan θ`: ~0.3 at 20°, ~0.8 at 45°, clamped past ~50°.
+    /// Nil when the eyes coincide (no scale).
+    public static func look(eyes: Detection.Eyes, nose: Point2D) -> Double? {
+        let half = eyes.left.distance(to: eyes.right) / 2
+        guard half > 1e-6 else { return nil }
+        let offset = nose.x - (eyes.left.x + eyes.right.x) / 2
+        return max(-1, min(1, offset / half))
     }
 }

@@ -31,6 +31,9 @@
 ///   both rows, so both are the group; a third row joins through the middle one. (1 height, the first
 ///   choice, cut those friends out of the group on real photos.) Someone two heads off stays out.
 ///
+/// The group's `look` is the mean of its members' known looks (nil when none is known): people who all watch
+/// one side give the group that side, two who face each other cancel out (about 0: no side needs room); it has
+/// no `eyes` (a rule estimates the eye line from the union box).
 /// The group's box is the union of its members; its confidence the mean of theirs; its `members` the
 /// member boxes (in the engine's order); its `anchor` the size-weighted centre, `Σ area·centre / Σ area`, expressed inside
 /// the union box (0...1 on each axis), which the rules use as the subject's centre (a big face pulls
@@ -107,7 +110,9 @@ public struct SubjectGrouping: Sendable, Equatable {
         let anchor = Point2D(
             x: union.width > 0 ? (cx - x0) / union.width : 0.5, y: union.height > 0 ? (cy - y0) / union.height : 0.5)
         let conf = members.reduce(0) { $0 + $1.confidence } / Double(max(1, members.count))
-        return Detection(box: union, confidence: conf, kind: .group, members: members.map(\.box), anchor: anchor)
+        let looks = members.compactMap(\.look)
+        let look = looks.isEmpty ? nil : looks.reduce(0, +) / Double(looks.count)
+        return Detection(box: union, confidence: conf, kind: .group, members: members.map(\.box), anchor: anchor, look: look)
     }
 
     /// The candidates for the subject: every group as one `.group` detection (in `groups` order), then

@@ -142,10 +142,17 @@ public struct Detection: Sendable, Equatable {
     public var anchor: Point2D?
     /// The eyes, when the engine locates them (`cnn`), in the same pixels as `box`.
     public var eyes: Eyes?
+    /// Where the face looks in the image, -1...1: negative towards the image's left, positive towards its
+    /// right, about 0 for a frontal face; nil when unknown (engines without landmarks). `cnn` measures it
+    /// from the nose tip (`CNNFaceEngine.look`); a group carries its members' mean (`SubjectGrouping.group`).
+    public var look: Double?
     /// Creates a detection.
-    public init(box: Box, confidence: Double, kind: Kind, members: [Box] = [], anchor: Point2D? = nil, eyes: Eyes? = nil) {
+    public init(
+        box: Box, confidence: Double, kind: Kind, members: [Box] = [], anchor: Point2D? = nil, eyes: Eyes? = nil,
+        look: Double? = nil
+    ) {
         self.box = box; self.confidence = confidence; self.kind = kind; self.members = members; self.anchor = anchor
-        self.eyes = eyes
+        self.eyes = eyes; self.look = look
     }
 
     /// Two eye centres. `left` is the one on the image's left (the subject's right eye for a frontal face).

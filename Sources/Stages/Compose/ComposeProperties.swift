@@ -8,7 +8,7 @@ extension ComposeStage {
     public static var descriptor: StageDescriptor {
         StageDescriptor(
             kind: "compose",
-            blurb: "Finds the subject, judges the composition (thirds, center, golden, horizon, edges, exposure) and draws guidance",
+            blurb: "Finds the subject, judges the composition (\(RuleRegistry.all.map(\.name).joined(separator: ", "))) and draws guidance",
             properties: [
                 engine.spec, rule.spec, overlay.spec, grid.spec, analysisWidth.spec, analysisFPS.spec, warmup.spec, minFace.spec,
                 textScale.spec, verify.spec, profiles.spec, rotations.spec, cnnThreads.spec, fallbacks.spec, fallbackEvery.spec, sync.spec,
