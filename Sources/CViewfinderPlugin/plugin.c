@@ -10,12 +10,18 @@
 // Processing is in place without GstBaseTransform's eager copy: `generate_output` hands the input buffer
 // (our reference) to Swift, which writes into it only when a stage draws (copying first only if it is
 // shared, e.g. after a snapshot took a reference) and gives back the buffer to push.
+//
+// A stage that changes the frame size (vfsw_stage_resizes: reframe) makes a real transform instead: not in place
+// (a `transform` is installed, so GstBaseTransform never treats the input as the output nor forwards upstream's
+// allocation query downstream), src caps of the stage's output size (resize.c), and `generate_output` pushes the
+// new buffer the stage rendered (no output buffer of GstBaseTransform's, no copy, no metas copied by it).
 #include <gst/gst.h>
 #include <gst/base/gstbasetransform.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "properties.h"
+#include "resize.h"
 #include "viewfinder_plugin.h"
 
 // GST_PLUGIN_DEFINE names the package through this macro (a configure-time define in autotools/meson builds).
@@ -40,6 +46,7 @@ typedef struct {
 typedef struct {
     GstBaseTransformClass parent_class;
     int stage;
+    int resizes;   // vfsw_stage_resizes: output caps of another size, not in place
     int n_props;
     GParamSpec **props;
 } VfElementClass;
@@ -200,6 +207,21 @@ static GstFlowReturn vf_transform_ip(GstBaseTransform *trans, GstBuffer *buf) {
     return GST_FLOW_OK;
 }
 
+/// Never called either (generate_output pushes the frame the stage rendered); installed instead of transform_ip on
+/// resizing kinds so GstBaseTransform is not in place there: its allocation query downstream carries the output caps,
+/// and upstream's is answered, not forwarded downstream with the input's size.
+static GstFlowReturn vf_transform(GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf) {
+    GST_ERROR_OBJECT(trans, "transform called: generate_output should have handled the frame");
+    return GST_FLOW_NOT_SUPPORTED;
+}
+
+/// Resizing kinds: both caps are fixed here (the src ones of the stage's output size, from vf_transform_caps);
+/// StageChain configures itself from the input caps of the first frame after them and renders at that size.
+static gboolean vf_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
+    GST_INFO_OBJECT(trans, "resizing %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps, outcaps);
+    return TRUE;
+}
+
 static GstFlowReturn vf_generate_output(GstBaseTransform *trans, GstBuffer **outbuf) {
     VfElement *self = VF_ELEMENT(trans);
     GstBuffer *in = trans->queued_buf;
@@ -229,8 +251,21 @@ static GstFlowReturn vf_generate_output(GstBaseTransform *trans, GstBuffer **out
 /// downstream caps), narrowed to what every linked extra output's branch takes, in the main output's
 /// order, as the host negotiates across its bridge (so `c.snapshot ! jpegenc` gets a format jpegenc takes
 /// without a videoconvert). When nothing is common the main output wins and the extra pad refuses later.
+///
+/// A resizing kind's caps differ in size only (resize.c): towards src the stage's output size for the input
+/// caps, towards sink any size; the extra outputs carry the input (what the stage sees), so they narrow as above.
 static GstCaps *vf_transform_caps(GstBaseTransform *trans, GstPadDirection direction, GstCaps *caps, GstCaps *filter) {
-    GstCaps *ret = vf_parent_class->transform_caps(trans, direction, caps, filter);
+    GstCaps *ret;
+    if (VF_ELEMENT_GET_CLASS(trans)->resizes) {
+        ret = vf_resize_transform_caps(VF_ELEMENT(trans)->swift, direction, caps);
+        if (filter) {
+            GstCaps *both = gst_caps_intersect_full(filter, ret, GST_CAPS_INTERSECT_FIRST);
+            gst_caps_unref(ret);
+            ret = both;
+        }
+    } else {
+        ret = vf_parent_class->transform_caps(trans, direction, caps, filter);
+    }
     if (direction != GST_PAD_SRC || !ret) return ret;
     GList *extra = NULL;
     GST_OBJECT_LOCK(trans);
@@ -297,6 +332,7 @@ static void vf_class_init(gpointer g_class, gpointer class_data) {
     GstBaseTransformClass *bc = GST_BASE_TRANSFORM_CLASS(g_class);
     int stage = GPOINTER_TO_INT(class_data);
     klass->stage = stage;
+    klass->resizes = vfsw_stage_resizes(stage);
     vf_parent_class = g_type_class_peek_parent(g_class);
 
     oc->set_property = vf_set_property;
@@ -324,7 +360,12 @@ static void vf_class_init(gpointer g_class, gpointer class_data) {
     bc->transform_ip_on_passthrough = FALSE;
     bc->start = vf_start;
     bc->stop = vf_stop;
-    bc->transform_ip = vf_transform_ip;
+    if (klass->resizes) {
+        bc->transform = vf_transform;
+        bc->set_caps = vf_set_caps;
+    } else {
+        bc->transform_ip = vf_transform_ip;
+    }
     bc->generate_output = vf_generate_output;
     bc->transform_caps = vf_transform_caps;
     bc->sink_event = vf_sink_event;
@@ -348,7 +389,7 @@ static void vf_instance_init(GTypeInstance *instance, gpointer g_class) {
         g_value_init(&self->values[i], G_PARAM_SPEC_VALUE_TYPE(klass->props[i]));
         g_param_value_set_default(klass->props[i], &self->values[i]);
     }
-    gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
+    gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), !klass->resizes);
     gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), FALSE);
 }
 
