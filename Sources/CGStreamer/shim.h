@@ -54,6 +54,8 @@ static inline gsize vf_video_info_offset(const GstVideoInfo *i, guint p) { retur
 static inline guint8 *vf_video_frame_plane(GstVideoFrame *f, guint p) { return (guint8 *)GST_VIDEO_FRAME_PLANE_DATA(f, p); }
 static inline gint vf_video_frame_stride(GstVideoFrame *f, guint p) { return GST_VIDEO_FRAME_PLANE_STRIDE(f, p); }
 static inline gint vf_video_frame_comp_height(GstVideoFrame *f, guint c) { return GST_VIDEO_FRAME_COMP_HEIGHT(f, c); }
+static inline gint vf_video_frame_comp_width(GstVideoFrame *f, guint c) { return GST_VIDEO_FRAME_COMP_WIDTH(f, c); }
+static inline gint vf_video_frame_comp_pstride(GstVideoFrame *f, guint c) { return GST_VIDEO_FRAME_COMP_PSTRIDE(f, c); }
 
 // gst_structure_set is variadic and the resampler enums need their GTypes: a converter config for
 // analysis copies (linear resampling, no dithering) instead of the default high-quality cubic.

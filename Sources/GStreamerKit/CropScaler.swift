@@ -106,3 +106,26 @@ extension Buffer {
         setCustomMeta(s)
     }
 }
+
+extension VideoFrame {
+    /// Bytes of plane 0 at a `columns` x `rows` grid of points (cell centres): a cheap signature of the picture
+    /// (luma on YUV formats) for telling a scene change; empty when the frame cannot be mapped.
+    public func planeSamples(columns: Int, rows: Int) -> [UInt8] {
+        var frame = GstVideoFrame()
+        var info = self.info.raw
+        guard columns > 0, rows > 0, gst_video_frame_map(&frame, &info, buffer.raw, GST_MAP_READ) != 0 else { return [] }
+        defer { gst_video_frame_unmap(&frame) }
+        let stride = Int(vf_video_frame_stride(&frame, 0))
+        let height = Int(vf_video_frame_comp_height(&frame, 0))
+        let rowBytes = min(stride, Int(vf_video_frame_comp_width(&frame, 0)) * Int(vf_video_frame_comp_pstride(&frame, 0)))
+        guard let base = vf_video_frame_plane(&frame, 0), rowBytes > 0, height > 0 else { return [] }
+        let bytes = UnsafeRawBufferPointer(start: base, count: stride * height)
+        var out = [UInt8]()
+        out.reserveCapacity(columns * rows)
+        for r in 0..<rows {
+            let y = (2 * r + 1) * height / (2 * rows)
+            for c in 0..<columns { out.append(bytes[y * stride + (2 * c + 1) * rowBytes / (2 * columns)]) }
+        }
+        return out
+    }
+}

@@ -8,6 +8,7 @@ public enum StageRegistry {
         SnapshotStage.self,
         RinglightStage.self,
         ChromaKeyStage.self,
+        ReframeStage.self,
         PassthroughStage.self,
     ]
 

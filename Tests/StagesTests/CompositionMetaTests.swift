@@ -29,6 +29,23 @@ import Testing
         #expect(s["analysing"] == .bool(true))
     }
 
+    @Test func facesMembersAndLookRoundTripAndBadEntriesAreSkipped() throws {
+        var a = try #require(Self.full.analysis)
+        a.faces = [Box(x: 10, y: 20, width: 30, height: 40), Box(x: 100.25, y: 5, width: 12, height: 12)]
+        a.members = [Box(x: 10, y: 20, width: 30, height: 40)]
+        a.look = -0.5
+        let s = CompositionMeta(analysis: a).structure
+        #expect(s["faces"] == .string("10.0,20.0,30.0,40.0;100.2,5.0,12.0,12.0"))
+        #expect(Array(s.fields.map(\.0).suffix(3)) == ["faces", "members", "look"])
+        let back = try #require(CompositionMeta(structure: s)?.analysis)
+        #expect(back.faces.count == 2 && back.faces[1].x == 100.2 && back.members == [Box(x: 10, y: 20, width: 30, height: 40)])
+        #expect(back.look == -0.5)
+        // Hostile text: not numbers, non-finite, no size, too many: skipped or capped.
+        #expect(CompositionMeta.Analysis.boxes("1,2,3;a,b,c,d;1,2,0,4;1,2,nan,4;5,6,7,8") == [Box(x: 5, y: 6, width: 7, height: 8)])
+        #expect(CompositionMeta.Analysis.boxes(Array(repeating: "1,1,1,1", count: 100).joined(separator: ";")).count == 64)
+        #expect(CompositionMeta.Analysis.boxes(String(repeating: "9", count: 10_000)).isEmpty)
+    }
+
     @Test func valueStructureValueRoundTrips() throws {
         #expect(CompositionMeta(structure: Self.full.structure) == Self.full)
         // Through GStreamer's own text, as a reader of the buffer sees it.

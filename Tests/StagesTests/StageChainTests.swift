@@ -107,3 +107,28 @@ import Testing
         #expect(chain.caps == nil)
     }
 }
+
+/// A chain with a resizing stage (reframe): the stages after it are configured at its size and see its frame.
+@Suite struct StageChainResizingTests {
+    @Test func stagesAfterReframeSeeTheOutputSizeAndThePlaceholderIsResizedToo() throws {
+        let info = try VideoInfo(format: "I420", width: 640, height: 360, fpsN: 30, fpsD: 1)
+        let reframe = try StageRegistry.make(kind: "reframe", name: "r0", assignments: [("width", "180"), ("height", "320"), ("analysis", "upstream")])
+        let probe = StageChainTests.ProbeStage(probeX: 90)
+        let chain = StageChain(
+            stages: [("r0", reframe), ("probe0", probe)],
+            contexts: [StageChainTests.Context(stageName: "r0"), StageChainTests.Context(stageName: "probe0")])
+        let caps = try Caps(info.capsString)
+        let (frame, ms) = try chain.process(StageChainTests.black(info), caps: caps, segment: Segment())
+        #expect(chain.resizes)
+        #expect(probe.configured == [180])
+        #expect(frame.info.width == 180 && frame.info.height == 320)
+        #expect(chain.outputCaps?.description.contains("width=(int)180") == true)
+        #expect(chain.caps(seenBy: "probe0")?.videoInfo?.height == 320)
+        #expect(chain.caps(seenBy: "r0") == caps)
+        #expect(probe.seen.map(\.luma) == [16] && ms.count == 2)
+        let placeholder = try PlaceholderFrame.make(info, grey: 40, pts: nil, duration: nil)
+        let passed = try chain.process(placeholder, caps: caps, segment: Segment())
+        #expect(passed.frame.info.width == 180 && passed.frame.buffer.isPlaceholder)
+        #expect(probe.seen.count == 1)  // the placeholder was not shown to the stages
+    }
+}

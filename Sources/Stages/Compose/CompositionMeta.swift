@@ -11,6 +11,9 @@ import GStreamerKit
 /// measured-x, measured-y, measured-width, measured-height (double: the subject as detected; same convention),
 /// eye-left-x, eye-left-y, eye-right-x, eye-right-y (double: the subject's eyes, image left first; only when
 /// the engine located them: engine=cnn), input-width, input-height (int), advice (string),
+/// faces (string: every face the analysis found, "x,y,w,h" boxes joined by ";", at most 64; only when there is
+/// one), members (string, same format: a group subject's members), look (double, -1 image left ... 1 image right:
+/// where the subject's face looks, only when the engine knows),
 /// subject-luma, background-luma, clipped, exposure-stops (double, only when exposure was measured: see
 /// `ExposureFigures`; `rule=exposure` and `rule=auto` with a subject),
 /// analysing (boolean, only when true), skipped-pts (guint64, only when set)
@@ -47,6 +50,12 @@ public struct CompositionMeta: Sendable, Equatable {
         public var inputHeight: Int
         /// The exposure figures, when the rule measured them.
         public var exposure: ExposureFigures?
+        /// Every face the analysis found (same pixels as `subject`), for stages that must not cut one (reframe).
+        public var faces: [Box] = []
+        /// A group subject's members (same pixels); empty for one face.
+        public var members: [Box] = []
+        /// Where the subject looks, -1 (image left) ... 1 (image right); nil: unknown.
+        public var look: Double?
 
         /// Creates a verdict.
         public init(
@@ -68,6 +77,28 @@ public struct CompositionMeta: Sendable, Equatable {
                 eyes: guidance.subject?.eyes?.scaled(
                     Double(width) / Double(max(1, guidance.frameWidth)), Double(height) / Double(max(1, guidance.frameHeight))),
                 analysisPts: guidance.pts, inputWidth: width, inputHeight: height, exposure: guidance.exposure)
+            let sx = Double(width) / Double(max(1, guidance.frameWidth)), sy = Double(height) / Double(max(1, guidance.frameHeight))
+            faces = guidance.detections.filter { $0.kind == .face || $0.kind == .profileFace }.prefix(Self.maxBoxes).map { $0.box.scaled(sx, sy) }
+            members = (guidance.subject?.members ?? []).prefix(Self.maxBoxes).map { $0.scaled(sx, sy) }
+        }
+
+        /// At most this many boxes in `faces` and `members`.
+        public static let maxBoxes = 64
+
+        /// Boxes as the meta's text: "x,y,w,h" joined by ";", one decimal.
+        static func text(_ boxes: [Box]) -> String {
+            boxes.map { String(format: "%.1f,%.1f,%.1f,%.1f", $0.x, $0.y, $0.width, $0.height) }.joined(separator: ";")
+        }
+
+        /// Boxes read from the meta's text: at most `maxBoxes`; an entry that is not four finite numbers with a
+        /// positive size is skipped.
+        static func boxes(_ text: String?) -> [Box] {
+            guard let text, text.utf8.count <= maxBoxes * 64 else { return [] }
+            return text.split(separator: ";").prefix(maxBoxes).compactMap { entry -> Box? in
+                let v = entry.split(separator: ",").compactMap { Double($0) }
+                guard v.count == 4, v.allSatisfy(\.isFinite), v[2] > 0, v[3] > 0 else { return nil }
+                return Box(x: v[0], y: v[1], width: v[2], height: v[3])
+            }
         }
 
         /// Where the subject is in the analysed frame's pixels (the measured box, else the drawn one),
@@ -120,6 +151,9 @@ public struct CompositionMeta: Sendable, Equatable {
                 ("advice", .string(a.advice)),
             ]
             if let e = a.exposure { fields += CompositionMessage.exposureFields(e) }
+            if !a.faces.isEmpty { fields.append(("faces", .string(Analysis.text(a.faces)))) }
+            if !a.members.isEmpty { fields.append(("members", .string(Analysis.text(a.members)))) }
+            if let l = a.look { fields.append(("look", .double(l))) }
         }
         if analysing { fields.append(("analysing", .bool(true))) }
         if let skippedPts { fields.append(("skipped-pts", .uint64(skippedPts))) }
@@ -154,6 +188,9 @@ public struct CompositionMeta: Sendable, Equatable {
             inputWidth: m.integer("input-width").map { Int($0) } ?? 0,
             inputHeight: m.integer("input-height").map { Int($0) } ?? 0,
             exposure: CompositionMessage.exposure(in: m))
+        analysis?.faces = Analysis.boxes(m.string("faces"))
+        analysis?.members = Analysis.boxes(m.string("members"))
+        analysis?.look = m.double("look").flatMap { $0.isFinite ? min(1, max(-1, $0)) : nil }
     }
 
     /// The meta on `frame`; nil when the frame carries none (or it does not parse).

@@ -1,0 +1,68 @@
+/// An output window over the input frame (input pixels): its centre and width; the height follows the output's
+/// aspect ratio (`width / aspect`).
+public struct CropWindow: Sendable, Equatable, CustomStringConvertible {
+    /// Centre, input pixels.
+    public var cx: Double
+    /// See `cx`.
+    public var cy: Double
+    /// Width, input pixels.
+    public var width: Double
+    /// Output width / height.
+    public var aspect: Double
+
+    /// Creates a window.
+    public init(cx: Double, cy: Double, width: Double, aspect: Double) {
+        self.cx = cx; self.cy = cy; self.width = width; self.aspect = aspect
+    }
+
+    /// Height, input pixels.
+    public var height: Double { width / aspect }
+    /// Left edge.
+    public var left: Double { cx - width / 2 }
+    /// Top edge.
+    public var top: Double { cy - height / 2 }
+    /// Right edge.
+    public var right: Double { cx + width / 2 }
+    /// Bottom edge.
+    public var bottom: Double { cy + height / 2 }
+    /// The window as a box.
+    public var box: Box { Box(x: left, y: top, width: width, height: height) }
+
+    /// The largest window of `aspect` inside a `frameWidth` x `frameHeight` frame, centred.
+    public static func widest(aspect: Double, frameWidth: Double, frameHeight: Double) -> CropWindow {
+        let w = min(frameWidth, frameHeight * aspect)
+        return CropWindow(cx: frameWidth / 2, cy: frameHeight / 2, width: w, aspect: aspect)
+    }
+
+    /// The window moved (not resized) to lie inside the frame; a window wider or taller than the frame is first
+    /// shrunk to the widest that fits.
+    public func clamped(frameWidth: Double, frameHeight: Double) -> CropWindow {
+        var c = self
+        c.width = min(c.width, frameWidth, frameHeight * aspect)
+        c.cx = min(max(c.cx, c.width / 2), frameWidth - c.width / 2)
+        c.cy = min(max(c.cy, c.height / 2), frameHeight - c.height / 2)
+        return c
+    }
+
+    /// Where input point (x, y) lands in the window, 0...1 on each axis.
+    public func normalized(x: Double, y: Double) -> Point2D { Point2D(x: (x - left) / width, y: (y - top) / height) }
+
+    /// `b` in the window's own normalised coordinates (0...1 inside).
+    public func normalized(_ b: Box) -> Box {
+        Box(x: (b.x - left) / width, y: (b.y - top) / height, width: b.width / width, height: b.height / height)
+    }
+
+    /// Whether `b` lies wholly inside (with `slack` pixels of tolerance).
+    public func contains(_ b: Box, slack: Double = 0.5) -> Bool {
+        b.x >= left - slack && b.y >= top - slack && b.x + b.width <= right + slack && b.y + b.height <= bottom + slack
+    }
+
+    /// Whether `b` is cut by an edge: partly inside, partly outside.
+    public func cuts(_ b: Box, slack: Double = 0.5) -> Bool {
+        let outside = b.x + b.width <= left + slack || b.x >= right - slack || b.y + b.height <= top + slack || b.y >= bottom - slack
+        return !outside && !contains(b, slack: slack)
+    }
+
+    /// "cx,cy w" rounded.
+    public var description: String { "\(Int(cx.rounded())),\(Int(cy.rounded())) \(Int(width.rounded()))x\(Int(height.rounded()))" }
+}

@@ -1,0 +1,165 @@
+import Testing
+
+@testable import FrameAnalysis
+
+@Suite struct ReframerTests {
+    /// A 1920x1080 input reframed to 9:16 by `rule`.
+    func operator_(_ rule: ReframeSettings.Rule = .thirds) -> Reframer {
+        Reframer(settings: ReframeSettings(aspect: 9.0 / 16, rule: rule), frameWidth: 1920, frameHeight: 1080)
+    }
+
+    /// One face of `side` px at (x, y) (top-left), looking `look`.
+    func face(_ x: Double, _ y: Double, side: Double = 120, look: Double? = nil) -> FramingScene {
+        FramingScene(subject: Box(x: x, y: y, width: side, height: side), look: look)
+    }
+
+    /// Runs `seconds` at 30 fps from `start`, observing `scene(t)` five times a second; returns each frame's window.
+    func run(_ r: inout Reframer, from start: Double = 0, seconds: Double, scene: (Double) -> FramingScene) -> [CropWindow] {
+        var out: [CropWindow] = []
+        let frames = Int(seconds * 30)
+        for i in 0..<frames {
+            let t = start + Double(i) / 30
+            if i % 6 == 0 { r.observe(scene(t), at: t) }
+            out.append(r.advance(to: t))
+        }
+        return out
+    }
+
+    /// Mean |second difference| of the window centre (px per frame^2).
+    func jitter(_ w: [CropWindow]) -> Double {
+        guard w.count > 2 else { return 0 }
+        var sum = 0.0
+        for i in 1..<(w.count - 1) {
+            let ax = w[i + 1].cx - 2 * w[i].cx + w[i - 1].cx, ay = w[i + 1].cy - 2 * w[i].cy + w[i - 1].cy
+            sum += (ax * ax + ay * ay).squareRoot()
+        }
+        return sum / Double(w.count - 2)
+    }
+
+    @Test func startsOnTheWidestCentredWindow() {
+        let r = operator_()
+        #expect(r.window == CropWindow(cx: 960, cy: 540, width: 607.5, aspect: 9.0 / 16))
+        #expect(r.window.height == 1080)
+    }
+
+    @Test func aNoisyStillFaceMovesNothingOnceFramed() {
+        var r = operator_(.thirds)
+        var noise = SplitMix(seed: 7)
+        let windows = run(&r, seconds: 8) { _ in
+            self.face(1000 + noise.next(in: -4...4), 300 + noise.next(in: -4...4), side: 200 + noise.next(in: -3...3))
+        }
+        // The face overlaps the default window: a pan (no cut), settled well before the last 3 s.
+        #expect(r.cuts == 0)
+        let settled = Array(windows.suffix(90))
+        #expect(Set(settled.map(\.description)).count == 1)
+        #expect(jitter(settled) == 0)
+        // Thirds: the face's centre on an upper thirds point (tolerance 0.12 as compose's rule).
+        let c = settled[0].normalized(x: 1100, y: 400)
+        let d = min(abs(c.x - 1.0 / 3), abs(c.x - 2.0 / 3))
+        #expect(d < 0.03 && abs(c.y - 1.0 / 3) < 0.03)
+        // Zoom: the face takes `subjectSize` (0.2) of the output's height.
+        #expect(abs(200 / settled[0].height - 0.2) < 0.02)
+    }
+
+    @Test func aSlowWalkIsFollowedWithinTheSpeedLimitAndNoOvershoot() {
+        var r = operator_(.center)
+        _ = run(&r, seconds: 6) { _ in self.face(700, 400) }
+        let start = r.window.cx
+        // The face walks 300 px right over 3 s, then stops.
+        let windows = run(&r, from: 6, seconds: 8) { t in self.face(700 + min(300, max(0, (t - 6) * 100)), 400) }
+        let steps = zip(windows.dropFirst(), windows).map { abs($0.cx - $1.cx) }
+        #expect(steps.max()! <= 0.5 * 1080 / 30 + 1e-6)
+        #expect(r.cuts == 0)  // the face overlapped the default window: all pans
+        let end = windows.last!.cx
+        #expect(abs(end - (1060 - 0)) < 0.08 * windows.last!.width)  // centred on the face (760 + 300) within the dead zone
+        #expect(windows.allSatisfy { $0.cx <= end + 0.5 && $0.cx >= start - 0.5 })  // monotonic: never past the end
+        #expect(jitter(windows) < 0.5)
+    }
+
+    @Test func aJumpIsACutNotAPan() {
+        var r = operator_(.center)
+        _ = run(&r, seconds: 3) { _ in self.face(300, 400) }
+        let before = r.cuts
+        let windows = run(&r, from: 3, seconds: 1) { _ in self.face(1500, 400) }
+        #expect(r.cuts == before + 1)
+        // The frame after the observation is already there: centred on the face's centre (1560).
+        #expect(abs(windows[1].cx - 1560) < 1)
+    }
+
+    @Test func nobodyHoldsThenEasesToTheDefault() {
+        var r = operator_(.center)
+        _ = run(&r, seconds: 6) { _ in self.face(300, 400) }
+        let framed = r.window
+        // Last seen at 5.8 s (the analysis of the frame at 5.8): held for 2 s, to 7.8 s.
+        let held = run(&r, from: 6, seconds: 1.8) { _ in .empty }
+        #expect(held.allSatisfy { $0 == framed })
+        let back = run(&r, from: 7.8, seconds: 8) { _ in .empty }
+        #expect(back.last! == r.defaultWindow)
+        #expect(r.cuts == 1)  // eased, not cut
+        #expect(jitter(back) < 0.5)
+    }
+
+    @Test func aSceneChangeCutsToTheNextSubject() {
+        var r = operator_(.center)
+        _ = run(&r, seconds: 3) { _ in self.face(900, 400) }
+        let before = r.cuts
+        r.sceneChanged(at: 3)
+        // A subject close by, which would otherwise be a small pan.
+        _ = run(&r, from: 3, seconds: 0.5) { _ in self.face(1000, 420) }
+        #expect(r.cuts == before + 1)
+        #expect(abs(r.window.cx - 1060) < 1)
+    }
+
+    @Test func lookRoomGoesWhereTheFaceLooks() {
+        var right = operator_(.portrait), left = operator_(.portrait)
+        let wr = run(&right, seconds: 4) { _ in self.face(900, 400, look: 0.8) }.last!
+        let wl = run(&left, seconds: 4) { _ in self.face(900, 400, look: -0.8) }.last!
+        #expect(abs(wr.normalized(x: 960, y: 0).x - 1.0 / 3) < 0.02)
+        #expect(abs(wl.normalized(x: 960, y: 0).x - 2.0 / 3) < 0.02)
+        // Eyes (40 % down the face without landmarks) on the upper third line.
+        #expect(abs(wr.normalized(x: 960, y: 448).y - 1.0 / 3) < 0.02)
+    }
+
+    @Test func aGroupStaysWholeAndNoFaceIsCut() {
+        var r = operator_(.auto)
+        let members = [Box(x: 700, y: 300, width: 90, height: 90), Box(x: 820, y: 330, width: 80, height: 80), Box(x: 940, y: 310, width: 90, height: 90)]
+        let stranger = Box(x: 1200, y: 320, width: 90, height: 90)
+        let scene = FramingScene(subject: FramingTarget.union(members), required: members, faces: members + [stranger], isGroup: true)
+        let windows = run(&r, seconds: 4) { _ in scene }
+        for w in windows.suffix(100) {
+            #expect(members.allSatisfy { w.contains($0) })
+            #expect(!w.cuts(stranger))
+        }
+    }
+
+    @Test func noFaceIsEverCutWhilePanningBetweenRandomScenes() {
+        var g = SplitMix(seed: 42)
+        for _ in 0..<12 {
+            var r = operator_(.auto)
+            var t = 0.0
+            for _ in 0..<4 {
+                let n = Int(g.next(in: 1...4))
+                let faces = (0..<n).map { _ in Box(x: g.next(in: 50...1700), y: g.next(in: 50...800), width: 100, height: 100) }
+                let scene = n == 1 ? FramingScene(subject: faces[0]) : FramingScene(subject: faces[0], required: [faces[0]], faces: faces)
+                for w in run(&r, from: t, seconds: 3, scene: { _ in scene }) {
+                    #expect(!faces.contains { w.cuts($0) }, "window \(w) cuts one of \(faces)")
+                }
+                t += 3
+            }
+        }
+    }
+}
+
+/// A small seeded generator (SplitMix64) for reproducible noise.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func next(in r: ClosedRange<Double>) -> Double { r.lowerBound + Double(next() >> 11) / Double(1 << 53) * (r.upperBound - r.lowerBound) }
+}
