@@ -19,11 +19,8 @@ final class PluginInstance: @unchecked Sendable {
     private struct Settings {
         /// Values set so far (name, text), the last one for each name.
         var assignments: [(String, String)] = []
-        /// The running stage (between start and stop), for changes while playing.
+        /// The running stage (between start and stop), for changes while playing and caps queries.
         var stage: (any Stage)?
-        /// A resizing kind's stage made from `assignments` before start, to answer caps queries (`outputSize`);
-        /// never opened, dropped when a property changes or the element starts.
-        var probe: (any Stage)?
     }
     private let settings = Mutex(Settings())
     private let events = Mutex<[MessageStructure]>([])
@@ -70,7 +67,6 @@ final class PluginInstance: @unchecked Sendable {
                 }
                 s.assignments.removeAll { $0.0 == name }
                 s.assignments.append((name, text))
-                s.probe = nil
             }
         } catch {
             return error.message
@@ -114,18 +110,16 @@ final class PluginInstance: @unchecked Sendable {
         let context = PluginContext(stageName: name, element: element, branches: branches, linked: linked)
         context.start()
         running = Running(element: element, stage: stage, chain: StageChain(stages: [(name, stage)], contexts: [context]), context: context)
-        settings.withLock {
-            $0.stage = stage
-            $0.probe = nil
-        }
+        settings.withLock { $0.stage = stage }
         return nil
     }
 
     /// The frame size a resizing stage passes on for `width` x `height` input in `format` (nil: the first format
     /// the stage takes), asked by the element's `transform_caps` on any thread. A width or height of 0 is an input
     /// size not fixed yet: then the answer is the size the properties fix whatever the input (the same for two
-    /// unlike inputs), or nil. Asks the running stage, else a stage made from the properties set so far and kept
-    /// until one changes (never opened). Under `settings`, as the stage's `update`.
+    /// unlike inputs), or nil. Asks the running stage (under `settings`, as its `update`); nil before start: caps
+    /// are only negotiated once the element started (GstBaseTransform's start comes first), and a stage made
+    /// earlier only to answer a link-time query would load reframe's engine for nothing.
     func outputSize(format: String?, width: Int, height: Int) -> (width: Int, height: Int)? {
         guard entry.resizes else { return nil }
         let fallback = entry.descriptor.formats.first { $0 != "ANY" } ?? "I420"
@@ -133,10 +127,7 @@ final class PluginInstance: @unchecked Sendable {
             (try? VideoInfo(format: format ?? fallback, width: w, height: h)) ?? (try? VideoInfo(format: fallback, width: w, height: h))
         }
         return settings.withLock { s -> (width: Int, height: Int)? in
-            if s.stage == nil && s.probe == nil {
-                s.probe = try? StageRegistry.make(kind: kind, name: "vf\(kind)", assignments: s.assignments)
-            }
-            guard let stage = (s.stage ?? s.probe) as? any ResizingStage else { return nil }
+            guard let stage = s.stage as? any ResizingStage else { return nil }
             if width > 0 && height > 0 {
                 guard let i = info(width, height) else { return nil }
                 return stage.outputSize(for: i)

@@ -55,9 +55,9 @@ void vfsw_stop(void *instance);
 char *vfsw_process(void *instance, void **buffer, void *caps, void *segment);
 /// A resizing stage's output size for input frames of `in_w` x `in_h` in `format` (a raw format name, or NULL: the
 /// first the stage takes). `in_w` or `in_h` 0: the input size is not fixed yet, and the answer is the size the stage's
-/// properties fix whatever the input, if they do. Asks the running stage, or before start one made from the
-/// properties set so far (kept until a property changes). Any thread (caps queries). 1 with `*out_w`, `*out_h` set,
-/// else 0 (not a resizing stage, properties that make no stage, or a size that depends on the unknown input).
+/// properties fix whatever the input, if they do. Asks the running stage; any thread (caps queries). 1 with `*out_w`,
+/// `*out_h` set, else 0 (not a resizing stage, not started: caps are negotiated after start, or a size that depends
+/// on the unknown input).
 int vfsw_output_size(void *instance, const char *format, int in_w, int in_h, int *out_w, int *out_h);
 /// A custom event's structure (serialised) reached the element: downstream on its sink pad or upstream on
 /// any source pad.
