@@ -153,7 +153,7 @@ public struct DescriptionGenerator {
     static let elements = [
         "videotestsrc", "fakesink", "queue", "identity", "tee", "videoconvert", "videoscale", "capsfilter", "jpegenc",
         "multifilesink", "filesink", "filesrc", "decodebin", "audiotestsrc", "compositor", "appsrc", "appsink",
-        "grid", "compose", "capture", "snapshot", "ringlight", "chromakey", "passthrough",
+        "grid", "compose", "capture", "snapshot", "ringlight", "chromakey", "reframe", "passthrough",
         "nosuchelement", "Grid", "grid2", "gridd", "snapshot0", "x", "bin", "valve",
     ]
 

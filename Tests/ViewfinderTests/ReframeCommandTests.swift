@@ -83,3 +83,33 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: d.path).isEmpty)
     }
 }
+
+/// pipelines/reframe-vertical.pipeline as shipped (a live source: the serial pass): the clean landscape recording and
+/// the 9:16 stream, received by ffmpeg as an SRT caller and copied without decoding (`-c copy`).
+@Suite(.serialized, .tags(.live, .network, .process), .tier) struct ReframePipelineTests {
+    @Test func theVerticalStreamIs720x1280AndTheRecordingStaysLandscape() throws {
+        let d = Tools.tempDir()
+        try FileManager.default.createDirectory(at: d.appendingPathComponent("out"), withIntermediateDirectories: true)
+        let port = Tools.freePort(udp: true)
+        let frames = 150
+        let (p, o, e) = try Tools.start(
+            Tools.viewfinder,
+            [
+                "run", Tools.root.appendingPathComponent("pipelines/reframe-vertical.pipeline").path, "--set", "videotestsrc0.num-buffers=\(frames)",
+                "--set", "srtsink0.uri=srt://127.0.0.1:\(port)?mode=listener",
+            ], cwd: d)
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        usleep(1_000_000)
+        let client = d.appendingPathComponent("client.ts").path
+        let caller = try Tools.run(
+            "/usr/bin/ffmpeg", ["-v", "error", "-i", "srt://127.0.0.1:\(port)?mode=caller", "-c", "copy", "-f", "mpegts", "-y", client], timeout: 30)
+        let vf = Tools.finish(p, o, e, timeout: 30)
+        #expect(!vf.hung && vf.code == 0, "viewfinder exit \(vf.code): \(vf.err)")
+        let stream = try Tools.ffprobeVideoFrames(client)
+        #expect(stream.count >= 30, "the caller got \(stream.count) frames: \(caller.err)")
+        #expect(stream.allSatisfy { $0.width == 720 && $0.height == 1280 })
+        let recording = try Tools.ffprobeVideoFrames(d.appendingPathComponent("out/landscape.mkv").path)
+        #expect(Double(recording.count) >= 0.9 * Double(frames), "\(recording.count) frames recorded: \(vf.err)")
+        #expect(recording.allSatisfy { $0.width == 1280 && $0.height == 720 })
+    }
+}

@@ -91,13 +91,36 @@ public enum FramingTarget {
             }
             func moved(_ o: CropWindow) -> Double { abs(o.cx - c.cx) + abs(o.cy - c.cy) }
             if let best = options.min(by: { moved($0) < moved($1) }) { return best }
-            // No shift clears every face: take this one in by widening round it, then try again.
+            // No small shift clears every face: take this one in by widening round it, then try again; when the window
+            // cannot widen (it is already the widest), settle for the best place that cuts nobody.
             guard let u = union([face] + required) else { return c }
             let widened = keepRequired(c, [u], margin: 0.05, frameWidth: fw, frameHeight: fh)
-            if widened == c { return c }
+            if widened == c { return bestUncut(c, faces: faces, required: required, frameWidth: fw, frameHeight: fh) }
             c = widened
         }
         return c
+    }
+
+    /// Where the window (same size) cuts the fewest faces: every position with an edge on a face's edge is tried (and
+    /// the window as it is); fewest cut faces first, then the most required faces inside, then the smallest move.
+    static func bestUncut(_ w: CropWindow, faces: [Box], required: [Box], frameWidth fw: Double, frameHeight fh: Double) -> CropWindow {
+        var candidates = [w]
+        for f in faces {
+            for x in [f.x, f.x + f.width] {
+                var a = w, b = w
+                a.cx = x + w.width / 2; b.cx = x - w.width / 2
+                candidates += [a.clamped(frameWidth: fw, frameHeight: fh), b.clamped(frameWidth: fw, frameHeight: fh)]
+            }
+            for y in [f.y, f.y + f.height] {
+                var a = w, b = w
+                a.cy = y + w.height / 2; b.cy = y - w.height / 2
+                candidates += [a.clamped(frameWidth: fw, frameHeight: fh), b.clamped(frameWidth: fw, frameHeight: fh)]
+            }
+        }
+        func rank(_ o: CropWindow) -> (Int, Int, Double) {
+            (faces.filter { o.cuts($0) }.count, -required.filter { o.contains($0) }.count, abs(o.cx - w.cx) + abs(o.cy - w.cy))
+        }
+        return candidates.min { rank($0) < rank($1) } ?? w
     }
 }
 

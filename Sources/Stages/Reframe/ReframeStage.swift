@@ -11,12 +11,14 @@ import Synchronization
 /// The subject comes from compose's `ViewfinderComposition` meta when a compose runs before it (the meta's boxes are
 /// rewritten into the output's pixels on the way out, so a capture after it reads them right), or from a compose of
 /// its own that draws nothing (`analysis=own`, or `auto` on frames without the meta).
-public final class ReframeStage: ResizingStage, @unchecked Sendable {  // `own` is set once in init, then only read.
+public final class ReframeStage: ResizingStage, @unchecked Sendable {  // `own` is set once in open(), then only read.
     private let name: String
     private let fixedSize: (width: Int, height: Int)?
     private let aspectRatio: Double
     private let mode: Analysis
-    private let own: ComposeStage?
+    /// The own analysis, made in `open()` (loading engines is work, not validation: `--dry-run` and planning skip it).
+    private var own: ComposeStage?
+    private let ownProperties: PropertyValues?
     // Lock order: settings, then state; never nested the other way.
     private let settings: Mutex<ReframeSettings>
     private struct State {
@@ -58,14 +60,18 @@ public final class ReframeStage: ResizingStage, @unchecked Sendable {  // `own` 
         settings = Mutex(s)
         mode = p[Self.analysis]
         requested = (w, h)
-        if mode == .upstream {
-            own = nil
-        } else {
-            let values = try PropertyValues(
+        ownProperties =
+            mode == .upstream
+            ? nil
+            : try PropertyValues(
                 specs: ComposeStage.descriptor.properties,
                 assignments: [("overlay", "false"), ("engine", p[Self.engine].rawValue), ("warmup", "0")], stage: name)
-            own = try ComposeStage(name: name, properties: values)
-        }
+    }
+
+    /// Loads the own analysis's engines (unless `analysis=upstream`); a missing model ends the run naming the stage.
+    public func open() throws(StageError) {
+        guard own == nil, let ownProperties else { return }
+        own = try ComposeStage(name: name, properties: ownProperties)
     }
     private let requested: (width: Int, height: Int)
 
