@@ -118,8 +118,8 @@ final class PluginInstance: @unchecked Sendable {
     /// the stage takes), asked by the element's `transform_caps` on any thread. A width or height of 0 is an input
     /// size not fixed yet: then the answer is the size the properties fix whatever the input (the same for two
     /// unlike inputs), or nil. Asks the running stage (under `settings`, as its `update`); nil before start: caps
-    /// are only negotiated once the element started (GstBaseTransform's start comes first), and a stage made
-    /// earlier only to answer a link-time query would load reframe's engine for nothing.
+    /// are only negotiated once the element started (GstBaseTransform's start comes first), so a link-time query
+    /// may leave the size free and no stage is made just to answer it.
     func outputSize(format: String?, width: Int, height: Int) -> (width: Int, height: Int)? {
         guard entry.resizes else { return nil }
         let fallback = entry.descriptor.formats.first { $0 != "ANY" } ?? "I420"
