@@ -10,11 +10,18 @@
 // Processing is in place without GstBaseTransform's eager copy: `generate_output` hands the input buffer
 // (our reference) to Swift, which writes into it only when a stage draws (copying first only if it is
 // shared, e.g. after a snapshot took a reference) and gives back the buffer to push.
+//
+// A stage that changes the frame size (vfsw_stage_resizes: reframe) makes a real transform instead: not in place
+// (a `transform` is installed, so GstBaseTransform never treats the input as the output nor forwards upstream's
+// allocation query downstream), src caps of the stage's output size (resize.c), and `generate_output` pushes the
+// new buffer the stage rendered (no output buffer of GstBaseTransform's, no copy, no metas copied by it).
 #include <gst/gst.h>
 #include <gst/base/gstbasetransform.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "properties.h"
+#include "resize.h"
 #include "viewfinder_plugin.h"
 
 // GST_PLUGIN_DEFINE names the package through this macro (a configure-time define in autotools/meson builds).
@@ -39,6 +46,7 @@ typedef struct {
 typedef struct {
     GstBaseTransformClass parent_class;
     int stage;
+    int resizes;   // vfsw_stage_resizes: output caps of another size, not in place
     int n_props;
     GParamSpec **props;
 } VfElementClass;
@@ -47,141 +55,6 @@ static GstBaseTransformClass *vf_parent_class = NULL;
 
 #define VF_ELEMENT(o) ((VfElement *)(o))
 #define VF_ELEMENT_GET_CLASS(o) ((VfElementClass *)G_OBJECT_GET_CLASS(o))
-
-// ---- Property types (GEnum / GFlags made from a stage's choices)
-
-static gchar **vf_split_choices(const char *choices) {
-    return g_strsplit(choices ? choices : "", ",", -1);
-}
-
-/// A GEnum type for a `choice` property: values numbered in declared order, name and nick the word.
-static GType vf_enum_type(const char *kind, const char *prop, const char *choices) {
-    gchar *name = g_strdup_printf("GstVf%s-%s", kind, prop);
-    GType t = g_type_from_name(name);
-    if (!t) {
-        gchar **words = vf_split_choices(choices);
-        guint n = g_strv_length(words);
-        // Registered once per process and never freed: GLib keeps pointers to these values.
-        GEnumValue *values = g_new0(GEnumValue, n + 1);
-        for (guint i = 0; i < n; i++) {
-            values[i].value = (gint)i;
-            values[i].value_name = g_strdup(words[i]);
-            values[i].value_nick = g_strdup(words[i]);
-        }
-        g_strfreev(words);
-        t = g_enum_register_static(name, values);
-    }
-    g_free(name);
-    return t;
-}
-
-/// A GFlags type for a `set` property: one bit per word in declared order (gst-launch takes `a+b`).
-static GType vf_flags_type(const char *kind, const char *prop, const char *choices) {
-    gchar *name = g_strdup_printf("GstVf%s-%s", kind, prop);
-    GType t = g_type_from_name(name);
-    if (!t) {
-        gchar **words = vf_split_choices(choices);
-        guint n = MIN(g_strv_length(words), 31);
-        GFlagsValue *values = g_new0(GFlagsValue, n + 1);
-        for (guint i = 0; i < n; i++) {
-            values[i].value = 1u << i;
-            values[i].value_name = g_strdup(words[i]);
-            values[i].value_nick = g_strdup(words[i]);
-        }
-        g_strfreev(words);
-        t = g_flags_register_static(name, values);
-    }
-    g_free(name);
-    return t;
-}
-
-static gint vf_choice_index(const char *choices, const char *word) {
-    gchar **words = vf_split_choices(choices);
-    gint found = 0;
-    for (gint i = 0; words[i]; i++)
-        if (g_strcmp0(words[i], word) == 0) { found = i; break; }
-    g_strfreev(words);
-    return found;
-}
-
-static guint vf_flags_mask(const char *choices, const char *text) {
-    gchar **words = vf_split_choices(choices);
-    gchar **parts = g_strsplit_set(text ? text : "", "+,", -1);
-    guint mask = 0;
-    for (gint p = 0; parts[p]; p++)
-        for (gint i = 0; words[i] && i < 31; i++)
-            if (parts[p][0] && g_strcmp0(words[i], parts[p]) == 0) mask |= 1u << i;
-    g_strfreev(parts);
-    g_strfreev(words);
-    return mask;
-}
-
-/// The GParamSpec of property `index` of `stage`.
-static GParamSpec *vf_param_spec(int stage, int index) {
-    const char *kind = vfsw_stage_kind(stage);
-    const char *name = vfsw_property_name(stage, index);
-    const char *blurb = vfsw_property_blurb(stage, index);
-    const char *def = vfsw_property_default(stage, index);
-    double min = vfsw_property_min(stage, index), max = vfsw_property_max(stage, index);
-    GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-        (vfsw_property_playing(stage, index) ? GST_PARAM_MUTABLE_PLAYING : GST_PARAM_MUTABLE_READY);
-    switch (vfsw_property_type(stage, index)) {
-    case VF_PROP_BOOL:
-        return g_param_spec_boolean(name, name, blurb, g_strcmp0(def, "true") == 0, flags);
-    case VF_PROP_INT: {
-        gint64 d = g_ascii_strtoll(def, NULL, 10);
-        if (min >= G_MININT && max <= G_MAXINT)
-            return g_param_spec_int(name, name, blurb, (gint)min, (gint)max, (gint)d, flags);
-        return g_param_spec_int64(name, name, blurb, (gint64)min, (gint64)max, d, flags);
-    }
-    case VF_PROP_DOUBLE:
-        return g_param_spec_double(name, name, blurb, min, max, g_ascii_strtod(def, NULL), flags);
-    case VF_PROP_ENUM: {
-        const char *choices = vfsw_property_choices(stage, index);
-        return g_param_spec_enum(name, name, blurb, vf_enum_type(kind, name, choices), vf_choice_index(choices, def), flags);
-    }
-    case VF_PROP_FLAGS: {
-        const char *choices = vfsw_property_choices(stage, index);
-        return g_param_spec_flags(name, name, blurb, vf_flags_type(kind, name, choices), vf_flags_mask(choices, def), flags);
-    }
-    default:
-        return g_param_spec_string(name, name, blurb, def, flags);
-    }
-}
-
-/// A property value as the text the stage's PropertySpec parses (caller frees).
-static gchar *vf_value_text(const GValue *v) {
-    GType t = G_VALUE_TYPE(v);
-    if (t == G_TYPE_BOOLEAN) return g_strdup(g_value_get_boolean(v) ? "true" : "false");
-    if (t == G_TYPE_INT) return g_strdup_printf("%d", g_value_get_int(v));
-    if (t == G_TYPE_INT64) return g_strdup_printf("%" G_GINT64_FORMAT, g_value_get_int64(v));
-    if (t == G_TYPE_DOUBLE) {
-        gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
-        return g_strdup(g_ascii_dtostr(buf, sizeof buf, g_value_get_double(v)));
-    }
-    if (t == G_TYPE_STRING) return g_strdup(g_value_get_string(v) ? g_value_get_string(v) : "");
-    if (G_TYPE_IS_ENUM(t)) {
-        GEnumClass *k = g_type_class_ref(t);
-        GEnumValue *ev = g_enum_get_value(k, g_value_get_enum(v));
-        gchar *s = g_strdup(ev ? ev->value_nick : "");
-        g_type_class_unref(k);
-        return s;
-    }
-    if (G_TYPE_IS_FLAGS(t)) {
-        GFlagsClass *k = g_type_class_ref(t);
-        guint mask = g_value_get_flags(v);
-        GString *s = g_string_new(NULL);
-        for (guint i = 0; i < k->n_values; i++) {
-            if (mask & k->values[i].value) {
-                if (s->len) g_string_append_c(s, '+');
-                g_string_append(s, k->values[i].value_nick);
-            }
-        }
-        g_type_class_unref(k);
-        return g_string_free(s, FALSE);
-    }
-    return g_strdup_value_contents(v);
-}
 
 // ---- GObject
 
@@ -334,6 +207,21 @@ static GstFlowReturn vf_transform_ip(GstBaseTransform *trans, GstBuffer *buf) {
     return GST_FLOW_OK;
 }
 
+/// Never called either (generate_output pushes the frame the stage rendered); installed instead of transform_ip on
+/// resizing kinds so GstBaseTransform is not in place there: its allocation query downstream carries the output caps,
+/// and upstream's is answered, not forwarded downstream with the input's size.
+static GstFlowReturn vf_transform(GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf) {
+    GST_ERROR_OBJECT(trans, "transform called: generate_output should have handled the frame");
+    return GST_FLOW_NOT_SUPPORTED;
+}
+
+/// Resizing kinds: both caps are fixed here (the src ones of the stage's output size, from vf_transform_caps);
+/// StageChain configures itself from the input caps of the first frame after them and renders at that size.
+static gboolean vf_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
+    GST_INFO_OBJECT(trans, "resizing %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps, outcaps);
+    return TRUE;
+}
+
 static GstFlowReturn vf_generate_output(GstBaseTransform *trans, GstBuffer **outbuf) {
     VfElement *self = VF_ELEMENT(trans);
     GstBuffer *in = trans->queued_buf;
@@ -363,8 +251,21 @@ static GstFlowReturn vf_generate_output(GstBaseTransform *trans, GstBuffer **out
 /// downstream caps), narrowed to what every linked extra output's branch takes, in the main output's
 /// order, as the host negotiates across its bridge (so `c.snapshot ! jpegenc` gets a format jpegenc takes
 /// without a videoconvert). When nothing is common the main output wins and the extra pad refuses later.
+///
+/// A resizing kind's caps differ in size only (resize.c): towards src the stage's output size for the input
+/// caps, towards sink any size; the extra outputs carry the input (what the stage sees), so they narrow as above.
 static GstCaps *vf_transform_caps(GstBaseTransform *trans, GstPadDirection direction, GstCaps *caps, GstCaps *filter) {
-    GstCaps *ret = vf_parent_class->transform_caps(trans, direction, caps, filter);
+    GstCaps *ret;
+    if (VF_ELEMENT_GET_CLASS(trans)->resizes) {
+        ret = vf_resize_transform_caps(VF_ELEMENT(trans)->swift, direction, caps);
+        if (filter) {
+            GstCaps *both = gst_caps_intersect_full(filter, ret, GST_CAPS_INTERSECT_FIRST);
+            gst_caps_unref(ret);
+            ret = both;
+        }
+    } else {
+        ret = vf_parent_class->transform_caps(trans, direction, caps, filter);
+    }
     if (direction != GST_PAD_SRC || !ret) return ret;
     GList *extra = NULL;
     GST_OBJECT_LOCK(trans);
@@ -431,6 +332,7 @@ static void vf_class_init(gpointer g_class, gpointer class_data) {
     GstBaseTransformClass *bc = GST_BASE_TRANSFORM_CLASS(g_class);
     int stage = GPOINTER_TO_INT(class_data);
     klass->stage = stage;
+    klass->resizes = vfsw_stage_resizes(stage);
     vf_parent_class = g_type_class_peek_parent(g_class);
 
     oc->set_property = vf_set_property;
@@ -458,7 +360,12 @@ static void vf_class_init(gpointer g_class, gpointer class_data) {
     bc->transform_ip_on_passthrough = FALSE;
     bc->start = vf_start;
     bc->stop = vf_stop;
-    bc->transform_ip = vf_transform_ip;
+    if (klass->resizes) {
+        bc->transform = vf_transform;
+        bc->set_caps = vf_set_caps;
+    } else {
+        bc->transform_ip = vf_transform_ip;
+    }
     bc->generate_output = vf_generate_output;
     bc->transform_caps = vf_transform_caps;
     bc->sink_event = vf_sink_event;
@@ -482,38 +389,8 @@ static void vf_instance_init(GTypeInstance *instance, gpointer g_class) {
         g_value_init(&self->values[i], G_PARAM_SPEC_VALUE_TYPE(klass->props[i]));
         g_param_value_set_default(klass->props[i], &self->values[i]);
     }
-    gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
+    gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), !klass->resizes);
     gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), FALSE);
-}
-
-// ---- Logging: the Swift side's log lines as GStreamer debug categories, one per swift-log label, named as
-// GStreamer's convention asks (prefix, underscore): viewfinder.stages -> viewfinder_stages.
-
-static GMutex vf_log_lock;
-static GHashTable *vf_log_categories = NULL;  // label -> GstDebugCategory *, never freed (categories live for the process)
-
-void *vf_log_category(const char *label) {
-    g_mutex_lock(&vf_log_lock);
-    if (!vf_log_categories) vf_log_categories = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    GstDebugCategory *category = g_hash_table_lookup(vf_log_categories, label);
-    if (!category) {
-        gchar *name = g_strdelimit(g_strdup(label), ".", '_');
-        GST_DEBUG_CATEGORY_INIT(category, name, 0, "Viewfinder's library lines (swift-log label)");
-        g_free(name);
-        g_hash_table_insert(vf_log_categories, g_strdup(label), category);
-    }
-    g_mutex_unlock(&vf_log_lock);
-    return category;
-}
-
-int vf_log_threshold(void *category) {
-    return category ? (int)gst_debug_category_get_threshold((GstDebugCategory *)category) : 0;
-}
-
-void vf_log(void *category, int level, const char *file, const char *function, int line, const char *text) {
-    GstDebugCategory *c = category;
-    if (!c || level > (int)gst_debug_category_get_threshold(c)) return;
-    gst_debug_log(c, (GstDebugLevel)level, file, function, line, NULL, "%s", text);
 }
 
 static gboolean plugin_init(GstPlugin *plugin) {

@@ -26,12 +26,16 @@ enum PluginCatalog {
         var descriptor: StageDescriptor
         var caps: String
         var properties: [Property]
+        /// A `ResizingStage` (reframe): the element's src caps carry the stage's output size.
+        var resizes: Bool
     }
 
     /// Every stage of `StageRegistry`, in its order.
     static let entries: [Entry] = StageRegistry.all.map { t in
         let d = t.descriptor
-        return Entry(type: t, descriptor: d, caps: caps(d.formats), properties: d.properties.map { property($0, kind: d.kind) })
+        return Entry(
+            type: t, descriptor: d, caps: caps(d.formats), properties: d.properties.map { property($0, kind: d.kind) },
+            resizes: t is any ResizingStage.Type)
     }
 
     /// Raw video in `formats` (overlay formats first, as the host negotiates), any raw video for `ANY`.

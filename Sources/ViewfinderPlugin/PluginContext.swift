@@ -42,7 +42,7 @@ final class PluginContext: StageContext, @unchecked Sendable {
     /// so a sink right after it (appsink, fakesink) prerolls before the first photo. Once only: an encoder
     /// (jpegenc) holds GAP events until its first frame, so one per frame would pile up there. A sink after
     /// an encoder still waits for its first photo to preroll: give it `async=false` (see the README).
-    func frameDone(_ frame: VideoFrame) {
+    func frameDone(_ frame: VideoFrame, caps: Caps) {
         guard !pads.isEmpty else { return }
         let fresh = begun.withLock { b -> [String] in
             let new = pads.keys.filter { !b.contains($0) }
@@ -50,7 +50,7 @@ final class PluginContext: StageContext, @unchecked Sendable {
             return new
         }
         for output in fresh {
-            pads[output]?.enqueue(.gap(pts: frame.pts, duration: frame.duration, frame.caps, frame.segment))
+            pads[output]?.enqueue(.gap(pts: frame.pts, duration: frame.duration, caps, frame.segment))
         }
     }
 

@@ -49,6 +49,7 @@ private func errorText(_ message: String?) -> UnsafeMutablePointer<CChar>? { mes
     text(entry(stage)?.descriptor.blurb)
 }
 @_cdecl("vfsw_stage_caps") public func vfswStageCaps(_ stage: Int32) -> UnsafePointer<CChar>? { text(entry(stage)?.caps ?? "video/x-raw") }
+@_cdecl("vfsw_stage_resizes") public func vfswStageResizes(_ stage: Int32) -> Int32 { entry(stage)?.resizes == true ? 1 : 0 }
 @_cdecl("vfsw_output_count") public func vfswOutputCount(_ stage: Int32) -> Int32 { Int32(entry(stage)?.descriptor.outputs.count ?? 0) }
 @_cdecl("vfsw_output_name") public func vfswOutputName(_ stage: Int32, _ output: Int32) -> UnsafePointer<CChar>? {
     guard let o = entry(stage)?.descriptor.outputs, o.indices.contains(Int(output)) else { return text(nil) }
@@ -116,10 +117,25 @@ public func vfswProcess(
     _ segment: UnsafeMutableRawPointer?
 ) -> UnsafeMutablePointer<CChar>? {
     guard let raw, let buffer, let frame = buffer.pointee, let caps, let segment else { return errorText("no frame") }
-    let b = Buffer.adopting(frame)
-    let problem = instance(raw).process(b, caps: Caps.borrowing(caps), segment: Segment(copying: segment))
-    buffer.pointee = b.release()
+    let (out, problem) = instance(raw).process(Buffer.adopting(frame), caps: Caps.borrowing(caps), segment: Segment(copying: segment))
+    buffer.pointee = out.release()
     return errorText(problem)
+}
+
+@_cdecl("vfsw_output_size")
+public func vfswOutputSize(
+    _ raw: UnsafeMutableRawPointer?, _ format: UnsafePointer<CChar>?, _ inWidth: Int32, _ inHeight: Int32,
+    _ outWidth: UnsafeMutablePointer<Int32>?, _ outHeight: UnsafeMutablePointer<Int32>?
+) -> Int32 {
+    guard let raw, let outWidth, let outHeight else { return 0 }
+    guard
+        let size = instance(raw).outputSize(
+            format: format.map { String(cString: $0) }, width: Int(inWidth), height: Int(inHeight)),
+        let w = Int32(exactly: size.width), let h = Int32(exactly: size.height)
+    else { return 0 }
+    outWidth.pointee = w
+    outHeight.pointee = h
+    return 1
 }
 
 @_cdecl("vfsw_custom_event") public func vfswCustomEvent(_ raw: UnsafeMutableRawPointer?, _ structure: UnsafePointer<CChar>?) {

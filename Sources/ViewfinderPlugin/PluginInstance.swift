@@ -19,7 +19,7 @@ final class PluginInstance: @unchecked Sendable {
     private struct Settings {
         /// Values set so far (name, text), the last one for each name.
         var assignments: [(String, String)] = []
-        /// The running stage (between start and stop), for changes while playing.
+        /// The running stage (between start and stop), for changes while playing and caps queries.
         var stage: (any Stage)?
     }
     private let settings = Mutex(Settings())
@@ -114,6 +114,30 @@ final class PluginInstance: @unchecked Sendable {
         return nil
     }
 
+    /// The frame size a resizing stage passes on for `width` x `height` input in `format` (nil: the first format
+    /// the stage takes), asked by the element's `transform_caps` on any thread. A width or height of 0 is an input
+    /// size not fixed yet: then the answer is the size the properties fix whatever the input (the same for two
+    /// unlike inputs), or nil. Asks the running stage (under `settings`, as its `update`); nil before start: caps
+    /// are only negotiated once the element started (GstBaseTransform's start comes first), so a link-time query
+    /// may leave the size free and no stage is made just to answer it.
+    func outputSize(format: String?, width: Int, height: Int) -> (width: Int, height: Int)? {
+        guard entry.resizes else { return nil }
+        let fallback = entry.descriptor.formats.first { $0 != "ANY" } ?? "I420"
+        func info(_ w: Int, _ h: Int) -> VideoInfo? {
+            (try? VideoInfo(format: format ?? fallback, width: w, height: h)) ?? (try? VideoInfo(format: fallback, width: w, height: h))
+        }
+        return settings.withLock { s -> (width: Int, height: Int)? in
+            guard let stage = s.stage as? any ResizingStage else { return nil }
+            if width > 0 && height > 0 {
+                guard let i = info(width, height) else { return nil }
+                return stage.outputSize(for: i)
+            }
+            guard let landscape = info(1920, 1080), let portrait = info(720, 1280) else { return nil }
+            let a = stage.outputSize(for: landscape), b = stage.outputSize(for: portrait)
+            return a == b ? a : nil
+        }
+    }
+
     /// PAUSED -> READY: the stage closes (capture waits for its writer), branches stop, the element
     /// reference goes.
     func stop() {
@@ -135,10 +159,12 @@ final class PluginInstance: @unchecked Sendable {
         }
     }
 
-    /// One frame through the chain. `buffer` is adopted and handed back (possibly a copy, when a stage had
-    /// to write into a shared buffer). Returns the error text.
-    func process(_ buffer: Buffer, caps: Caps, segment: Segment) -> String? {
-        guard let r = running else { return "vf\(kind): a frame arrived before the element started" }
+    /// One frame through the chain. Returns the frame to pass on: `buffer` (possibly a copy, when a stage had to
+    /// write into a shared buffer), or the new buffer a resizing stage rendered; `buffer` itself on error, with the
+    /// error text.
+    func process(_ buffer: Buffer, caps: Caps, segment: Segment) -> (Buffer, String?) {
+        guard let r = running else { return (buffer, "vf\(kind): a frame arrived before the element started") }
+        let out: Buffer
         do throws(StageError) {
             if try r.chain.configure(caps) {
                 // Default branches get the caps at once, so tags sent before their first frame keep their order.
@@ -153,12 +179,14 @@ final class PluginInstance: @unchecked Sendable {
                 r.context.current.withLock { $0 = (caps, segment) }
             }
             let (frame, _) = try r.chain.process(buffer, caps: caps, segment: segment)
-            r.context.frameDone(frame)
+            // Extra outputs carry what the stage saw: the input caps, also after a resizing stage.
+            r.context.frameDone(frame, caps: caps)
+            out = frame.buffer
         } catch {
-            return error.message
+            return (buffer, error.message)
         }
         if !r.context.branches.isEmpty { pollBranches(r) }
-        return nil
+        return (out, nil)
     }
 
     /// Hands the default branches' messages to the stage (a failed branch is reported once and stopped), and

@@ -14,6 +14,9 @@ const char *vfsw_stage_kind(int stage);
 const char *vfsw_stage_blurb(int stage);
 /// Template caps: "video/x-raw,format=(string){...}" or "video/x-raw".
 const char *vfsw_stage_caps(int stage);
+/// 1 when the stage changes the frame size (a ResizingStage: reframe): its element is a real transform, not in place,
+/// and its src caps carry the stage's output size (vfsw_output_size).
+int vfsw_stage_resizes(int stage);
 int vfsw_output_count(int stage);
 const char *vfsw_output_name(int stage, int output);
 const char *vfsw_output_blurb(int stage, int output);
@@ -46,9 +49,16 @@ char *vfsw_start(void *instance, void *element);
 /// PAUSED -> READY (and after errors): closes the stage and its default branches, drops the element reference.
 void vfsw_stop(void *instance);
 /// One frame: `*buffer` (GstBuffer, transfer full) goes through the stage chain; on return `*buffer` is the
-/// frame to pass on (transfer full; the same buffer unless a write had to copy it). `caps` (GstCaps) and
+/// frame to pass on (transfer full; the same buffer unless a write had to copy it, or a new buffer of the
+/// output size made by a resizing stage, the input then released). `caps` (GstCaps) and
 /// `segment` (GstSegment) are borrowed. NULL on success, else the error text.
 char *vfsw_process(void *instance, void **buffer, void *caps, void *segment);
+/// A resizing stage's output size for input frames of `in_w` x `in_h` in `format` (a raw format name, or NULL: the
+/// first the stage takes). `in_w` or `in_h` 0: the input size is not fixed yet, and the answer is the size the stage's
+/// properties fix whatever the input, if they do. Asks the running stage; any thread (caps queries). 1 with `*out_w`,
+/// `*out_h` set, else 0 (not a resizing stage, not started: caps are negotiated after start, or a size that depends
+/// on the unknown input).
+int vfsw_output_size(void *instance, const char *format, int in_w, int in_h, int *out_w, int *out_h);
 /// A custom event's structure (serialised) reached the element: downstream on its sink pad or upstream on
 /// any source pad.
 void vfsw_custom_event(void *instance, const char *structure);
