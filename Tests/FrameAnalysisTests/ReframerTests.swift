@@ -120,6 +120,22 @@ import Testing
         #expect(abs(wr.normalized(x: 960, y: 448).y - 1.0 / 3) < 0.02)
     }
 
+    @Test func aLeadingLineRunsAcrossTheOutputIntoTheSubject() {
+        // The line comes from the image's left: the subject goes on the right third; from the right: the left third.
+        var fromLeft = operator_(.lines), fromRight = operator_(.lines), without = operator_(.lines)
+        var scene = face(900, 400)
+        scene.lead = Point2D(x: 100, y: 900)
+        let wl = run(&fromLeft, seconds: 6) { _ in scene }.last!
+        scene.lead = Point2D(x: 1800, y: 900)
+        let wr = run(&fromRight, seconds: 6) { _ in scene }.last!
+        #expect(abs(wl.normalized(x: 960, y: 460).x - 2.0 / 3) < 0.02 && abs(wl.normalized(x: 960, y: 460).y - 1.0 / 3) < 0.02)
+        #expect(abs(wr.normalized(x: 960, y: 460).x - 1.0 / 3) < 0.02)
+        // No leading line: thirds, on the side of the window the face is on (the face's centre, 960, is the default
+        // window's middle, which counts as the right: the right third).
+        let wn = run(&without, seconds: 6) { _ in self.face(900, 400) }.last!
+        #expect(abs(wn.normalized(x: 960, y: 460).x - 2.0 / 3) < 0.02)
+    }
+
     @Test func aGroupStaysWholeAndNoFaceIsCut() {
         var r = operator_(.auto)
         let members = [Box(x: 700, y: 300, width: 90, height: 90), Box(x: 820, y: 330, width: 80, height: 80), Box(x: 940, y: 310, width: 90, height: 90)]

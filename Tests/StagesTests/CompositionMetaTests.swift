@@ -46,6 +46,21 @@ import Testing
         #expect(CompositionMeta.Analysis.boxes(String(repeating: "9", count: 10_000)).isEmpty)
     }
 
+    @Test func theLeadingLinesFarEndComesFromTheLinesRulesDetailsAndRoundTrips() throws {
+        // Line 1 of `lines` leads to the subject at its (0.7, 0.4) end: the far end (0.1, 0.9) is where it comes from.
+        let d: [String: Double] = [
+            "best": 1, "line1.x1": 0.1, "line1.y1": 0.9, "line1.x2": 0.7, "line1.y2": 0.4, "targetX": 0.68, "targetY": 0.42,
+        ]
+        #expect(CompositionMeta.Analysis.lead(d, rule: "lines") == Point2D(x: 0.1, y: 0.9))
+        #expect(CompositionMeta.Analysis.lead(d, rule: "thirds") == nil)
+        #expect(CompositionMeta.Analysis.lead(d.merging(["best": -1]) { $1 }, rule: "lines") == nil)
+        #expect(CompositionMeta.Analysis.lead(d.merging(["best": 1e300]) { $1 }, rule: "lines") == nil)
+        var a = try #require(Self.full.analysis)
+        a.lead = Point2D(x: 64, y: 324)
+        let back = try #require(CompositionMeta(structure: CompositionMeta(analysis: a).structure)?.analysis)
+        #expect(back.lead == Point2D(x: 64, y: 324))
+    }
+
     @Test func valueStructureValueRoundTrips() throws {
         #expect(CompositionMeta(structure: Self.full.structure) == Self.full)
         // Through GStreamer's own text, as a reader of the buffer sees it.

@@ -14,13 +14,17 @@ public struct FramingScene: Sendable, Equatable {
     public var look: Double?
     /// Whether the subject is a group.
     public var isGroup: Bool
+    /// Where the leading line that runs to the subject comes from (its far end), when compose's `lines` found one.
+    public var lead: Point2D?
 
     /// Creates a scene.
-    public init(subject: Box?, required: [Box] = [], faces: [Box] = [], eyes: Detection.Eyes? = nil, look: Double? = nil, isGroup: Bool = false) {
+    public init(subject: Box?, required: [Box] = [], faces: [Box] = [], eyes: Detection.Eyes? = nil, look: Double? = nil, isGroup: Bool = false,
+        lead: Point2D? = nil
+    ) {
         self.subject = subject
         self.required = required.isEmpty ? (subject.map { [$0] } ?? []) : required
         self.faces = faces.isEmpty ? self.required : faces
-        self.eyes = eyes; self.look = look; self.isGroup = isGroup
+        self.eyes = eyes; self.look = look; self.isGroup = isGroup; self.lead = lead
     }
 
     /// Nobody.

@@ -10,6 +10,10 @@ public enum FramingTarget {
         switch r {
         case .center, .auto: return (Point2D(x: 0.5, y: 0.5), false)
         case .thirds: return (Point2D(x: scene.isGroup ? 0.5 : x, y: 1.0 / 3), false)
+        case .lines:
+            guard let lead = scene.lead, let s = scene.subject else { return (Point2D(x: scene.isGroup ? 0.5 : x, y: 1.0 / 3), false) }
+            // The line comes from the left: the subject on the right third, the line across the frame into it.
+            return (Point2D(x: lead.x < s.center.x ? 2.0 / 3 : 1.0 / 3, y: 1.0 / 3), false)
         case .portrait:
             let px = scene.look.map { abs($0) >= PortraitPlacement.lookThreshold } == true && !scene.isGroup ? x : 0.5
             return (Point2D(x: px, y: 1.0 / 3), true)
@@ -127,5 +131,5 @@ public enum FramingTarget {
 /// Portrait placement's numbers, shared with compose's `portrait` rule.
 public enum PortraitPlacement {
     /// |look| below this counts as looking at the camera (no look room: the face in the middle).
-    public static let lookThreshold = 0.25
+    public static let lookThreshold = PortraitRule().lookThreshold
 }

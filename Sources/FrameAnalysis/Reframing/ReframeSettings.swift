@@ -9,6 +9,9 @@ public struct ReframeSettings: Sendable, Equatable {
         case center
         /// Eyes on the upper third line, look room on the side the face looks towards.
         case portrait
+        /// The subject's box centre on the upper thirds line away from where its leading line comes from, so the line
+        /// crosses the output into it (`thirds` without a leading line).
+        case lines
         /// `portrait` for one face, `center` for a group.
         case auto
     }

@@ -13,7 +13,8 @@ import GStreamerKit
 /// the engine located them: engine=cnn), input-width, input-height (int), advice (string),
 /// faces (string: every face the analysis found, "x,y,w,h" boxes joined by ";", at most 64; only when there is
 /// one), members (string, same format: a group subject's members), look (double, -1 image left ... 1 image right:
-/// where the subject's face looks, only when the engine knows),
+/// where the subject's face looks, only when the engine knows), lead-x, lead-y (double: where the leading line that
+/// runs to the subject comes from — its far end — when the rule that judged was `lines` and found one),
 /// subject-luma, background-luma, clipped, exposure-stops (double, only when exposure was measured: see
 /// `ExposureFigures`; `rule=exposure` and `rule=auto` with a subject),
 /// analysing (boolean, only when true), skipped-pts (guint64, only when set)
@@ -56,6 +57,8 @@ public struct CompositionMeta: Sendable, Equatable {
         public var members: [Box] = []
         /// Where the subject looks, -1 (image left) ... 1 (image right); nil: unknown.
         public var look: Double?
+        /// The far end of the leading line that runs to the subject (same pixels; `lines` only).
+        public var lead: Point2D?
 
         /// Creates a verdict.
         public init(
@@ -80,6 +83,21 @@ public struct CompositionMeta: Sendable, Equatable {
             let sx = Double(width) / Double(max(1, guidance.frameWidth)), sy = Double(height) / Double(max(1, guidance.frameHeight))
             faces = guidance.detections.filter { $0.kind == .face || $0.kind == .profileFace }.prefix(Self.maxBoxes).map { $0.box.scaled(sx, sy) }
             members = (guidance.subject?.members ?? []).prefix(Self.maxBoxes).map { $0.scaled(sx, sy) }
+            look = guidance.subject?.look
+            lead = Self.lead(guidance.details, rule: guidance.rule).map { Point2D(x: $0.x * Double(width), y: $0.y * Double(height)) }
+        }
+
+        /// The far end (normalised) of `LinesRule`'s best leading line, from its details (`best`, `line<i>.x1...`), and
+        /// the subject's centre is the other end's side; nil when the rule was not `lines` or found no leading line.
+        static func lead(_ d: [String: Double], rule: String) -> Point2D? {
+            guard rule == "lines", let b = d["best"], b >= 0, b < 64 else { return nil }
+            let i = Int(b)
+            guard let x1 = d["line\(i).x1"], let y1 = d["line\(i).y1"], let x2 = d["line\(i).x2"], let y2 = d["line\(i).y2"],
+                let tx = d["targetX"], let ty = d["targetY"]
+            else { return nil }
+            // The end farther from where the subject belongs on the line.
+            let d1 = (x1 - tx) * (x1 - tx) + (y1 - ty) * (y1 - ty), d2 = (x2 - tx) * (x2 - tx) + (y2 - ty) * (y2 - ty)
+            return d1 >= d2 ? Point2D(x: x1, y: y1) : Point2D(x: x2, y: y2)
         }
 
         /// At most this many boxes in `faces` and `members`.
@@ -154,6 +172,7 @@ public struct CompositionMeta: Sendable, Equatable {
             if !a.faces.isEmpty { fields.append(("faces", .string(Analysis.text(a.faces)))) }
             if !a.members.isEmpty { fields.append(("members", .string(Analysis.text(a.members)))) }
             if let l = a.look { fields.append(("look", .double(l))) }
+            if let p = a.lead { fields += [("lead-x", .double(p.x)), ("lead-y", .double(p.y))] }
         }
         if analysing { fields.append(("analysing", .bool(true))) }
         if let skippedPts { fields.append(("skipped-pts", .uint64(skippedPts))) }
@@ -191,6 +210,7 @@ public struct CompositionMeta: Sendable, Equatable {
         analysis?.faces = Analysis.boxes(m.string("faces"))
         analysis?.members = Analysis.boxes(m.string("members"))
         analysis?.look = m.double("look").flatMap { $0.isFinite ? min(1, max(-1, $0)) : nil }
+        if let x = m.double("lead-x"), let y = m.double("lead-y"), x.isFinite, y.isFinite { analysis?.lead = Point2D(x: x, y: y) }
     }
 
     /// The meta on `frame`; nil when the frame carries none (or it does not parse).

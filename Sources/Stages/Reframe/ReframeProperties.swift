@@ -22,6 +22,8 @@ extension ReframeStage {
         case center
         /// The eyes on the upper third line, look room where the face looks.
         case portrait
+        /// Across from where compose's leading line (`rule=lines`) comes from, so the line runs into the subject.
+        case lines
 
         var framing: ReframeSettings.Rule {
             switch self {
@@ -29,6 +31,7 @@ extension ReframeStage {
             case .thirds: .thirds
             case .center: .center
             case .portrait: .portrait
+            case .lines: .lines
             }
         }
     }
@@ -54,7 +57,7 @@ extension ReframeStage {
         "height", "Output height in pixels (0: from width and aspect, or the input's height)", .int(0...7680), default: 0)
     /// `rule`: where the subject goes.
     public static let rule = Property<Rule>(
-        "rule", "Where the subject goes: auto (portrait for one face, center for a group), thirds, center, portrait",
+        "rule", "Where the subject goes: auto (portrait for one face, center for a group), thirds, center, portrait, lines (compose rule=lines)",
         default: .auto, mutability: .playing)
     /// `subject-size`: the zoom for one face.
     public static let subjectSize = Property<Double>(

@@ -182,7 +182,7 @@ public final class ReframeStage: ResizingStage, @unchecked Sendable {  // `own` 
         var m = a
         m.subject = a.subject.map(map); m.measured = a.measured.map(map)
         m.eyes = a.eyes.map { Detection.Eyes(left: map($0.left), right: map($0.right)) }
-        m.faces = a.faces.map(map); m.members = a.members.map(map)
+        m.faces = a.faces.map(map); m.members = a.members.map(map); m.lead = a.lead.map(map)
         m.inputWidth = output.width; m.inputHeight = output.height
         return m
     }
@@ -196,7 +196,8 @@ public final class ReframeStage: ResizingStage, @unchecked Sendable {  // `own` 
         let group = members.count > 1
         return FramingScene(
             subject: subject, required: group ? members : [subject], faces: faces + (group ? members : [subject]),
-            eyes: group ? nil : a.eyes?.scaled(sx, sy), look: group ? nil : a.look, isGroup: group)
+            eyes: group ? nil : a.eyes?.scaled(sx, sy), look: group ? nil : a.look, isGroup: group,
+            lead: a.lead.map { Point2D(x: $0.x * sx, y: $0.y * sy) })
     }
 
     /// Finishes the own analysis.
