@@ -6,6 +6,13 @@ import Testing
 struct CaptureChoiceTests {
     typealias C = CaptureChoice.Candidate
 
+    @Test func portraitAndLinesCropOnTheUpperThirdLine() {
+        for rule in ["portrait", "lines"] {
+            #expect(CaptureChoice.targets(rule: rule) == [Point2D(x: 1.0 / 3, y: 1.0 / 3), Point2D(x: 0.5, y: 1.0 / 3), Point2D(x: 2.0 / 3, y: 1.0 / 3)])
+        }
+        #expect(CaptureChoice.targets(rule: "edges") == [Point2D(x: 0.5, y: 0.5)])
+    }
+
     @Test func theSharpWellPlacedFrameWinsOverTheNewest() {
         var ring = (0..<15).map { _ in C(score: 0.4, sharpness: 20, motion: 1) }
         ring[6] = C(score: 0.95, sharpness: 300, motion: 0)

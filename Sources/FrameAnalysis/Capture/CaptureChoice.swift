@@ -53,12 +53,14 @@ public enum CaptureChoice {
         public var description: String { "\(w):\(h)" }
     }
 
-    /// Rule target points inside a crop (normalised): thirds and golden use their points, everything
+    /// Rule target points inside a crop (normalised): thirds and golden use their points; portrait and lines the
+    /// upper third line (left third, middle, right third: portrait's eyes, lines' subject sit there); everything
     /// else the centre.
     public static func targets(rule: String) -> [Point2D] {
         switch rule {
         case "thirds": ThirdsRule.targets.points
         case "golden": GoldenRule.targets.points
+        case "portrait", "lines": [1.0 / 3, 0.5, 2.0 / 3].map { Point2D(x: $0, y: 1.0 / 3) }
         default: [Point2D(x: 0.5, y: 0.5)]
         }
     }
