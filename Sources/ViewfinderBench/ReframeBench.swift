@@ -26,6 +26,9 @@ extension Bench {
         public var cuts = 0
         /// Frames where a required face was not wholly inside / a face was cut (scenario runs only).
         public var missedFrames: [Int] = [], cutFrames: [Int] = []
+        /// Every frame's window as (centre x, centre y, width) in input pixels, and the frames cuts landed on
+        /// (scenario runs only; for `--json` readers tracing a failure).
+        public var windows: [[Double]] = [], cutAt: [Int] = []
 
         public var insidePct: Double { pct(inside, truthFrames) }
         public var uncutPct: Double { pct(uncut, truthFrames) }
@@ -40,7 +43,7 @@ extension Bench {
             s.truthFrames += o.truthFrames; s.inside += o.inside; s.uncut += o.uncut
             s.steadyFrames += o.steadyFrames; s.placedAuto += o.placedAuto; s.placedThirds += o.placedThirds
             s.jitterSum += o.jitterSum; s.jitterSteps += o.jitterSteps; s.cuts += o.cuts
-            s.missedFrames = []; s.cutFrames = []
+            s.missedFrames = []; s.cutFrames = []; s.windows = []; s.cutAt = []
             return s
         }
     }
@@ -67,6 +70,9 @@ extension Bench {
         public var totalMedianMs: Double, totalP95Ms: Double
         /// GstVideoConverter builds (a new one per moved rectangle).
         public var converterBuilds: Int
+        /// Mean absolute luma difference between the last output and the input rectangle it shows (16x9 points,
+        /// nearest pixel): small when the render really crops and scales.
+        public var renderCheck: Double
     }
 
     public struct ReframeResult: Codable, Sendable {
@@ -163,6 +169,8 @@ extension Bench {
             let (windows, cuts) = frame(m, s)
             var f = ReframeFigures(method: m)
             f.cuts = cuts.count
+            f.cutAt = cuts.sorted()
+            f.windows = windows.map { [($0.cx * 10).rounded() / 10, ($0.cy * 10).rounded() / 10, ($0.width * 10).rounded() / 10] }
             for n in 0..<s.frames {
                 guard let required = s.required[n], let faces = s.faces[n], !required.isEmpty || !faces.isEmpty else { continue }
                 f.truthFrames += 1
@@ -226,6 +234,7 @@ extension Bench {
             var op: [Double] = [], sig: [Double] = [], render: [Double] = [], total: [Double] = []
             var signature: [UInt8] = [], changes = 0
             var failure: Error?
+            var last: (frame: VideoFrame, w: CropWindow)?
             for n in 0..<frames {
                 let m = n % s.frames, shift = Double(n - m) / 30, t = Double(n) / 30
                 var w = r.window
@@ -241,8 +250,11 @@ extension Bench {
                 }
                 let c = milliseconds {
                     do {
-                        _ = try scaler.render(
-                            input, x: Int(w.left.rounded()), y: Int(w.top.rounded()), width: Int(w.width.rounded()), height: Int(w.height.rounded()))
+                        last = (
+                            try scaler.render(
+                                input, x: Int(w.left.rounded()), y: Int(w.top.rounded()), width: Int(w.width.rounded()),
+                                height: Int(w.height.rounded())), w
+                        )
                     } catch { failure = error }
                 }
                 op.append(a); sig.append(b); render.append(c); total.append(a + b + c)
@@ -255,7 +267,24 @@ extension Bench {
             return ReframeCost(
                 output: "\(ow)x\(oh)", frames: frames, operatorMedianMs: q(op, 0.5), operatorP95Ms: q(op, 0.95), signatureMedianMs: q(sig, 0.5),
                 renderMedianMs: q(render, 0.5), renderP95Ms: q(render, 0.95), totalMedianMs: q(total, 0.5), totalP95Ms: q(total, 0.95),
-                converterBuilds: scaler.builds)
+                converterBuilds: scaler.builds, renderCheck: last.map { check($0.frame, of: input, window: $0.w, scaler: scaler) } ?? -1)
         }
+    }
+
+    /// Mean absolute difference of plane 0 between `output` and the rectangle of `input` the scaler read for `w`.
+    static func check(_ output: VideoFrame, of input: VideoFrame, window w: CropWindow, scaler: CropScaler) -> Double {
+        let r = scaler.aligned(x: Int(w.left.rounded()), y: Int(w.top.rounded()), width: Int(w.width.rounded()), height: Int(w.height.rounded()))
+        let a = input.buffer.bytes(), b = output.buffer.bytes()
+        let sa = input.info.stride(plane: 0), sb = output.info.stride(plane: 0)
+        var sum = 0, n = 0
+        for j in 0..<9 {
+            for i in 0..<16 {
+                let ox = (2 * i + 1) * output.info.width / 32, oy = (2 * j + 1) * output.info.height / 18
+                let ix = r.x + ox * r.width / output.info.width, iy = r.y + oy * r.height / output.info.height
+                guard iy * sa + ix < a.count, oy * sb + ox < b.count else { continue }
+                sum += abs(Int(a[iy * sa + ix]) - Int(b[oy * sb + ox])); n += 1
+            }
+        }
+        return n > 0 ? Double(sum) / Double(n) : -1
     }
 }

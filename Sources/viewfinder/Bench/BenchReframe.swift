@@ -52,9 +52,9 @@ struct BenchReframe: BenchKind {
             print(
                 String(
                     format: "  -> %@: total median %.3f ms, p95 %.3f ms (goal <= 3 ms: %@); operator %.4f / %.4f ms, signature %.4f ms, render %.3f / %.3f ms; "
-                        + "%d converter builds over %d frames",
+                        + "%d converter builds over %d frames; output vs input rectangle %.1f luma levels apart",
                     c.output, c.totalMedianMs, c.totalP95Ms, c.totalMedianMs <= 3 ? "met" : "MISSED", c.operatorMedianMs, c.operatorP95Ms,
-                    c.signatureMedianMs, c.renderMedianMs, c.renderP95Ms, c.converterBuilds, c.frames))
+                    c.signatureMedianMs, c.renderMedianMs, c.renderP95Ms, c.converterBuilds, c.frames, c.renderCheck))
         }
     }
 
