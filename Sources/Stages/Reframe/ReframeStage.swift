@@ -187,8 +187,9 @@ public final class ReframeStage: ResizingStage, @unchecked Sendable {  // `own` 
         return m
     }
 
-    /// The scene of a verdict, in a `width` x `height` input's pixels.
-    static func scene(_ a: CompositionMeta.Analysis, width: Int, height: Int) -> FramingScene {
+    /// The scene of a verdict, in a `width` x `height` input's pixels (public for `bench reframe`, which feeds the
+    /// operator the same scenes).
+    public static func scene(_ a: CompositionMeta.Analysis, width: Int, height: Int) -> FramingScene {
         let sx = a.inputWidth > 0 ? Double(width) / Double(a.inputWidth) : 1, sy = a.inputHeight > 0 ? Double(height) / Double(a.inputHeight) : 1
         guard let subject = (a.measured ?? a.subject)?.scaled(sx, sy) else { return .empty }
         let members = a.members.map { $0.scaled(sx, sy) }
@@ -211,12 +212,14 @@ public final class ReframeStage: ResizingStage, @unchecked Sendable {  // `own` 
     }
 }
 
-/// A scene change between two frames' plane samples: the mean absolute difference over a threshold.
-enum SceneChange {
+/// A scene change between two frames' plane samples: the mean absolute difference over a threshold (public for
+/// `bench reframe`).
+public enum SceneChange {
     /// Mean absolute difference (0...255) at which the picture counts as a new scene.
-    static let threshold = 40.0
+    public static let threshold = 40.0
 
-    static func between(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    /// Whether `b` (this frame's samples) is a new scene after `a` (the previous frame's).
+    public static func between(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == b.count, !a.isEmpty else { return false }
         var sum = 0
         for i in a.indices { sum += abs(Int(a[i]) - Int(b[i])) }

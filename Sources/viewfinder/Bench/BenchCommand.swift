@@ -5,7 +5,7 @@ import Host
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Measure a stage against its GStreamer peer in one run.")
-    @Argument(help: "What to measure: bridge, compose, plugin, faces, chromakey, capture, control, latency, streams, rtsp, cameras, analysis, clips.")
+    @Argument(help: "What to measure: bridge, compose, plugin, faces, chromakey, capture, control, latency, streams, rtsp, cameras, analysis, clips, reframe.")
     var what: String
     @Argument(help: "bench streams: the number of streams (with --max: the largest number tried, default 16); bench cameras: the cameras (default 7).")
     var count: Int?
@@ -16,17 +16,19 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Seconds measured per side (bench latency, bench streams, bench rtsp; default 10), after 1 s of warm-up.") var seconds: Double?
     @Flag(name: .customLong("max"), help: "bench streams: step the number of streams up from 1 to the largest that holds 30 fps.")
     var searchMax = false
+    @Flag(help: "bench reframe: print the figures as JSON.") var json = false
 
     /// Every kind, in the order the usage error lists them.
     static let kinds: [any BenchKind.Type] = [
         BenchBridge.self, BenchCompose.self, BenchPlugin.self, BenchFaces.self, BenchChromakey.self, BenchCapture.self,
         BenchControl.self, BenchLatency.self, BenchStreams.self, BenchRTSP.self, BenchCameras.self, BenchAnalysis.self, BenchClips.self,
+        BenchReframe.self,
     ]
 
     func run() throws {
         let arguments = BenchArguments(
             what: what, count: count, frames: frames, rounds: rounds, video: video, photos: photos, seconds: seconds,
-            searchMax: searchMax)
+            searchMax: searchMax, json: json)
         guard let kind = Self.kinds.first(where: { $0.name == what }) else {
             // An unknown word gets the checks of a kind taking neither --seconds nor a count, then is named.
             try arguments.checkCommon(takesSeconds: false)

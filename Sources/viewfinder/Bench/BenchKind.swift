@@ -42,6 +42,8 @@ struct BenchArguments {
     var photos: Int?
     var seconds: Double?
     var searchMax: Bool
+    /// `--json` (bench reframe only): the figures as JSON instead of the table.
+    var json: Bool = false
 
     /// Every kind's checks, in this order: `--frames`, `--rounds`, then `--seconds` (refused unless the kind
     /// `takesSeconds`, else its range).
@@ -58,10 +60,12 @@ struct BenchArguments {
         }
     }
 
-    /// Refuses a count and `--max` (only `bench streams` takes them), and `--photos` unless `takesPhotos`.
-    func refuseCount(takesPhotos: Bool = false) throws(HostError) {
+    /// Refuses a count and `--max` (only `bench streams` takes them), `--photos` unless `takesPhotos` and `--json`
+    /// unless `takesJSON`.
+    func refuseCount(takesPhotos: Bool = false, takesJSON: Bool = false) throws(HostError) {
         if let count { throw HostError(.usage, "unexpected '\(count)' after 'bench \(what)': only bench streams and bench cameras take a count") }
         if searchMax { throw HostError(.usage, "--max is for bench streams only") }
         if photos != nil && !takesPhotos { throw HostError(.usage, "--photos is for bench faces only") }
+        if json && !takesJSON { throw HostError(.usage, "--json is for bench reframe only") }
     }
 }

@@ -1,0 +1,100 @@
+import FrameAnalysis
+
+/// `bench reframe`'s measures of one framing (a window per frame) against the truth faces of each frame. Pure: no
+/// clock, no pixels.
+public enum ReframeMetrics {
+    /// The faces that must be wholly inside: the largest set of `faces` whose union fits in a `width` x `height`
+    /// window (the widest window of the output's shape), ties broken by the larger total face area. All of them when
+    /// they fit together; for a row of six friends wider than a 9:16 window, the most neighbours that fit.
+    public static func required(_ faces: [Box], width: Double, height: Double) -> [Box] {
+        guard faces.count > 1 else { return faces }
+        if let u = union(faces), u.width <= width + 0.5, u.height <= height + 0.5 { return faces }
+        // A set fitting a window lies within `width` of its leftmost face: try every face as the left end.
+        var best: [Box] = [], bestArea = 0.0
+        for left in faces {
+            let inRange = faces.filter { $0.x >= left.x && $0.x + $0.width <= left.x + width + 0.5 }
+            // Within that band, vertically: every face as the top.
+            for top in inRange {
+                let set = inRange.filter { $0.y >= top.y && $0.y + $0.height <= top.y + height + 0.5 }
+                let area = set.reduce(0) { $0 + $1.area }
+                if set.count > best.count || set.count == best.count && area > bestArea { best = set; bestArea = area }
+            }
+        }
+        return best
+    }
+
+    /// The union of boxes (nil for none).
+    public static func union(_ boxes: [Box]) -> Box? {
+        guard let f = boxes.first else { return nil }
+        var x0 = f.x, y0 = f.y, x1 = f.x + f.width, y1 = f.y + f.height
+        for b in boxes.dropFirst() { x0 = min(x0, b.x); y0 = min(y0, b.y); x1 = max(x1, b.x + b.width); y1 = max(y1, b.y + b.height) }
+        return Box(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
+    /// Whether every box is wholly inside the window (half a pixel of slack, as `CropWindow.contains`).
+    public static func allInside(_ boxes: [Box], _ window: CropWindow) -> Bool { boxes.allSatisfy { window.contains($0) } }
+
+    /// Whether no box straddles an edge of the window.
+    public static func noneCut(_ boxes: [Box], _ window: CropWindow) -> Bool { !boxes.contains { window.cuts($0) } }
+
+    /// The rule compose would judge `subject` by: `thirds` or `center` (RuleRegistry); for `auto`, one face ->
+    /// `portrait` when such a rule is registered, else `thirds`; a group -> `center`.
+    public static func rule(named name: String, group: Bool) -> (any CompositionRule)? {
+        guard name == "auto" else { return RuleRegistry.all.first { $0.name == name } }
+        if group { return RuleRegistry.all.first { $0.name == "center" } }
+        return RuleRegistry.all.first { $0.name == "portrait" } ?? RuleRegistry.all.first { $0.name == "thirds" }
+    }
+
+    /// Whether `faces` (the subject: one face, or a group's faces) are placed by `rule` in the window: the rule's
+    /// `wellComposed` on the union box normalised to the window, at the faces' size-weighted centre (as
+    /// `SubjectGrouping` anchors a group), with the faces as members.
+    public static func placed(_ faces: [Box], in window: CropWindow, rule: any CompositionRule, outputWidth: Int = 1080) -> Bool {
+        guard let u = union(faces), u.width > 0, u.height > 0 else { return false }
+        let total = faces.reduce(0) { $0 + $1.area }
+        guard total > 0 else { return false }
+        let cx = faces.reduce(0) { $0 + $1.area * $1.center.x } / total, cy = faces.reduce(0) { $0 + $1.area * $1.center.y } / total
+        let anchor = Point2D(x: (cx - u.x) / u.width, y: (cy - u.y) / u.height)
+        let height = Int((Double(outputWidth) / window.aspect).rounded())
+        let input = RuleInput(
+            subject: window.normalized(u), frameWidth: outputWidth, frameHeight: height, anchor: anchor,
+            members: faces.count > 1 ? faces.map { window.normalized($0) } : [])
+        return rule.evaluate(input).wellComposed
+    }
+
+    /// Jitter: the mean of |c[n+1] - 2 c[n] + c[n-1]| (the 2-D norm of the window centre's second difference), in
+    /// output pixels per frame² (the three centres scaled by `outputWidth / width` of the middle frame's window), over
+    /// every n whose two steps (n-1 -> n, n -> n+1) are not cuts; `cuts` holds the frames a cut landed on. 0 for
+    /// fewer than three frames.
+    public static func jitter(_ windows: [CropWindow], cuts: Set<Int>, outputWidth: Double = 1080) -> Double {
+        guard windows.count >= 3 else { return 0 }
+        var sum = 0.0, n = 0
+        for i in 1..<(windows.count - 1) where !cuts.contains(i) && !cuts.contains(i + 1) {
+            let s = outputWidth / windows[i].width
+            let dx = (windows[i + 1].cx - 2 * windows[i].cx + windows[i - 1].cx) * s
+            let dy = (windows[i + 1].cy - 2 * windows[i].cy + windows[i - 1].cy) * s
+            sum += (dx * dx + dy * dy).squareRoot()
+            n += 1
+        }
+        return n > 0 ? sum / Double(n) : 0
+    }
+
+    /// Steady frames: those whose truth (`truth[n]`, nil where a frame has none) has not moved for `hold` frames:
+    /// every frame from n - hold to n has the same number of boxes, each within `tolerance` pixels (on every edge)
+    /// of frame n's. The first `hold` frames are never steady (the framing has had less than `hold` to settle).
+    public static func steady(_ truth: [[Box]?], hold: Int, tolerance: Double = 0.5) -> [Bool] {
+        truth.indices.map { n in
+            guard n >= hold, let now = truth[n] else { return false }
+            for k in (n - hold)..<n {
+                guard let then = truth[k] else { continue }
+                guard then.count == now.count else { return false }
+                for (a, b) in zip(then, now)
+                where abs(a.x - b.x) > tolerance || abs(a.y - b.y) > tolerance || abs(a.width - b.width) > tolerance
+                    || abs(a.height - b.height) > tolerance
+                {
+                    return false
+                }
+            }
+            return true
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import FrameAnalysis
+import Testing
+import ViewfinderBench
+
+/// `bench reframe`'s measures alone (pure: known paths and boxes, no video, no timing).
+@Suite struct ReframeMetricsTests {
+    func window(_ cx: Double, _ cy: Double = 360, width: Double = 405) -> CropWindow { CropWindow(cx: cx, cy: cy, width: width, aspect: 9.0 / 16) }
+
+    @Test func jitterIsTheMeanSecondDifferenceInOutputPixels() {
+        // A constant speed has no second difference; x = n² has 2 per frame² (input px), scaled by 1080 / 405.
+        let still = (0..<10).map { window(300 + 3 * Double($0)) }
+        #expect(ReframeMetrics.jitter(still, cuts: []) < 1e-9)
+        let accelerating = (0..<10).map { window(300 + Double($0 * $0)) }
+        #expect(abs(ReframeMetrics.jitter(accelerating, cuts: []) - 2 * 1080 / 405) < 1e-9)
+        // A cut (frame 5 jumps by 200) is left out: the steps into and out of it do not count.
+        var cut = still
+        for i in 5..<10 { cut[i].cx += 200 }
+        #expect(ReframeMetrics.jitter(cut, cuts: [5]) < 1e-9)
+        #expect(ReframeMetrics.jitter(cut, cuts: []) > 100)
+        // Both axes: a 3-4 corner in the path is a second difference of 5.
+        let corner = [window(100, 100), window(100, 100), window(103, 104)]
+        #expect(abs(ReframeMetrics.jitter(corner, cuts: [], outputWidth: 405) - 5) < 1e-9)
+    }
+
+    @Test func requiredFacesAreTheMostThatFitTogether() {
+        // Three faces within 405 px and a fourth far right: the three; all four would need 900 px.
+        let faces = [
+            Box(x: 10, y: 300, width: 80, height: 100), Box(x: 150, y: 280, width: 80, height: 100), Box(x: 300, y: 300, width: 90, height: 110),
+            Box(x: 820, y: 300, width: 80, height: 100),
+        ]
+        #expect(ReframeMetrics.required(faces, width: 405, height: 720) == Array(faces.prefix(3)))
+        #expect(ReframeMetrics.required(faces, width: 1000, height: 720) == faces)
+        // Equal counts: the larger faces win.
+        let two = [Box(x: 0, y: 0, width: 50, height: 50), Box(x: 600, y: 0, width: 90, height: 90)]
+        #expect(ReframeMetrics.required(two, width: 405, height: 720) == [two[1]])
+    }
+
+    @Test func facesInsideAndCutOnKnownBoxes() {
+        let w = window(300)  // x 97.5 ... 502.5
+        let inside = Box(x: 150, y: 300, width: 80, height: 100), straddling = Box(x: 470, y: 300, width: 80, height: 100)
+        let outside = Box(x: 600, y: 300, width: 80, height: 100)
+        #expect(ReframeMetrics.allInside([inside], w))
+        #expect(!ReframeMetrics.allInside([inside, straddling], w))
+        #expect(ReframeMetrics.noneCut([inside, outside], w))
+        #expect(!ReframeMetrics.noneCut([inside, straddling], w))
+    }
+
+    @Test func placementJudgesTheSubjectInTheWindowByTheRule() throws {
+        let thirds = try #require(ReframeMetrics.rule(named: "thirds", group: false))
+        let center = try #require(ReframeMetrics.rule(named: "auto", group: true))
+        #expect(center.name == "center")
+        let w = window(300)
+        // A 60 px face centred on the window's upper-left thirds point (x 232.5, y 240): placed by thirds, not centred.
+        let face = Box(x: 202.5, y: 210, width: 60, height: 60)
+        #expect(ReframeMetrics.placed([face], in: w, rule: thirds))
+        #expect(!ReframeMetrics.placed([face], in: w, rule: center))
+        // Two faces about the centre: centred as a group.
+        let pair = [Box(x: 200, y: 330, width: 60, height: 60), Box(x: 340, y: 330, width: 60, height: 60)]
+        #expect(ReframeMetrics.placed(pair, in: w, rule: center))
+    }
+
+    @Test func steadyFramesNeedTheTruthStillForTheHold() {
+        let a = [Box(x: 0, y: 0, width: 10, height: 10)], b = [Box(x: 50, y: 0, width: 10, height: 10)]
+        let truth: [[Box]?] = Array(repeating: a, count: 5) + Array(repeating: b, count: 5)
+        let steady = ReframeMetrics.steady(truth, hold: 3)
+        #expect(steady == [false, false, false, true, true, false, false, false, true, true])
+    }
+}
