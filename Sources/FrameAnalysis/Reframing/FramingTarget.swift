@@ -21,23 +21,28 @@ public enum FramingTarget {
     }
 
     /// The wanted window for `scene` in a `frameWidth` x `frameHeight` input; `current` keeps a thirds subject on
-    /// the side it is on (no flip-flop between the two thirds lines).
+    /// the side it is on (no flip-flop between the two thirds lines) and a group cut down to fit on the same people.
     public static func window(
         for scene: FramingScene, settings s: ReframeSettings, frameWidth fw: Double, frameHeight fh: Double, current: CropWindow?
     ) -> CropWindow {
+        plan(for: scene, settings: s, frameWidth: fw, frameHeight: fh, current: current).window
+    }
+
+    /// The wanted window and the faces it keeps wholly inside: the scene's required faces, or, when they do not fit
+    /// together in the widest window with their margins, the run of them (left to right) that does: the most faces,
+    /// then the most of those the current window holds (no hopping between two halves of a row), then the largest.
+    /// A single face too big for any window (an extreme close-up) is centred and may be cut: there is no other way.
+    public static func plan(
+        for full: FramingScene, settings s: ReframeSettings, frameWidth fw: Double, frameHeight fh: Double, current: CropWindow?
+    ) -> (window: CropWindow, required: [Box]) {
         let widest = CropWindow.widest(aspect: s.aspect, frameWidth: fw, frameHeight: fh)
-        guard let subject = scene.subject else { return widest }
+        guard full.subject != nil else { return (widest, []) }
+        let (scene, fits) = fitting(full, widest: widest, settings: s, current: current)
+        guard let subject = scene.subject else { return (widest, []) }
         let minWidth = widest.width / max(1, s.maxZoom)
         // Zoom: one face at `subjectSize` of the height; at least the required faces with margins.
         var width = scene.faceHeight / max(0.01, s.subjectSize) * s.aspect
-        if let u = union(scene.required) {
-            let meanWidth: Double = scene.required.map(\.width).reduce(0, +) / Double(scene.required.count)
-            let m: Double = s.faceMargin * meanWidth
-            let topFace: Double = scene.required.map(\.height).max() ?? 0
-            let needW: Double = u.width + 2 * m
-            let needH: Double = u.height + s.headroom * topFace + m
-            width = max(width, needW, needH * s.aspect)
-        }
+        if let need = needed(scene.required, settings: s) { width = max(width, need.width, need.height * s.aspect) }
         width = min(max(width, minWidth), widest.width)
         // The side for thirds: keep the current one, else the side of the frame the subject is on.
         let cur = current.map { $0.normalized(x: subject.center.x, y: subject.center.y).x }
@@ -49,7 +54,49 @@ public enum FramingTarget {
         var w = CropWindow(cx: ref.x - (p.x - 0.5) * width, cy: ref.y - (p.y - 0.5) * height, width: width, aspect: s.aspect)
         w = w.clamped(frameWidth: fw, frameHeight: fh)
         w = keepRequired(w, scene.required, margin: s.faceMargin, frameWidth: fw, frameHeight: fh)
-        return uncut(w, faces: scene.faces, required: scene.required, frameWidth: fw, frameHeight: fh)
+        guard fits else { return (w, []) }
+        return (uncut(w, faces: full.faces, required: scene.required, frameWidth: fw, frameHeight: fh), scene.required)
+    }
+
+    /// The box the required faces need: their union with `faceMargin` round it and `headroom` above.
+    static func needed(_ required: [Box], settings s: ReframeSettings) -> (width: Double, height: Double)? {
+        guard let u = union(required) else { return nil }
+        let meanWidth: Double = required.map(\.width).reduce(0, +) / Double(required.count)
+        let m: Double = s.faceMargin * meanWidth
+        let topFace: Double = required.map(\.height).max() ?? 0
+        return (u.width + 2 * m, u.height + s.headroom * topFace + m)
+    }
+
+    /// The scene cut down to the required faces that fit in `widest` (see `plan`), and whether they fit at all.
+    static func fitting(_ scene: FramingScene, widest: CropWindow, settings s: ReframeSettings, current: CropWindow?) -> (FramingScene, Bool) {
+        func fits(_ b: [Box]) -> Bool {
+            guard let n = needed(b, settings: s) else { return true }
+            return n.width <= widest.width + 0.5 && n.height <= widest.height + 0.5
+        }
+        guard !fits(scene.required) else { return (scene, true) }
+        let row = scene.required.sorted { $0.center.x < $1.center.x }
+        var best: (run: [Box], key: (Int, Int, Double))?
+        for i in row.indices {
+            for j in i..<row.count {
+                let run = Array(row[i...j])
+                guard fits(run) else { break }
+                let held = current.map { c in run.filter { c.contains($0) }.count } ?? 0
+                let key = (run.count, held, run.map(\.area).reduce(0, +))
+                if best.map({ key > $0.key }) ?? true { best = (run, key) }
+            }
+        }
+        var cut = scene
+        guard let run = best?.run else {
+            // Not even one face fits: the largest, centred.
+            let face = scene.required.max { $0.area < $1.area } ?? scene.subject!
+            cut.required = [face]; cut.subject = face; cut.isGroup = false
+            return (cut, false)
+        }
+        cut.required = run
+        cut.subject = run.count == 1 ? run[0] : union(run)
+        cut.isGroup = run.count > 1
+        if run.count > 1 { cut.eyes = nil; cut.look = nil }
+        return (cut, true)
     }
 
     /// The union of boxes (nil for none).
@@ -105,8 +152,8 @@ public enum FramingTarget {
         return c
     }
 
-    /// Where the window (same size) cuts the fewest faces: every position with an edge on a face's edge is tried (and
-    /// the window as it is); fewest cut faces first, then the most required faces inside, then the smallest move.
+    /// Where the window (same size) keeps the most required faces and cuts the fewest others: every position with an
+    /// edge on a face's edge is tried (and the window as it is); then the smallest move.
     static func bestUncut(_ w: CropWindow, faces: [Box], required: [Box], frameWidth fw: Double, frameHeight fh: Double) -> CropWindow {
         var candidates = [w]
         for f in faces {
@@ -122,7 +169,7 @@ public enum FramingTarget {
             }
         }
         func rank(_ o: CropWindow) -> (Int, Int, Double) {
-            (faces.filter { o.cuts($0) }.count, -required.filter { o.contains($0) }.count, abs(o.cx - w.cx) + abs(o.cy - w.cy))
+            (-required.filter { o.contains($0) }.count, faces.filter { o.cuts($0) }.count, abs(o.cx - w.cx) + abs(o.cy - w.cy))
         }
         return candidates.min { rank($0) < rank($1) } ?? w
     }

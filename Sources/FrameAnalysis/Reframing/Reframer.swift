@@ -56,24 +56,40 @@ public struct Reframer: Sendable {
             return
         }
         lastSubjectTime = max(lastSubjectTime ?? time, time)
-        let wanted = FramingTarget.window(for: new, settings: settings, frameWidth: frameWidth, frameHeight: frameHeight, current: window)
+        let (wanted, required) = FramingTarget.plan(
+            for: new, settings: settings, frameWidth: frameWidth, frameHeight: frameHeight, current: window)
         if let c = changeAt, time >= c {
             changeAt = nil
             cut(to: wanted)
             return
         }
-        let far = hypot(wanted.cx - window.cx, wanted.cy - window.cy) > settings.cutDistance * window.width
-        let outside = new.subject.map { !window.box.overlaps($0) } ?? false
-        if far || outside { cut(to: wanted); return }
         let dz = settings.deadZone
-        if abs(wanted.cx - goal.cx) > dz * goal.width || abs(wanted.cy - goal.cy) > dz * goal.height
-            || abs(wanted.width / goal.width - 1) > settings.zoomDeadZone
-        {
-            goal = wanted
-        } else if !new.required.allSatisfy({ goal.contains($0) }) {
-            // Inside the dead zone, but a face that must stay in would be left out: take the wanted window anyway.
+        let moved =
+            abs(wanted.cx - goal.cx) > dz * goal.width || abs(wanted.cy - goal.cy) > dz * goal.height
+            || abs(wanted.width / goal.width - 1) > settings.zoomDeadZone || !required.allSatisfy({ goal.contains($0) })
+            || new.faces.contains(where: { goal.cuts($0) })
+        guard moved else { return }
+        // A cut when the faces to keep are not in the picture now (a pan would show them cut or missing for seconds),
+        // when the goal is far, or when panning there would sweep an edge across a face.
+        let far = hypot(wanted.cx - window.cx, wanted.cy - window.cy) > settings.cutDistance * window.width
+        let cutsNow = new.faces.contains { window.cuts($0) } && abs(wanted.cx - window.cx) + abs(wanted.cy - window.cy) > 0.06 * window.width
+        if far || cutsNow || !required.allSatisfy({ window.contains($0) }) || sweeps(from: window, to: wanted, faces: new.faces) {
+            cut(to: wanted)
+        } else {
             goal = wanted
         }
+    }
+
+    /// Whether moving in a straight line from `a` to `b` would cut a face that neither cuts.
+    func sweeps(from a: CropWindow, to b: CropWindow, faces: [Box]) -> Bool {
+        let candidates = faces.filter { !a.cuts($0) && !b.cuts($0) }
+        guard !candidates.isEmpty else { return false }
+        for k in 1..<8 {
+            let t = Double(k) / 8
+            let w = CropWindow(cx: a.cx + (b.cx - a.cx) * t, cy: a.cy + (b.cy - a.cy) * t, width: a.width + (b.width - a.width) * t, aspect: a.aspect)
+            if candidates.contains(where: { w.cuts($0) }) { return true }
+        }
+        return false
     }
 
     /// The widest centred window.
@@ -95,7 +111,8 @@ public struct Reframer: Sendable {
         if let c = changeAt, time - c > 1, scene.subject == nil { changeAt = nil; cut(to: defaultWindow); didCut = false; return window }
         if dt > 0 { move(dt) }
         let safe = FramingTarget.uncut(window, faces: scene.faces, required: [], frameWidth: frameWidth, frameHeight: frameHeight)
-        if safe != window {
+        // Small steps only (a face drifting onto the edge between analyses): a big one would be a jump on screen.
+        if safe != window, abs(safe.cx - window.cx) + abs(safe.cy - window.cy) + abs(safe.width - window.width) <= 0.06 * window.width {
             // A face would be cut: the window steps aside, and the goal moves with it so the spring does not pull back.
             goal.cx += safe.cx - window.cx; goal.cy += safe.cy - window.cy; goal.width += safe.width - window.width
             goal = goal.clamped(frameWidth: frameWidth, frameHeight: frameHeight)
