@@ -174,7 +174,8 @@ extension Bench {
             for n in 0..<s.frames {
                 guard let required = s.required[n], let faces = s.faces[n], !required.isEmpty || !faces.isEmpty else { continue }
                 f.truthFrames += 1
-                if ReframeMetrics.allInside(required, windows[n]) { f.inside += 1 } else { f.missedFrames.append(n) }
+                let whole = n < s.whole.count ? (s.whole[n] ?? required) : required
+                if ReframeMetrics.holdsLargestSet(required, of: whole, windows[n]) { f.inside += 1 } else { f.missedFrames.append(n) }
                 if ReframeMetrics.noneCut(faces, windows[n]) { f.uncut += 1 } else { f.cutFrames.append(n) }
                 guard steady[n], !required.isEmpty else { continue }
                 f.steadyFrames += 1

@@ -31,6 +31,13 @@ public enum ReframeMetrics {
         return Box(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 
+    /// Whether the window frames a largest set: it holds wholly at least as many of `whole` (every face wholly in the
+    /// frame) as `required` has (the most that fit together). When all faces fit, that is all of them; for a row wider
+    /// than the window, any run of that many counts (which one is the framing's choice: compose's subject, say).
+    public static func holdsLargestSet(_ required: [Box], of whole: [Box], _ window: CropWindow) -> Bool {
+        whole.filter { window.contains($0) }.count >= required.count
+    }
+
     /// Whether every box is wholly inside the window (half a pixel of slack, as `CropWindow.contains`).
     public static func allInside(_ boxes: [Box], _ window: CropWindow) -> Bool { boxes.allSatisfy { window.contains($0) } }
 

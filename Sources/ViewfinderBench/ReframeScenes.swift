@@ -23,6 +23,9 @@ extension Bench {
         public var required: [[Box]?]
         /// Every truth face visible in the frame (clipped to it), none of which may be cut; nil as `required`.
         public var faces: [[Box]?]
+        /// Every truth face wholly in the frame (and no bigger than the widest window): a window holding as many of
+        /// them as `required` holds frames a largest set (which set is the framing's choice); nil as `required`.
+        public var whole: [[Box]?] = []
         /// The analyses arriving at each frame (by frame index).
         public var observations: [Int: ReframeObservation]
         /// Frames the stage's scene-change test (`SceneChange.between`, 16x9 luma samples) fires on.
@@ -133,8 +136,12 @@ extension Bench {
                 if clipped.area >= 0.5 * b.area { visible.append(clipped) }
                 if clipped.area >= b.area - 0.5 { whole.append(b) }
             }
-            s.faces.append(visible)
-            s.required.append(ReframeMetrics.required(whole, width: widest.width, height: widest.height))
+            // A face larger than the widest window (an extreme close-up) cannot be kept whole nor left uncut: it is
+            // neither required nor counted as cut.
+            func fits(_ b: Box) -> Bool { b.width <= widest.width && b.height <= widest.height }
+            s.faces.append(visible.filter(fits))
+            s.required.append(ReframeMetrics.required(whole.filter(fits), width: widest.width, height: widest.height))
+            s.whole.append(whole.filter(fits))
             // The stage's scene-change signature: 16x9 luma samples at cell centres (BT.601 limited range, as I420).
             var samples = [UInt8]()
             samples.reserveCapacity(144)
@@ -212,7 +219,7 @@ extension Bench {
                 if SceneChange.between(previous, samples) { s.sceneChanges.insert(n) }
                 previous = samples
                 guard n % ReframeAnalysis.period == 0, var a = analysis else {
-                    s.required.append(nil); s.faces.append(nil)
+                    s.required.append(nil); s.faces.append(nil); s.whole.append(nil)
                     continue
                 }
                 var pixels = [UInt8]()
@@ -223,6 +230,7 @@ extension Bench {
                 analysis = a
                 s.required.append(scene.subject == nil ? [] : scene.required)
                 s.faces.append(scene.subject == nil ? [] : scene.faces)
+                s.whole.append(scene.subject == nil ? [] : scene.required)
                 s.observations[n + ReframeAnalysis.period] = ReframeObservation(scene: scene, time: Double(n) / 30)
             case .eos: break loop
             case .timeout, .stopped: continue

@@ -148,6 +148,44 @@ import Testing
         }
     }
 
+    @Test func aRowWiderThanTheWindowKeepsTheMostFacesThatFitWithTheSubject() {
+        // Five faces 250 px apart: the widest 9:16 window (607.5 px) holds two with room; nobody is cut.
+        let row = (0..<5).map { Box(x: 400 + Double($0) * 250, y: 300, width: 100, height: 100) }
+        let widest = CropWindow.widest(aspect: 9.0 / 16, frameWidth: 1920, frameHeight: 1080)
+        let (w, kept) = FramingTarget.plan(
+            for: FramingScene(subject: FramingTarget.union(row), required: row, isGroup: true), settings: ReframeSettings(aspect: 9.0 / 16, rule: .auto),
+            frameWidth: 1920, frameHeight: 1080, current: nil)
+        #expect(kept.count == 2 && w.width <= widest.width)
+        #expect(kept.allSatisfy { w.contains($0) } && !row.contains { w.cuts($0) })
+        // compose's subject is the last face: the pair kept is the one with it.
+        let last = FramingTarget.plan(
+            for: FramingScene(subject: row[4], required: row, isGroup: true), settings: ReframeSettings(aspect: 9.0 / 16, rule: .auto),
+            frameWidth: 1920, frameHeight: 1080, current: nil)
+        #expect(last.required == [row[3], row[4]] && !row.contains { last.window.cuts($0) })
+    }
+
+    @Test func aFaceTooBigForAnyWindowIsCentredNotLeftOut() {
+        // A close-up 700 px wide: no 607.5 px window holds it; the window stays on it (its centre inside), no hopping.
+        var r = operator_(.auto)
+        let big = Box(x: 600, y: 100, width: 700, height: 800)
+        let windows = run(&r, seconds: 4) { _ in FramingScene(subject: big) }
+        #expect(windows.suffix(60).allSatisfy { $0.box.contains(point: big.center) })
+        #expect(r.cuts <= 1)
+    }
+
+    @Test func aWalkingFaceStaysInTheOutput() {
+        // 200 px/s to the right, analysed five times a second: the window follows (planned 0.2 s ahead of the newest
+        // frame) and never cuts the face. It trails: a critically damped spring behind a steady walk lags by up to
+        // 2v/ω (160 px here), less the lead — measured ~60 px after 5 s (ARCHITECTURE, "Live reframing").
+        var r = operator_(.center)
+        let windows = run(&r, seconds: 5) { t in self.face(400 + 200 * t, 400) }
+        for (i, w) in windows.enumerated().dropFirst(6) {
+            let t = Double(i) / 30
+            #expect(w.contains(Box(x: 400 + 200 * t, y: 400, width: 120, height: 120), slack: 0.5), "frame \(i): \(w)")
+        }
+        #expect(abs(windows.last!.cx - (400 + 200 * 4.97 + 60)) < 100)
+    }
+
     @Test func noFaceIsEverCutWhilePanningBetweenRandomScenes() {
         var g = SplitMix(seed: 42)
         for _ in 0..<12 {

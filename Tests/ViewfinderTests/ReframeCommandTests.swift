@@ -101,8 +101,14 @@ import Testing
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
         usleep(1_000_000)
         let client = d.appendingPathComponent("client.ts").path
-        let caller = try Tools.run(
+        // The listener is up once the pipeline plays (later on a loaded machine): call until it answers.
+        var caller = try Tools.run(
             "/usr/bin/ffmpeg", ["-v", "error", "-i", "srt://127.0.0.1:\(port)?mode=caller", "-c", "copy", "-f", "mpegts", "-y", client], timeout: 30)
+        for _ in 0..<8 where p.isRunning && (try? Tools.ffprobeVideoFrames(client).count) ?? 0 == 0 {
+            usleep(500_000)
+            caller = try Tools.run(
+                "/usr/bin/ffmpeg", ["-v", "error", "-i", "srt://127.0.0.1:\(port)?mode=caller", "-c", "copy", "-f", "mpegts", "-y", client], timeout: 30)
+        }
         let vf = Tools.finish(p, o, e, timeout: 30)
         #expect(!vf.hung && vf.code == 0, "viewfinder exit \(vf.code): \(vf.err)")
         let stream = try Tools.ffprobeVideoFrames(client)

@@ -63,6 +63,15 @@ public struct CropWindow: Sendable, Equatable, CustomStringConvertible {
         return !outside && !contains(b, slack: slack)
     }
 
+    /// Whether an edge runs within `FramingTarget.minimumMargin` of the face's width of `b`'s sides, inside or out:
+    /// a detector's box is that uncertain, so a face the plan leaves in (or out) by less may still be cut.
+    public func crowds(_ b: Box) -> Bool {
+        let m = FramingTarget.minimumMargin * b.width
+        let e = Box(x: b.x - m, y: b.y - m, width: b.width + 2 * m, height: b.height + 2 * m)
+        let outside = e.x + e.width <= left || e.x >= right || e.y + e.height <= top || e.y >= bottom
+        return !outside && !contains(e, slack: 0)
+    }
+
     /// "cx,cy w" rounded.
     public var description: String { "\(Int(cx.rounded())),\(Int(cy.rounded())) \(Int(width.rounded()))x\(Int(height.rounded()))" }
 }

@@ -37,6 +37,9 @@ public enum FramingTarget {
     ) -> (window: CropWindow, required: [Box]) {
         let widest = CropWindow.widest(aspect: s.aspect, frameWidth: fw, frameHeight: fh)
         guard full.subject != nil else { return (widest, []) }
+        // A face no window of the shape can clear (an extreme close-up) is no face to keep out or in: only the subject.
+        var full = full
+        full.faces = full.faces.filter { clearable($0, in: widest) }
         let (scene, fits) = fitting(full, widest: widest, settings: s, current: current)
         guard let subject = scene.subject else { return (widest, []) }
         let minWidth = widest.width / max(1, s.maxZoom)
@@ -58,6 +61,15 @@ public enum FramingTarget {
         return (uncut(w, faces: full.faces, required: scene.required, frameWidth: fw, frameHeight: fh), scene.required)
     }
 
+    /// Whether some window of `widest`'s size can hold `b` with the minimum margin round it.
+    public static func clearable(_ b: Box, in widest: CropWindow) -> Bool {
+        let m = minimumMargin * b.width
+        return b.width + 2 * m <= widest.width && b.height + 2 * m <= widest.height
+    }
+
+    /// Room kept round the faces that decide what fits (a fraction of the widest face's width, each side).
+    public static let minimumMargin = 0.1
+
     /// The box the required faces need: their union with `faceMargin` round it and `headroom` above.
     static func needed(_ required: [Box], settings s: ReframeSettings) -> (width: Double, height: Double)? {
         guard let u = union(required) else { return nil }
@@ -67,35 +79,48 @@ public enum FramingTarget {
         return (u.width + 2 * m, u.height + s.headroom * topFace + m)
     }
 
-    /// The scene cut down to the required faces that fit in `widest` (see `plan`), and whether they fit at all.
+    /// The faces the window keeps (see `plan`), and whether they fit at all. Every face wholly in the frame is a
+    /// candidate, not only compose's group: when they fit together (bare boxes; the margins are kept where there is
+    /// room), all of them; else the run (left to right) with the most faces, then the one holding the subject's
+    /// centre, then the most of those the current window holds, then the largest.
     static func fitting(_ scene: FramingScene, widest: CropWindow, settings s: ReframeSettings, current: CropWindow?) -> (FramingScene, Bool) {
+        // A detector's box is uncertain by about a tenth of the face: at least that much room on each side.
         func fits(_ b: [Box]) -> Bool {
-            guard let n = needed(b, settings: s) else { return true }
-            return n.width <= widest.width + 0.5 && n.height <= widest.height + 0.5
+            guard let u = union(b) else { return true }
+            let m = Self.minimumMargin * (b.map(\.width).max() ?? 0)
+            return u.width + 2 * m <= widest.width && u.height + 2 * m <= widest.height
         }
-        guard !fits(scene.required) else { return (scene, true) }
-        let row = scene.required.sorted { $0.center.x < $1.center.x }
-        var best: (run: [Box], key: (Int, Int, Double))?
+        var all = scene.required
+        for f in scene.faces where !all.contains(where: { $0.iou(f) > 0.5 }) { all.append(f) }
+        var cut = scene
+        if fits(all) {
+            cut.required = all
+            if all.count > scene.required.count { cut.subject = union(all); cut.isGroup = true; cut.eyes = nil; cut.look = nil }
+            return (cut, true)
+        }
+        let row = all.sorted { $0.center.x < $1.center.x }
+        let centre = scene.subject.map { Point2D(x: $0.center.x, y: $0.center.y) }
+        var best: (run: [Box], key: (Int, Int, Int, Double))?
         for i in row.indices {
             for j in i..<row.count {
                 let run = Array(row[i...j])
                 guard fits(run) else { break }
+                let holdsSubject = centre.map { c in union(run).map { $0.x <= c.x && c.x <= $0.x + $0.width } ?? false } == true ? 1 : 0
                 let held = current.map { c in run.filter { c.contains($0) }.count } ?? 0
-                let key = (run.count, held, run.map(\.area).reduce(0, +))
+                let key = (run.count, holdsSubject, held, run.map(\.area).reduce(0, +))
                 if best.map({ key > $0.key }) ?? true { best = (run, key) }
             }
         }
-        var cut = scene
         guard let run = best?.run else {
-            // Not even one face fits: the largest, centred.
-            let face = scene.required.max { $0.area < $1.area } ?? scene.subject!
+            // Not even one face fits: the subject (or the largest face), centred.
+            let face = scene.subject ?? all.max { $0.area < $1.area } ?? Box(x: 0, y: 0, width: 1, height: 1)
             cut.required = [face]; cut.subject = face; cut.isGroup = false
             return (cut, false)
         }
         cut.required = run
         cut.subject = run.count == 1 ? run[0] : union(run)
         cut.isGroup = run.count > 1
-        if run.count > 1 { cut.eyes = nil; cut.look = nil }
+        if run.count > 1 || !run.contains(where: { b in scene.subject.map { $0.iou(b) > 0.5 } ?? false }) { cut.eyes = nil; cut.look = nil }
         return (cut, true)
     }
 
@@ -111,10 +136,13 @@ public enum FramingTarget {
     static func keepRequired(_ w: CropWindow, _ required: [Box], margin: Double, frameWidth fw: Double, frameHeight fh: Double) -> CropWindow {
         guard let u = union(required) else { return w }
         let m = margin * (required.map(\.width).max() ?? 0)
-        let need = Box(x: u.x - m, y: u.y - m, width: u.width + 2 * m, height: u.height + 2 * m)
+        var need = Box(x: u.x - m, y: u.y - m, width: u.width + 2 * m, height: u.height + 2 * m)
         var c = w
         if need.width > c.width || need.height > c.height { c.width = max(c.width, need.width, need.height * c.aspect) }
         c = c.clamped(frameWidth: fw, frameHeight: fh)
+        // No room for the margins: the bare faces, with what margin there is shared on both sides.
+        if need.width > c.width { need.x = u.x - (c.width - u.width) / 2; need.width = c.width }
+        if need.height > c.height { need.y = u.y - (c.height - u.height) / 2; need.height = c.height }
         // Shift the least that brings `need` in (as far as the frame allows).
         if need.x < c.left { c.cx -= c.left - need.x } else if need.x + need.width > c.right { c.cx += need.x + need.width - c.right }
         if need.y < c.top { c.cy -= c.top - need.y } else if need.y + need.height > c.bottom { c.cy += need.y + need.height - c.bottom }
@@ -128,10 +156,12 @@ public enum FramingTarget {
         for _ in 0..<6 {
             guard let face = faces.first(where: { c.cuts($0) }) else { return c }
             var options: [CropWindow] = []
-            let fr: Double = face.x + face.width, fb: Double = face.y + face.height
+            // Each edge clear of the face by the minimum margin, on the inside or the outside.
+            let m = minimumMargin * face.width
+            let x0: Double = face.x - m, x1: Double = face.x + face.width + m, y0: Double = face.y - m, y1: Double = face.y + face.height + m
             let shifts: [(Double, Double)] = [
-                (face.x - c.left, 0), (fr - c.left, 0), (fr - c.right, 0), (face.x - c.right, 0),
-                (0, face.y - c.top), (0, fb - c.top), (0, fb - c.bottom), (0, face.y - c.bottom),
+                (x0 - c.left, 0), (x1 - c.left, 0), (x1 - c.right, 0), (x0 - c.right, 0),
+                (0, y0 - c.top), (0, y1 - c.top), (0, y1 - c.bottom), (0, y0 - c.bottom),
             ]
             for (dx, dy) in shifts {
                 var o = c
@@ -157,19 +187,25 @@ public enum FramingTarget {
     static func bestUncut(_ w: CropWindow, faces: [Box], required: [Box], frameWidth fw: Double, frameHeight fh: Double) -> CropWindow {
         var candidates = [w]
         for f in faces {
-            for x in [f.x, f.x + f.width] {
+            let m = minimumMargin * f.width
+            // Each edge on the face's edge, and clear of it by the margin, and by half of it.
+            for x in [f.x - m, f.x - m / 2, f.x, f.x + f.width, f.x + f.width + m / 2, f.x + f.width + m] {
                 var a = w, b = w
                 a.cx = x + w.width / 2; b.cx = x - w.width / 2
                 candidates += [a.clamped(frameWidth: fw, frameHeight: fh), b.clamped(frameWidth: fw, frameHeight: fh)]
             }
-            for y in [f.y, f.y + f.height] {
+            for y in [f.y - m, f.y - m / 2, f.y, f.y + f.height, f.y + f.height + m / 2, f.y + f.height + m] {
                 var a = w, b = w
                 a.cy = y + w.height / 2; b.cy = y - w.height / 2
                 candidates += [a.clamped(frameWidth: fw, frameHeight: fh), b.clamped(frameWidth: fw, frameHeight: fh)]
             }
         }
-        func rank(_ o: CropWindow) -> (Int, Int, Double) {
-            (-required.filter { o.contains($0) }.count, faces.filter { o.cuts($0) }.count, abs(o.cx - w.cx) + abs(o.cy - w.cy))
+        // The required faces first (wholly in, else their centres in), then faces really cut, then faces crowded.
+        func rank(_ o: CropWindow) -> (Int, Int, Int, Int, Double) {
+            (
+                -required.filter { o.contains($0) }.count, -required.filter { o.box.contains(point: $0.center) }.count,
+                faces.filter { o.cuts($0) }.count, faces.filter { o.crowds($0) }.count, abs(o.cx - w.cx) + abs(o.cy - w.cy)
+            )
         }
         return candidates.min { rank($0) < rank($1) } ?? w
     }

@@ -27,6 +27,13 @@ public struct Reframer: Sendable {
     private var velocity = (x: 0.0, y: 0.0, w: 0.0)
     private var lastTime: Double?
     private var scene = FramingScene.empty
+    /// When `scene` was analysed, and each of its faces' motion (px/s, matched to the previous analysis's faces).
+    private var sceneTime = 0.0
+    private var motion: [Vector2D] = []
+    /// Each face's measured motion before confirmation (`motion` keeps only what two analyses in a row agree on).
+    private var measured: [Vector2D] = []
+    /// The faces the latest plan keeps wholly in (none for an oversized face).
+    private var keep: [Box] = []
     private var lastSubjectTime: Double?
     private var changeAt: Double?
     /// Cuts made so far.
@@ -49,8 +56,19 @@ public struct Reframer: Sendable {
     public mutating func sceneChanged(at time: Double) { changeAt = time }
 
     /// A new analysis (of the frame at `time`, maybe earlier than the current frame).
-    public mutating func observe(_ new: FramingScene, at time: Double) {
-        scene = new
+    public mutating func observe(_ observed: FramingScene, at time: Double) {
+        let now = Self.motion(of: observed.faces, from: scene.faces, over: time - sceneTime)
+        // A face's motion counts once two analyses in a row agree on it (a new scene whose faces happen to land near the
+        // old ones is not a movement).
+        motion = now.enumerated().map { i, v in
+            guard v != .zero, let j = Self.match(observed.faces[i], in: scene.faces), j < measured.count else { return .zero }
+            let d = Vector2D(dx: v.dx - measured[j].dx, dy: v.dy - measured[j].dy)
+            return d.length < 0.5 * v.length ? v : .zero
+        }
+        measured = now
+        scene = observed; sceneTime = time
+        // The analysis is of an earlier frame: plan for where the faces will be a little after the newest frame.
+        let new = predicted(at: max(time, lastTime ?? time) + Self.lead)
         guard new.subject != nil else {
             if let c = changeAt, time >= c { changeAt = nil; cut(to: defaultWindow) }
             return
@@ -58,6 +76,7 @@ public struct Reframer: Sendable {
         lastSubjectTime = max(lastSubjectTime ?? time, time)
         let (wanted, required) = FramingTarget.plan(
             for: new, settings: settings, frameWidth: frameWidth, frameHeight: frameHeight, current: window)
+        keep = required
         if let c = changeAt, time >= c {
             changeAt = nil
             cut(to: wanted)
@@ -78,6 +97,54 @@ public struct Reframer: Sendable {
         } else {
             goal = wanted
         }
+    }
+
+    /// How far ahead of the newest frame a new analysis is planned for (s): the window moves where the faces go.
+    static let lead = 0.2
+    /// The longest a face's motion is carried forward (s).
+    static let horizon = 0.5
+
+    /// Each face's motion (px/s): matched to the nearest face of the previous analysis within 3/4 of its width, over
+    /// `dt` seconds (0.05...1, else no motion); slower than a tenth of a face per second is still (box noise).
+    static func motion(of faces: [Box], from previous: [Box], over dt: Double) -> [Vector2D] {
+        guard dt >= 0.05, dt <= 1 else { return faces.map { _ in .zero } }
+        return faces.map { f in
+            guard let j = match(f, in: previous) else { return .zero }
+            let p = previous[j]
+            let v = Vector2D(dx: (f.center.x - p.center.x) / dt, dy: (f.center.y - p.center.y) / dt)
+            return v.length < 0.1 * f.width ? .zero : v
+        }
+    }
+
+    /// The index of the face of `previous` nearest to `f`, within 3/4 of its width.
+    static func match(_ f: Box, in previous: [Box]) -> Int? {
+        guard let j = previous.indices.min(by: { distance(previous[$0], f) < distance(previous[$1], f) }),
+            distance(previous[j], f) < 0.75 * f.width
+        else { return nil }
+        return j
+    }
+
+    private static func distance(_ a: Box, _ b: Box) -> Double { hypot(a.center.x - b.center.x, a.center.y - b.center.y) }
+
+    /// The latest scene with every face (and the subject and required faces that are faces of it) moved on by its
+    /// motion to `time` (at most `horizon` ahead of the analysis).
+    func predicted(at time: Double) -> FramingScene {
+        let dt = min(max(time - sceneTime, 0), Self.horizon)
+        guard dt > 0, motion.contains(where: { $0 != .zero }) else { return scene }
+        func moved(_ b: Box) -> Box {
+            guard let i = scene.faces.firstIndex(where: { $0.iou(b) > 0.5 }), i < motion.count else { return b }
+            return Box(x: b.x + motion[i].dx * dt, y: b.y + motion[i].dy * dt, width: b.width, height: b.height)
+        }
+        var p = scene
+        p.faces = scene.faces.map(moved)
+        p.required = scene.required.map(moved)
+        if let s = scene.subject { p.subject = scene.isGroup ? (FramingTarget.union(p.required) ?? s) : moved(s) }
+        if let e = scene.eyes, let s = scene.subject {
+            let m = moved(s)
+            p.eyes = Detection.Eyes(
+                left: Point2D(x: e.left.x + m.x - s.x, y: e.left.y + m.y - s.y), right: Point2D(x: e.right.x + m.x - s.x, y: e.right.y + m.y - s.y))
+        }
+        return p
     }
 
     /// Whether moving in a straight line from `a` to `b` would cut a face that neither cuts.
@@ -110,13 +177,19 @@ public struct Reframer: Sendable {
         if scene.subject == nil, let seen = lastSubjectTime, time - seen > settings.hold { goal = defaultWindow; lastSubjectTime = nil }
         if let c = changeAt, time - c > 1, scene.subject == nil { changeAt = nil; cut(to: defaultWindow); didCut = false; return window }
         if dt > 0 { move(dt) }
-        let safe = FramingTarget.uncut(window, faces: scene.faces, required: [], frameWidth: frameWidth, frameHeight: frameHeight)
-        // Small steps only (a face drifting onto the edge between analyses): a big one would be a jump on screen.
-        if safe != window, abs(safe.cx - window.cx) + abs(safe.cy - window.cy) + abs(safe.width - window.width) <= 0.06 * window.width {
-            // A face would be cut: the window steps aside, and the goal moves with it so the spring does not pull back.
+        let now = predicted(at: time), widest = defaultWindow
+        let kept = keep.map { k in now.faces.first { $0.iou(k) > 0.3 } ?? k }
+        let safe = FramingTarget.uncut(
+            window, faces: now.faces.filter { FramingTarget.clearable($0, in: widest) }, required: kept, frameWidth: frameWidth,
+            frameHeight: frameHeight)
+        // A face drifting onto an edge between analyses: the goal moves aside (the spring takes the window there
+        // smoothly); the window itself snaps only by a step too small to see (1 % of its width) and only when a face is
+        // really cut now. A bigger correction waits for the next analysis's plan (a pan or a cut).
+        let step = abs(safe.cx - window.cx) + abs(safe.cy - window.cy) + abs(safe.width - window.width)
+        if safe != window, step <= 0.06 * window.width {
             goal.cx += safe.cx - window.cx; goal.cy += safe.cy - window.cy; goal.width += safe.width - window.width
             goal = goal.clamped(frameWidth: frameWidth, frameHeight: frameHeight)
-            window = safe
+            if step <= 0.01 * window.width, now.faces.contains(where: { window.cuts($0) }) { window = safe }
         }
         return window
     }
@@ -148,6 +221,9 @@ public struct Reframer: Sendable {
 }
 
 extension Box {
+    /// Whether `p` lies inside (edges included).
+    public func contains(point p: (x: Double, y: Double)) -> Bool { p.x >= x && p.x <= x + width && p.y >= y && p.y <= y + height }
+
     /// Whether the two boxes share any area.
     public func overlaps(_ o: Box) -> Bool { x < o.x + o.width && o.x < x + width && y < o.y + o.height && o.y < y + height }
 }
