@@ -119,7 +119,7 @@ extension Bench {
         let single = ReframeMetrics.rule(named: "auto", group: false)?.name ?? "none"
         return ReframeResult(
             scenarios: results, photos: pooled, cost: cost,
-            placementRules: "auto: one face -> \(single) (no portrait rule registered), a group -> center; thirds: thirds")
+            placementRules: "auto: one face -> \(single), a group -> center; thirds: thirds")
     }
 
     /// The windows of `method` over the scenario's frames, and the frames a cut landed on.
