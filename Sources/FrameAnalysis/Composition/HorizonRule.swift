@@ -94,28 +94,13 @@ public struct HorizonRule: CompositionRule {
         let luma = reduced(image, maxWidth: 320)
         let w = luma.width, h = luma.height
         guard w >= 16, h >= 16 else { return nil }
-        let p = luma.pixels
         // Pixels within 3 % of a side (at least 2) are ignored: letterbox bars, vignetting and
         // lens-correction borders are frame edges, not horizons.
         let bx = max(2, w * 3 / 100), by = max(2, h * 3 / 100)
         // 1. Sobel, L1 magnitude |gx| + |gy|.
-        var gxs = [Int32](repeating: 0, count: w * h), gys = [Int32](repeating: 0, count: w * h)
-        var magSum = 0, counted = 0
-        for y in by..<(h - by) {
-            var i = y * w + bx
-            for _ in bx..<(w - bx) {
-                let a = Int32(p[i - w - 1]), b = Int32(p[i - w]), c = Int32(p[i - w + 1])
-                let d = Int32(p[i - 1]), f = Int32(p[i + 1])
-                let g = Int32(p[i + w - 1]), k = Int32(p[i + w]), l = Int32(p[i + w + 1])
-                let gx = (c + 2 * f + l) - (a + 2 * d + g)
-                let gy = (g + 2 * k + l) - (a + 2 * b + c)
-                gxs[i] = gx; gys[i] = gy
-                magSum += Int(abs(gx) + abs(gy))
-                i += 1
-            }
-            counted += w - 2 * bx
-        }
-        let threshold = Int32(max(40, 2 * Double(magSum) / Double(max(1, counted))))
+        let sobel = Sobel(luma, marginX: bx, marginY: by)
+        let gxs = sobel.gx, gys = sobel.gy
+        let threshold = Int32(max(40, 2 * sobel.meanMagnitude))
         let window = 3.0, step = 0.5
         let maxSlope = tan((searchRange + window) * Double.pi / 180)
         // Edge pixels: (x, y) from the centre, their edge angle (degrees, image coordinates, y down), column.

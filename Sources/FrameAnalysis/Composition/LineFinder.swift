@@ -158,25 +158,10 @@ public struct LineFinder: Sendable {
     /// Thinned Sobel edges of `g` (see the type's steps 2), outside the margins and the `skip` box (pixels).
     func edges(_ g: GrayImage, skip box: (x0: Int, y0: Int, x1: Int, y1: Int)?) -> Edges {
         let w = g.width, h = g.height
-        var gx = [Int32](repeating: 0, count: w * h), gy = gx, mag = gx
-        var total = 0, count = 0
-        g.pixels.withUnsafeBufferPointer { p in
-            for y in 1..<(h - 1) {
-                for x in 1..<(w - 1) {
-                    let i = y * w + x
-                    let a = Int32(p[i - w - 1]), b = Int32(p[i - w]), c = Int32(p[i - w + 1])
-                    let d = Int32(p[i - 1]), f = Int32(p[i + 1])
-                    let j = Int32(p[i + w - 1]), k = Int32(p[i + w]), l = Int32(p[i + w + 1])
-                    let sx = (c + 2 * f + l) - (a + 2 * d + j)
-                    let sy = (j + 2 * k + l) - (a + 2 * b + c)
-                    gx[i] = sx; gy[i] = sy
-                    let m = abs(sx) + abs(sy)
-                    mag[i] = m
-                    total += Int(m); count += 1
-                }
-            }
-        }
-        let threshold = Int32(max(40, 2 * Double(total) / Double(max(1, count))))
+        let sobel = Sobel(g)
+        let gx = sobel.gx, gy = sobel.gy
+        let mag = zip(gx, gy).map { abs($0) + abs($1) }
+        let threshold = Int32(max(40, 2 * sobel.meanMagnitude))
         let mx = Int((margin * Double(w)).rounded(.up)), my = Int((margin * Double(h)).rounded(.up))
         let skip = box ?? (x0: 1, y0: 1, x1: 0, y1: 0)
         var out = Edges()
