@@ -69,19 +69,9 @@ static inline GstStructure *vf_video_converter_fast_config(gboolean nearest) {
         NULL);
 }
 
-// A converter that copies the source rectangle (x, y, w, h) into a destination of its size, same format.
-static inline GstStructure *vf_video_converter_crop_config(gint x, gint y, gint w, gint h) {
-    return gst_structure_new("GstVideoConverter",
-        GST_VIDEO_CONVERTER_OPT_SRC_X, G_TYPE_INT, x,
-        GST_VIDEO_CONVERTER_OPT_SRC_Y, G_TYPE_INT, y,
-        GST_VIDEO_CONVERTER_OPT_SRC_WIDTH, G_TYPE_INT, w,
-        GST_VIDEO_CONVERTER_OPT_SRC_HEIGHT, G_TYPE_INT, h,
-        GST_VIDEO_CONVERTER_OPT_DITHER_METHOD, GST_TYPE_VIDEO_DITHER_METHOD, GST_VIDEO_DITHER_NONE,
-        NULL);
-}
-
-// A converter from the source rectangle (x, y, w, h) to the whole destination (any size, same format): reframe's
-// crop and scale in one pass, bilinear (cubic costs ~2x at 1080x1920 and is not visibly better at <= 2x), no dithering.
+// A converter from the source rectangle (x, y, w, h) to the whole destination (same format): reframe's crop and scale
+// in one pass, bilinear (cubic costs ~2x at 1080x1920 and is not visibly better at <= 2x), no dithering; a destination of
+// the rectangle's own size is a plain copy (FrameCopy's crop).
 static inline GstStructure *vf_video_converter_reframe_config(gint x, gint y, gint w, gint h) {
     return gst_structure_new("GstVideoConverter",
         GST_VIDEO_CONVERTER_OPT_SRC_X, G_TYPE_INT, x,

@@ -61,7 +61,7 @@ extension VideoFrame {
         outInfo.interlace_mode = inInfo.interlace_mode
         outInfo.colorimetry = inInfo.colorimetry
         outInfo.chroma_site = inInfo.chroma_site
-        guard let conv = gst_video_converter_new(&inInfo, &outInfo, vf_video_converter_crop_config(gint(cx), gint(cy), gint(cw), gint(ch)))
+        guard let conv = gst_video_converter_new(&inInfo, &outInfo, vf_video_converter_reframe_config(gint(cx), gint(cy), gint(cw), gint(ch)))
         else {
             throw GStreamerError(.library, "GStreamer cannot crop \(info.format) \(info.width)x\(info.height) to \(cw)x\(ch)")
         }
