@@ -34,10 +34,7 @@ public final class CropScaler: @unchecked Sendable {
     /// The rectangle the converter really reads for (x, y, w, h): inside the frame, origin and size even on
     /// subsampled formats (chroma stays aligned), at least 2x2.
     public func aligned(x: Int, y: Int, width: Int, height: Int) -> (x: Int, y: Int, width: Int, height: Int) {
-        let fi = input.raw.finfo.pointee
-        let sub = fi.n_components > 1
-        let hs = sub ? Int(withUnsafeBytes(of: fi.w_sub) { $0.load(fromByteOffset: MemoryLayout<guint>.stride, as: guint.self) }) : 0
-        let vs = sub ? Int(withUnsafeBytes(of: fi.h_sub) { $0.load(fromByteOffset: MemoryLayout<guint>.stride, as: guint.self) }) : 0
+        let (hs, vs) = input.chromaSubsampling
         let ax = (1 << hs) - 1, ay = (1 << vs) - 1
         let w = max(2, min(width, input.width)) & ~ax, h = max(2, min(height, input.height)) & ~ay
         let cx = max(0, min(x, input.width - w)) & ~ax, cy = max(0, min(y, input.height - h)) & ~ay
@@ -90,6 +87,16 @@ extension VideoInfo {
         info.colorimetry = raw.colorimetry
         info.chroma_site = raw.chroma_site
         return VideoInfo(info)
+    }
+
+    /// Horizontal and vertical subsampling of the chroma planes (log2; 0, 0 without chroma): crops and windows keep
+    /// their origin and size multiples of it so chroma stays aligned.
+    public var chromaSubsampling: (horizontal: Int, vertical: Int) {
+        let fi = raw.finfo.pointee
+        guard fi.n_components > 1 else { return (0, 0) }
+        let h = withUnsafeBytes(of: fi.w_sub) { $0.load(fromByteOffset: MemoryLayout<guint>.stride, as: guint.self) }
+        let v = withUnsafeBytes(of: fi.h_sub) { $0.load(fromByteOffset: MemoryLayout<guint>.stride, as: guint.self) }
+        return (Int(h), Int(v))
     }
 
     /// These caps (gst_video_info_to_caps).

@@ -35,12 +35,7 @@ extension VideoFrame {
     /// The rectangle `cropped` really copies: clamped to the frame, origin and size rounded down to the
     /// format's chroma subsampling.
     public func alignedCrop(x: Int, y: Int, width: Int, height: Int) -> (x: Int, y: Int, width: Int, height: Int) {
-        let fi = info.raw.finfo.pointee
-        // Horizontal / vertical subsampling of the chroma planes (log2), so crops keep chroma aligned.
-        let hs = Int(
-            fi.n_components > 1 ? withUnsafeBytes(of: fi.w_sub) { $0.load(fromByteOffset: MemoryLayout<guint>.stride, as: guint.self) } : 0)
-        let vs = Int(
-            fi.n_components > 1 ? withUnsafeBytes(of: fi.h_sub) { $0.load(fromByteOffset: MemoryLayout<guint>.stride, as: guint.self) } : 0)
+        let (hs, vs) = info.chromaSubsampling
         let ax = (1 << hs) - 1, ay = (1 << vs) - 1
         let cx = max(0, min(x, info.width - 1)) & ~ax, cy = max(0, min(y, info.height - 1)) & ~ay
         return (cx, cy, max(1 << hs, min(width, info.width - cx) & ~ax), max(1 << vs, min(height, info.height - cy) & ~ay))

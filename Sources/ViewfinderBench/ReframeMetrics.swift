@@ -23,13 +23,8 @@ public enum ReframeMetrics {
         return best
     }
 
-    /// The union of boxes (nil for none).
-    public static func union(_ boxes: [Box]) -> Box? {
-        guard let f = boxes.first else { return nil }
-        var x0 = f.x, y0 = f.y, x1 = f.x + f.width, y1 = f.y + f.height
-        for b in boxes.dropFirst() { x0 = min(x0, b.x); y0 = min(y0, b.y); x1 = max(x1, b.x + b.width); y1 = max(y1, b.y + b.height) }
-        return Box(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
-    }
+    /// The union of boxes (nil for none): the operator's own (`FramingTarget.union`).
+    public static func union(_ boxes: [Box]) -> Box? { FramingTarget.union(boxes) }
 
     /// Whether the window frames a largest set: it holds wholly at least as many of `whole` (every face wholly in the
     /// frame) as `required` has (the most that fit together). When all faces fit, that is all of them; for a row wider

@@ -125,7 +125,7 @@ public enum FramingTarget {
     }
 
     /// The union of boxes (nil for none).
-    static func union(_ boxes: [Box]) -> Box? {
+    public static func union(_ boxes: [Box]) -> Box? {
         guard let f = boxes.first else { return nil }
         var x0 = f.x, y0 = f.y, x1 = f.x + f.width, y1 = f.y + f.height
         for b in boxes.dropFirst() { x0 = min(x0, b.x); y0 = min(y0, b.y); x1 = max(x1, b.x + b.width); y1 = max(y1, b.y + b.height) }
