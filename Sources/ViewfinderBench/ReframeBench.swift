@@ -179,10 +179,15 @@ extension Bench {
                 if ReframeMetrics.noneCut(faces, windows[n]) { f.uncut += 1 } else { f.cutFrames.append(n) }
                 guard steady[n], !required.isEmpty else { continue }
                 f.steadyFrames += 1
-                if let rule = ReframeMetrics.rule(named: "auto", group: required.count > 1), ReframeMetrics.placed(required, in: windows[n], rule: rule) {
+                // Judged on the faces the window frames (a row's run of its choice), as near as the frame allows.
+                let framed = ReframeMetrics.framed(required, of: whole, windows[n])
+                let fw = Double(s.frameWidth), fh = Double(s.frameHeight)
+                if let rule = ReframeMetrics.rule(named: "auto", group: framed.count > 1),
+                    ReframeMetrics.placed(framed, in: windows[n], rule: rule, frameWidth: fw, frameHeight: fh)
+                {
                     f.placedAuto += 1
                 }
-                if let thirds, ReframeMetrics.placed(required, in: windows[n], rule: thirds) { f.placedThirds += 1 }
+                if let thirds, ReframeMetrics.placed(framed, in: windows[n], rule: thirds, frameWidth: fw, frameHeight: fh) { f.placedThirds += 1 }
             }
             // The jitter from the per-frame figure (a mean over steps): kept as sum and count for pooling.
             let j = ReframeMetrics.jitter(windows, cuts: cuts)

@@ -47,20 +47,56 @@ public enum ReframeMetrics {
         return RuleRegistry.all.first { $0.name == "portrait" } ?? RuleRegistry.all.first { $0.name == "thirds" }
     }
 
-    /// Whether `faces` (the subject: one face, or a group's faces) are placed by `rule` in the window: the rule's
-    /// `wellComposed` on the union box normalised to the window, at the faces' size-weighted centre (as
-    /// `SubjectGrouping` anchors a group), with the faces as members.
-    public static func placed(_ faces: [Box], in window: CropWindow, rule: any CompositionRule, outputWidth: Int = 1080) -> Bool {
-        guard let u = union(faces), u.width > 0, u.height > 0 else { return false }
+    /// The faces the window frames, for judging placement: the truth faces wholly inside it when they are at least as
+    /// many as `required` (for a row wider than the window, the run it chose), else `required`.
+    public static func framed(_ required: [Box], of whole: [Box], _ window: CropWindow) -> [Box] {
+        let inside = whole.filter { window.contains($0) }
+        return inside.count >= required.count && !inside.isEmpty ? inside : required
+    }
+
+    /// The rule's verdict on `faces` (the subject: one face, or a group's faces) in the window: the union box normalised
+    /// to the window, anchored at the faces' size-weighted centre (as `SubjectGrouping` anchors a group), with the faces
+    /// as members and the kind (`face`, or `group`) compose would give it.
+    static func verdict(_ faces: [Box], in window: CropWindow, rule: any CompositionRule, outputWidth: Int) -> RuleResult? {
+        guard let u = union(faces), u.width > 0, u.height > 0 else { return nil }
         let total = faces.reduce(0) { $0 + $1.area }
-        guard total > 0 else { return false }
+        guard total > 0 else { return nil }
         let cx = faces.reduce(0) { $0 + $1.area * $1.center.x } / total, cy = faces.reduce(0) { $0 + $1.area * $1.center.y } / total
         let anchor = Point2D(x: (cx - u.x) / u.width, y: (cy - u.y) / u.height)
         let height = Int((Double(outputWidth) / window.aspect).rounded())
         let input = RuleInput(
             subject: window.normalized(u), frameWidth: outputWidth, frameHeight: height, anchor: anchor,
-            members: faces.count > 1 ? faces.map { window.normalized($0) } : [])
-        return rule.evaluate(input).wellComposed
+            members: faces.count > 1 ? faces.map { window.normalized($0) } : [], kind: faces.count > 1 ? .group : .face)
+        return rule.evaluate(input)
+    }
+
+    /// How near the best reachable placement a window must be to count as placed when the rule's own tolerance cannot
+    /// be met at its size: 0.05 of the window (half the portrait rule's tolerance, a third of center's).
+    public static let reachableSlack = 0.05
+
+    /// Whether `faces` are placed by `rule` in the window, as well as the frame and the faces allow at the window's
+    /// size: the rule's `wellComposed`; or, when the move the rule asks for cannot be made (the window would leave the
+    /// `frameWidth` x `frameHeight` frame, or lose one of `faces`, as a full-height 9:16 window of a 16:9 frame cannot
+    /// move up or down at all), the window within `reachableSlack` of the best window that can be reached and that
+    /// best one not well composed either. Without a frame size, the rule's verdict alone.
+    public static func placed(
+        _ faces: [Box], in window: CropWindow, rule: any CompositionRule, frameWidth: Double? = nil, frameHeight: Double? = nil,
+        outputWidth: Int = 1080
+    ) -> Bool {
+        guard let r = verdict(faces, in: window, rule: rule, outputWidth: outputWidth) else { return false }
+        if r.wellComposed { return true }
+        guard let fw = frameWidth, let fh = frameHeight, let u = union(faces) else { return false }
+        // The subject moves by `direction` (window units) when the window moves the other way; how far the window may.
+        func reach(_ start: Double, _ want: Double, size: Double, frame: Double, lo: Double, hi: Double) -> Double {
+            let minimum = max(0, hi - size), maximum = min(frame - size, lo)
+            guard minimum <= maximum else { return start }
+            return min(max(start + want, minimum), maximum)
+        }
+        var best = window
+        best.cx = reach(window.left, -r.direction.dx * window.width, size: window.width, frame: fw, lo: u.x, hi: u.x + u.width) + window.width / 2
+        best.cy = reach(window.top, -r.direction.dy * window.height, size: window.height, frame: fh, lo: u.y, hi: u.y + u.height) + window.height / 2
+        guard let b = verdict(faces, in: best, rule: rule, outputWidth: outputWidth), !b.wellComposed else { return false }
+        return abs(best.cx - window.cx) <= reachableSlack * window.width && abs(best.cy - window.cy) <= reachableSlack * window.height
     }
 
     /// Jitter: the mean of |c[n+1] - 2 c[n] + c[n-1]| (the 2-D norm of the window centre's second difference), in

@@ -59,6 +59,46 @@ import ViewfinderBench
         #expect(ReframeMetrics.placed(pair, in: w, rule: center))
     }
 
+    @Test func aSingleFaceIsJudgedAsAFaceByPortrait() throws {
+        let portrait = try #require(ReframeMetrics.rule(named: "auto", group: false))
+        #expect(portrait.name == "portrait")
+        // A 720-high window (x 97.5...502.5): a 100 px face whose estimated eye line (40 % down) sits on the upper
+        // third (y 240) in the middle; the same face 150 px lower is not placed.
+        let w = window(300)
+        let face = Box(x: 250, y: 200, width: 100, height: 100)
+        #expect(ReframeMetrics.placed([face], in: w, rule: portrait))
+        #expect(!ReframeMetrics.placed([Box(x: 250, y: 350, width: 100, height: 100)], in: w, rule: portrait))
+    }
+
+    @Test func placementIsExcusedOnlyWhereTheFrameOrTheFacesStopTheMove() throws {
+        let center = try #require(ReframeMetrics.rule(named: "auto", group: true))
+        // A full-height window of a 1280x720 frame cannot move up or down: a pair high in it, centred across, is as well
+        // placed as it can be; without the frame size it is judged by the rule alone (off centre).
+        let w = window(640)  // x 437.5 ... 842.5
+        let high = [Box(x: 520, y: 60, width: 70, height: 80), Box(x: 690, y: 60, width: 70, height: 80)]
+        #expect(!ReframeMetrics.placed(high, in: w, rule: center))
+        #expect(ReframeMetrics.placed(high, in: w, rule: center, frameWidth: 1280, frameHeight: 720))
+        // The same pair 100 px left of centre: the window could move left, so not placed.
+        let left = high.map { Box(x: $0.x - 100, y: $0.y, width: $0.width, height: $0.height) }
+        #expect(!ReframeMetrics.placed(left, in: w, rule: center, frameWidth: 1280, frameHeight: 720))
+        // Against the frame's left edge with the pair left of centre: it cannot move farther; placed.
+        let edge = window(202.5)  // x 0 ... 405
+        let atEdge = [Box(x: 20, y: 320, width: 70, height: 80), Box(x: 160, y: 320, width: 70, height: 80)]
+        #expect(ReframeMetrics.placed(atEdge, in: edge, rule: center, frameWidth: 1280, frameHeight: 720))
+    }
+
+    @Test func placementJudgesTheRunTheWindowHolds() {
+        // Required: the two left faces (the metric's pick); the window holds the two right ones: those are judged.
+        let faces = [
+            Box(x: 10, y: 300, width: 80, height: 100), Box(x: 150, y: 300, width: 80, height: 100),
+            Box(x: 700, y: 300, width: 80, height: 100), Box(x: 850, y: 300, width: 80, height: 100),
+        ]
+        let required = Array(faces.prefix(2))
+        #expect(ReframeMetrics.framed(required, of: faces, window(815)) == Array(faces.suffix(2)))
+        // Holding fewer than required: the required faces are judged (and the frame counts as missed elsewhere).
+        #expect(ReframeMetrics.framed(required, of: faces, window(400)) == required)
+    }
+
     @Test func steadyFramesNeedTheTruthStillForTheHold() {
         let a = [Box(x: 0, y: 0, width: 10, height: 10)], b = [Box(x: 50, y: 0, width: 10, height: 10)]
         let truth: [[Box]?] = Array(repeating: a, count: 5) + Array(repeating: b, count: 5)
