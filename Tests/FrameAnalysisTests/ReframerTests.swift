@@ -110,6 +110,25 @@ import Testing
         #expect(abs(r.window.cx - 1060) < 1)
     }
 
+    @Test func anAnalysisOlderThanTheOneTakenIsStale() {
+        // A cut looked at at once (the new shot's subject at 1400), then an analysis of a frame before the cut (the old
+        // subject at 300) that was under way: ignored; the window stays on the new subject.
+        var r = operator_(.center)
+        _ = run(&r, seconds: 3) { _ in self.face(900, 400) }
+        r.sceneChanged(at: 3)
+        r.observe(face(1400, 400), at: 3)
+        _ = r.advance(to: 3)
+        let cut = r.window
+        #expect(abs(cut.cx - 1460) < 1)
+        r.observe(face(300, 400), at: 2.9)
+        for i in 1...30 { _ = r.advance(to: 3 + Double(i) / 30) }
+        #expect(r.window == cut)
+        // Much older (more than 2 s before): the stream's time started again, so it is taken.
+        r.observe(face(300, 400), at: 0.5)
+        for i in 31...90 { _ = r.advance(to: 3 + Double(i) / 30) }
+        #expect(r.window.cx < 1000)
+    }
+
     @Test func lookRoomGoesWhereTheFaceLooks() {
         var right = operator_(.portrait), left = operator_(.portrait)
         let wr = run(&right, seconds: 4) { _ in self.face(900, 400, look: 0.8) }.last!

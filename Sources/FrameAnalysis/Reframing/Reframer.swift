@@ -57,6 +57,9 @@ public struct Reframer: Sendable {
 
     /// A new analysis (of the frame at `time`, maybe earlier than the current frame).
     public mutating func observe(_ observed: FramingScene, at time: Double) {
+        // An analysis of an earlier frame than the one already taken (one under way when a cut was looked at at once) is
+        // stale; a much earlier one means the stream's time started again.
+        if time < sceneTime && sceneTime - time < 2 { return }
         let now = Self.motion(of: observed.faces, from: scene.faces, over: time - sceneTime)
         // A face's motion counts once two analyses in a row agree on it (a new scene whose faces happen to land near the
         // old ones is not a movement).
@@ -179,9 +182,10 @@ public struct Reframer: Sendable {
         if dt > 0 { move(dt) }
         let now = predicted(at: time), widest = defaultWindow
         let kept = keep.map { k in now.faces.first { $0.iou(k) > 0.3 } ?? k }
-        let safe = FramingTarget.uncut(
-            window, faces: now.faces.filter { FramingTarget.clearable($0, in: widest) }, required: kept, frameWidth: frameWidth,
-            frameHeight: frameHeight)
+        let clear = now.faces.filter { FramingTarget.clearable($0, in: widest) }
+        let safe = FramingTarget.balanced(
+            FramingTarget.uncut(window, faces: clear, required: kept, frameWidth: frameWidth, frameHeight: frameHeight), faces: clear,
+            frameWidth: frameWidth, frameHeight: frameHeight)
         // A face drifting onto an edge between analyses: the goal moves aside (the spring takes the window there
         // smoothly); the window itself snaps only by a step too small to see (1 % of its width) and only when a face is
         // really cut now. A bigger correction waits for the next analysis's plan (a pan or a cut).

@@ -1,0 +1,44 @@
+import FrameAnalysis
+import Testing
+
+/// `FramingTarget`'s placement helpers on known boxes (input pixels of a 1280x720 frame, 9:16 windows 405 wide).
+@Suite struct FramingTargetTests {
+    func window(left: Double, top: Double = 0, width: Double = 405) -> CropWindow {
+        CropWindow(cx: left + width / 2, cy: top + width * 16 / 9 / 2, width: width, aspect: 9.0 / 16)
+    }
+
+    @Test func anEdgeInANarrowGapGoesToItsMiddle() {
+        // Left face ends at 496, next starts at 512; on the right, 881 | 912. The window (left 497) keeps the two middle
+        // faces: its left edge may lie in 496...507 (right edge 881...912), so the best clearance is 5.5 px each way.
+        let faces = [
+            Box(x: 330, y: 100, width: 166, height: 176), Box(x: 512, y: 280, width: 172, height: 223),
+            Box(x: 735, y: 248, width: 146, height: 172), Box(x: 912, y: 409, width: 179, height: 238),
+        ]
+        let w = window(left: 497)
+        let b = FramingTarget.balanced(w, faces: faces, frameWidth: 1280, frameHeight: 720)
+        #expect(abs(b.left - 501.5) < 1e-9)
+        #expect(b.top == 0 && b.width == w.width)
+        #expect(faces.filter { b.contains($0) }.count == 2 && !faces.contains { b.cuts($0) })
+    }
+
+    @Test func aWindowWithRoomOrAgainstTheFrameStays() {
+        // One face well inside: nothing moves. Against the frame's left edge with the face 5 px in: the frame's edge
+        // needs no margin, but the face's does (10 % of 100 px): the window would have to leave the frame, so it stays.
+        let face = [Box(x: 150, y: 300, width: 100, height: 100)]
+        let roomy = window(left: 20)
+        #expect(FramingTarget.balanced(roomy, faces: face, frameWidth: 1280, frameHeight: 720) == roomy)
+        let edge = window(left: 0)
+        let near = [Box(x: 5, y: 300, width: 100, height: 100)]
+        #expect(FramingTarget.balanced(edge, faces: near, frameWidth: 1280, frameHeight: 720) == edge)
+        // A face 3 px inside the right edge with room on the left: moved right to give it its 10 px.
+        let right = [Box(x: 297, y: 300, width: 100, height: 100)]
+        let moved = FramingTarget.balanced(window(left: 0), faces: right, frameWidth: 1280, frameHeight: 720)
+        #expect(abs(moved.right - 407) < 1e-9)
+    }
+
+    @Test func aCutFaceIsLeftToUncut() {
+        let w = window(left: 100)
+        let cut = [Box(x: 80, y: 300, width: 100, height: 100)]
+        #expect(FramingTarget.balanced(w, faces: cut, frameWidth: 1280, frameHeight: 720) == w)
+    }
+}
