@@ -142,6 +142,33 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
         }
     }
 
+    /// Analyses `frame` now, on the calling (video) thread, whatever the schedule, with the smoother started afresh (a
+    /// new shot: nothing of the last one carries over), publishes the result as the latest (the next frames' meta
+    /// carries it) and returns it; nil when the frame could not be analysed (before its caps). `reframe` calls it on a
+    /// scene change and on its first frame. The stream waits one analysis, and the analysis thread's job under way.
+    public func analyseNow(_ frame: VideoFrame) throws(StageError) -> CompositionMeta.Analysis? {
+        let reduced: VideoFrame?
+        do {
+            reduced = try reducer.withLock { r throws(GStreamerError) -> VideoFrame? in try r?.reduced(frame) }
+        } catch {
+            throw StageError(.library, "\(name): \(error)")
+        }
+        guard let reduced else { return nil }
+        state.withLock { st in
+            if st.firstPTS == nil { st.firstPTS = frame.pts }
+            if let pts = frame.pts { st.lastSubmitted = pts; st.newestPTS = pts }
+        }
+        let before = results.withLock { $0.analysed }
+        analysis.withLock { $0.smoother = GuidanceSmoother() }
+        analyse(
+            Job(reduced: reduced, format: frame.info.format, pts: frame.pts, index: frame.index, inputWidth: frame.info.width,
+                inputHeight: frame.info.height))
+        return results.withLock { r in
+            guard r.analysed > before, let g = r.latest, g.pts == frame.pts else { return nil }
+            return CompositionMeta.Analysis(g, inputWidth: r.latestInput.width, inputHeight: r.latestInput.height)
+        }
+    }
+
     /// Submits the frame for analysis when due, attaches the latest result, queues the drawing.
     public func process(_ frame: VideoFrame, context: StageContext) throws(StageError) {
         let s = settings.withLock { $0 }

@@ -3,8 +3,9 @@ import TestSupport
 import TestTags
 import Testing
 
-/// `reframe` through the real binary: a 16:9 frame with a real portrait far off-centre becomes a 9:16 output that
-/// starts on the default window (black here) and cuts to the person; an input whose size changes mid-stream
+/// `reframe` through the real binary: a 16:9 frame with a real portrait far off-centre becomes a 9:16 output framing
+/// the person from the first frame (cut-analysis: the first frame is analysed at once), and without cut-analysis
+/// starts on the default window (black here) and cuts to the person when the first analysis comes back; an input whose size changes mid-stream
 /// renegotiates the output; a bad shape is refused before anything runs.
 @Suite(.serialized, .tags(.process), .tier) struct ReframeCommandTests {
     static let photo = Tools.root.appendingPathComponent(".testdata/faces/obama.jpg").path
@@ -16,7 +17,7 @@ import Testing
         return Double(img.pixels.reduce(0) { $0 + Int($1) }) / Double(img.pixels.count)
     }
 
-    @Test func aPortraitFarLeftIsFramedInTheVerticalOutput() throws {
+    @Test(arguments: [true, false]) func aPortraitFarLeftIsFramedInTheVerticalOutput(cutAnalysis: Bool) throws {
         let d = Tools.tempDir()
         // A 480x600 portrait at x = 40 of a black 1920x1080 frame: the default 9:16 window (x 656...1264) is all black.
         let r = try Tools.run(
@@ -26,15 +27,22 @@ import Testing
                 "filesrc location=\(Self.photo) ! jpegdec ! videoconvert ! videoscale ! video/x-raw,width=480,height=600 "
                     + "! imagefreeze num-buffers=60 ! videobox left=-40 right=-1400 top=-240 bottom=-240 fill=black ! videoconvert "
                     + "! video/x-raw,format=I420,framerate=30/1 ! compose overlay=false ! reframe width=360 height=640 "
-                    + "! videoconvert ! pngenc ! multifilesink location=f%03d.png",
+                    + "cut-analysis=\(cutAnalysis) ! videoconvert ! pngenc ! multifilesink location=f%03d.png",
             ], cwd: d, timeout: 120)
         #expect(r.code == 0, "\(r.err)")
         let frames = Tools.files(in: d, suffix: ".png")
         #expect(frames.count == 60)
         let first = try Tools.luma(of: d.appendingPathComponent("f000.png").path)
         #expect(first.width == 360 && first.height == 640)
-        #expect(try Self.lumaMean(d.appendingPathComponent("f000.png").path) < 3)
-        // Once an analysis has come back, the person fills the frame (the window cut, not panned, to them: one cut).
+        // With cut-analysis the first frame is the person already; without, the default window's black until compose's
+        // first analysis (after its 1 s warm-up) comes back.
+        if cutAnalysis {
+            #expect(try Self.lumaMean(d.appendingPathComponent("f000.png").path) > 30)
+            #expect(Tools.columnMean(first, x: 180) > 50)
+        } else {
+            #expect(try Self.lumaMean(d.appendingPathComponent("f000.png").path) < 3)
+        }
+        // The person fills the frame (the window cut, not panned, to them: one cut).
         let last = try Tools.luma(of: d.appendingPathComponent("f059.png").path)
         #expect(last.width == 360 && last.height == 640)
         #expect(try Self.lumaMean(d.appendingPathComponent("f059.png").path) > 30)

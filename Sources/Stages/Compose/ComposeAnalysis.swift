@@ -63,6 +63,8 @@ extension ComposeStage {
         // is taken alone here, before results.
         let publishedAt = state.withLock { $0.newestPTS }
         results.withLock { r in
+            // An analysis of an earlier frame than the one published (a job under way while `analyseNow` ran) is late.
+            if let p = job.pts, let q = r.latest?.pts, p < q { return }
             if let publishedAt { r.rate.record(at: publishedAt) }
             r.latest = g
             r.latestInput = (job.inputWidth, job.inputHeight)

@@ -8,7 +8,7 @@ extension ReframeStage {
         blurb: "Crops and scales to another shape (9:16, 1:1...) framing the subject like a camera operator: rule, look room, whole groups, smooth pans and cuts",
         properties: [
             aspect.spec, width.spec, height.spec, rule.spec, subjectSize.spec, maxZoom.spec, deadZone.spec, maxPan.spec, analysis.spec,
-            engine.spec,
+            engine.spec, cutAnalysis.spec,
         ],
         formats: overlayFormats + ["GRAY8"])
 
@@ -80,6 +80,13 @@ extension ReframeStage {
     /// `engine`: the own analysis's detector (compose's `engine=`).
     public static let engine = Property<ComposeStage.Engine>(
         "engine", "Detector of its own analysis (as compose's engine=)", default: .auto)
+
+    /// `cut-analysis`: look at once when the shot changes.
+    public static let cutAnalysis = Property<Bool>(
+        "cut-analysis",
+        "On the first frame and on a scene change, analyse that frame at once on the video thread (the stream waits one "
+            + "analysis, 30-60 ms) so the new shot is framed from its first frame; false: wait for the next analysis",
+        .bool, default: true)
 
     /// Output width / height from `W:H` text; nil when it is not two positive whole numbers of at most 4 digits.
     static func ratio(_ text: String) -> Double? {

@@ -16,6 +16,7 @@ public final class ReframeStage: ResizingStage, @unchecked Sendable {  // `own` 
     private let fixedSize: (width: Int, height: Int)?
     private let aspectRatio: Double
     private let mode: Analysis
+    private let cutAnalysis: Bool
     /// The own analysis, made in `open()` (loading engines is work, not validation: `--dry-run` and planning skip it).
     private var own: ComposeStage?
     private let ownProperties: PropertyValues?
@@ -59,6 +60,7 @@ public final class ReframeStage: ResizingStage, @unchecked Sendable {  // `own` 
         s.subjectSize = p[Self.subjectSize]; s.maxZoom = p[Self.maxZoom]; s.deadZone = p[Self.deadZone]; s.maxPan = p[Self.maxPan]
         settings = Mutex(s)
         mode = p[Self.analysis]
+        cutAnalysis = p[Self.cutAnalysis] && mode != .upstream
         requested = (w, h)
         ownProperties =
             mode == .upstream
@@ -123,22 +125,28 @@ public final class ReframeStage: ResizingStage, @unchecked Sendable {  // `own` 
     /// Cuts made so far.
     public var cuts: Int { state.withLock { $0.reframer?.cuts ?? 0 } }
 
-    /// Runs the analysis when it is its own, takes a new verdict, watches for a scene change and moves the window.
+    /// Runs the analysis when it is its own, takes a new verdict, watches for a scene change and moves the window. On
+    /// the first frame and a scene change (`cut-analysis`), the own analysis looks at this very frame, so the cut lands
+    /// on the new shot's subject, not on the old one's place.
     public func process(_ frame: VideoFrame, context: StageContext) throws(StageError) {
         // auto: a compose before the stage marks every frame once its warm-up is over; until one does, our own runs.
         let fromUpstream = frame.buffer.hasCompose
         if fromUpstream && mode == .auto { state.withLock { $0.upstreamSeen = true } }
-        if let own, mode == .own || !fromUpstream && !state.withLock({ $0.upstreamSeen }) {
+        let samples = frame.planeSamples(columns: 16, rows: 9)
+        let (first, changed) = state.withLock { st in (st.signature.isEmpty, SceneChange.between(st.signature, samples)) }
+        var now: CompositionMeta.Analysis?
+        if let own, cutAnalysis, first || changed {
+            now = try own.analyseNow(frame)
+        } else if let own, mode == .own || !fromUpstream && !state.withLock({ $0.upstreamSeen }) {
             try own.process(frame, context: context)
         }
-        let meta = CompositionMeta(frame: frame)?.analysis
+        let meta = now ?? CompositionMeta(frame: frame)?.analysis
         let time = frame.pts.map { Double($0) / 1e9 } ?? Double(frame.index) / 30
-        let samples = frame.planeSamples(columns: 16, rows: 9)
         let s = settings.withLock { $0 }
         state.withLock { st in
             guard var r = st.reframer else { return }
             r.settings = s
-            if SceneChange.between(st.signature, samples) { r.sceneChanged(at: time) }
+            if changed { r.sceneChanged(at: time) }
             st.signature = samples
             if let a = meta, let pts = a.analysisPts ?? frame.pts, pts != st.lastAnalysis {
                 st.lastAnalysis = pts
