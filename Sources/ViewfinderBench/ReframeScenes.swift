@@ -40,16 +40,21 @@ extension Bench {
     }
 
     /// compose's analysis as the live stage runs it: the `engine=auto` chain (`ComposeEngines.make`), `AutoRule`, the
-    /// subject smoother and the fallbacks in turn (`fallbacks=staggered`, its default `fallback-every`), every 6th
-    /// frame of 30 (5 analyses a second), on a copy `analysisWidth` wide.
+    /// subject smoother and the fallbacks in turn (`fallbacks=staggered`, its default `fallback-every`), on a copy
+    /// `analysisWidth` wide, on the live schedule: due every 3rd frame of 30 (compose's default `analysis-fps` 10), taken
+    /// when the analysis thread is free, its result arriving with the first frame after it finished (its measured time
+    /// at 30 fps; at least the next frame); the first frame and each scene change analysed at once with the smoother
+    /// started afresh, arriving with themselves (reframe's `cut-analysis`).
     struct ReframeAnalysis {
-        static let period = 6
+        static let period = 3
         static let analysisWidth = 640
         let analyzer: CompositionAnalyzer
         var smoother = GuidanceSmoother()
         var rotation: FallbackRotation
         var ms: [Double] = []
         var suppliers: [String: Int] = [:]
+        /// When (in frames) the analysis thread is free again.
+        var busyUntil = 0.0
 
         init(inputWidth: Int) throws(HostError) {
             let minFace = ComposeEngines.analysedMinFace(24, analysisWidth: Self.analysisWidth, inputWidth: inputWidth)
@@ -58,6 +63,29 @@ extension Bench {
                     engines: try ComposeEngines.make(.auto, minFace: minFace, faces: .init(), stage: "bench"), engine: "auto", rule: AutoRule())
             } catch { throw HostError(.runtime, "bench reframe: \(error)") }
             rotation = FallbackRotation(interval: Double(Self.period) / 30, every: ComposeStage.fallbackEvery.defaultValue)
+        }
+
+        /// Whether frame `n` is analysed: at once when `forced`, else when due and the thread is free.
+        func due(_ n: Int, forced: Bool) -> Bool { forced || n % Self.period == 0 && Double(n) >= busyUntil }
+
+        /// The frame the latest analysis (of frame `n`) arrives with; marks the thread busy until it finished.
+        mutating func arrival(of n: Int, forced: Bool) -> Int {
+            guard !forced else { return n }
+            let frames = (ms.last ?? 0) * 30 / 1000
+            busyUntil = Double(n) + frames
+            return n + max(1, Int(frames.rounded(.up)))
+        }
+
+        /// Records the analysis of frame `n` (forced: at once, the smoother started afresh) in `s`; a forced one takes
+        /// its frame's slot from an older analysis arriving then.
+        mutating func analyse(
+            _ image: RGBImage, frame n: Int, forced: Bool, width: Int, height: Int, into s: inout ReframeScenario
+        ) -> FramingScene {
+            if forced { smoother = GuidanceSmoother() }
+            let scene = self.scene(image, frame: n, width: width, height: height)
+            let at = arrival(of: n, forced: forced)
+            if forced || s.observations[at] == nil { s.observations[at] = ReframeObservation(scene: scene, time: Double(n) / 30) }
+            return scene
         }
 
         /// The scene of one analysed frame, in a `width` x `height` input's pixels.
@@ -156,7 +184,8 @@ extension Bench {
             }
             if SceneChange.between(previous, samples) { s.sceneChanges.insert(n) }
             previous = samples
-            guard n % ReframeAnalysis.period == 0 else { continue }
+            let forced = n == 0 || s.sceneChanges.contains(n)
+            guard analysis.due(n, forced: forced) else { continue }
             // The analysis copy: the 1280x720 frame at 640x360, each pixel the mean of its 2x2 frame pixels (bilinear).
             let aw = ReframeAnalysis.analysisWidth, ah = aw * fh / fw
             var pixels = [UInt8](repeating: 0, count: aw * ah * 3)
@@ -172,9 +201,7 @@ extension Bench {
                     }
                 }
             }
-            let scene = analysis.scene(RGBImage(width: aw, height: ah, pixels: pixels), frame: n, width: fw, height: fh)
-            // Delayed by one analysis period, as live: the analysis of frame n arrives with frame n + 6.
-            s.observations[n + ReframeAnalysis.period] = ReframeObservation(scene: scene, time: Double(n) / 30)
+            _ = analysis.analyse(RGBImage(width: aw, height: ah, pixels: pixels), frame: n, forced: forced, width: fw, height: fh, into: &s)
         }
         s.analysisMs = analysis.ms; s.suppliers = analysis.suppliers
         return s
@@ -218,7 +245,8 @@ extension Bench {
                 }
                 if SceneChange.between(previous, samples) { s.sceneChanges.insert(n) }
                 previous = samples
-                guard n % ReframeAnalysis.period == 0, var a = analysis else {
+                let forced = n == 0 || s.sceneChanges.contains(n)
+                guard var a = analysis, a.due(n, forced: forced) else {
                     s.required.append(nil); s.faces.append(nil); s.whole.append(nil)
                     continue
                 }
@@ -226,12 +254,18 @@ extension Bench {
                 pixels.reserveCapacity(w * h * 3)
                 for y in 0..<h { pixels += bytes[(y * stride)..<(y * stride + w * 3)] }
                 let aw = ReframeAnalysis.analysisWidth, ah = max(2, aw * h / w)
-                let scene = a.scene(RGBImage(width: w, height: h, pixels: pixels).areaResized(width: aw, height: ah), frame: n, width: w, height: h)
+                let scene = a.analyse(
+                    RGBImage(width: w, height: h, pixels: pixels).areaResized(width: aw, height: ah), frame: n, forced: forced, width: w,
+                    height: h, into: &s)
                 analysis = a
-                s.required.append(scene.subject == nil ? [] : scene.required)
-                s.faces.append(scene.subject == nil ? [] : scene.faces)
-                s.whole.append(scene.subject == nil ? [] : scene.required)
-                s.observations[n + ReframeAnalysis.period] = ReframeObservation(scene: scene, time: Double(n) / 30)
+                // The truth: the analysis's faces, the required ones the most that fit the widest window (as for photos).
+                let widest = CropWindow.widest(aspect: 9.0 / 16, frameWidth: Double(w), frameHeight: Double(h))
+                let faces = scene.subject == nil ? [] : scene.faces.filter { $0.width <= widest.width && $0.height <= widest.height }
+                var unique: [Box] = []
+                for f in faces where !unique.contains(where: { $0.iou(f) > 0.5 }) { unique.append(f) }
+                s.required.append(ReframeMetrics.required(unique, width: widest.width, height: widest.height))
+                s.faces.append(unique)
+                s.whole.append(unique)
             case .eos: break loop
             case .timeout, .stopped: continue
             }

@@ -30,7 +30,8 @@ struct BenchReframe: BenchKind {
         }
         print(
             "bench reframe: 9:16 output 1080 wide; \(frames) frames at 30 fps per scenario; compose's engine=auto analysis (staggered "
-                + "fallbacks, smoother) at 640 px every 6th frame, delivered 6 frames late; methods: Reframer rule=auto and rule=thirds, "
+                + "fallbacks, smoother) at 640 px due every 3rd frame (analysis-fps 10), taken when the analysis thread is free and arriving "
+                + "with the first frame after its measured time; the first frame and scene changes analysed at once (cut-analysis); methods: Reframer rule=auto and rule=thirds, "
                 + "a fixed centre crop, an OBS-style follower (largest face's x, smoothed 0.15/frame, y centred)")
         print("placement rules: \(r.placementRules); steady = truth still for 1 s (30 frames)")
         for s in r.scenarios {
