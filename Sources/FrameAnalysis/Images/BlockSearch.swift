@@ -1,5 +1,5 @@
-/// Block matching by the sum of absolute differences (SAD), `StabilityEstimator`'s, in one place for others that
-/// match blocks: a block of one image is searched for within +-`radius` pixels in another.
+/// Block matching by the sum of absolute differences (SAD), shared by `StabilityEstimator` and
+/// `CameraMotionEstimator`: a block of one image is searched for within +-`radius` pixels in another.
 ///
 /// Shifts are tried nearest first, so (0, 0) sets a tight bound at once (most candidates then stop after a few
 /// rows) and a tie goes to the smaller shift: a static block reads (0, 0).
@@ -55,5 +55,32 @@ struct BlockSearch: Sendable {
             if sad >= bound { break }
         }
         return sad
+    }
+
+    /// The SAD minimum (over every `rowStep`-th row) near `start` to a fraction of a pixel: while a neighbour (left, right, up, down)
+    /// has a smaller SAD, step to the smallest, at most `steps` times; then a parabola through the minimum and its
+    /// two neighbours on each axis. Nil when the walk does not settle. The caller keeps the block, moved by up to
+    /// `steps` + 1 from `start`, inside both images.
+    static func subpixel(
+        from a: GrayImage, to b: GrayImage, x0: Int, y0: Int, width bw: Int, height bh: Int, near start: (x: Int, y: Int), steps: Int,
+        rowStep: Int = 1
+    ) -> (x: Double, y: Double)? {
+        func sad(_ x: Int, _ y: Int) -> Int {
+            Self.sad(from: a, to: b, x0: x0, y0: y0, width: bw, height: bh, shift: (x, y), rowStep: rowStep)
+        }
+        func vertex(_ l: Int, _ m: Int, _ r: Int) -> Double {
+            let curvature = Double(l - 2 * m + r)
+            return curvature > 0 ? Double(l - r) / (2 * curvature) : 0
+        }
+        var c = start, m = sad(c.x, c.y)
+        for step in 0...steps {
+            let l = sad(c.x - 1, c.y), r = sad(c.x + 1, c.y), u = sad(c.x, c.y - 1), d = sad(c.x, c.y + 1)
+            let least = min(l, r, u, d)
+            if least >= m { return (Double(c.x) + vertex(l, m, r), Double(c.y) + vertex(u, m, d)) }
+            guard step < steps else { return nil }
+            if least == l { c.x -= 1 } else if least == r { c.x += 1 } else if least == u { c.y -= 1 } else { c.y += 1 }
+            m = least
+        }
+        return nil
     }
 }
