@@ -41,4 +41,25 @@ import Testing
         // 4 columns: cell centres at x = 8, 24, 40, 56 (luma = x).
         #expect(f.planeSamples(columns: 4, rows: 2) == [8, 24, 40, 56, 8, 24, 40, 56])
     }
+
+    @Test func planeThumbnailAveragesASubGridOfEachCell() throws {
+        let f = try FrameCopyTests.ramp(width: 64, height: 32)
+        // 16-pixel cells read at x = 1, 5, 9, 13 from the cell's left (every fourth, centred): luma x, mean left + 7.
+        #expect(f.planeThumbnail(width: 4, height: 2) == [7, 23, 39, 55, 7, 23, 39, 55])
+        // Cells of one pixel: the plane itself.
+        #expect(f.planeThumbnail(width: 64, height: 1) == (0..<64).map { UInt8($0) })
+        #expect(f.planeThumbnail(width: 0, height: 2).isEmpty)
+    }
+
+    @Test func planeThumbnailOfAFullHDFrameReadsSixteenSamplesPerCell() throws {
+        // Luma y / 6 + (x / 12) % 7: 12x12 cells into 160x90; each reads rows 1, 4, 7, 10 of its cell (y / 6 = 2r,
+        // 2r, 2r + 1, 2r + 1: mean 2r + 0.5, rounded up) and columns 1, 4, 7, 10 (x / 12 = the cell's column c).
+        let info = try VideoInfo(format: "I420", width: 1920, height: 1080)
+        var b = [UInt8](repeating: 128, count: info.size)
+        for y in 0..<1080 { for x in 0..<1920 { b[info.offset(plane: 0) + y * info.stride(plane: 0) + x] = UInt8(y / 6 + (x / 12) % 7) } }
+        let t = try TestFrames.frame(info: info, bytes: b).planeThumbnail(width: 160, height: 90)
+        #expect(t.count == 160 * 90)
+        let expected: [UInt8] = (0..<90).flatMap { (r: Int) -> [UInt8] in (0..<160).map { (c: Int) -> UInt8 in UInt8(2 * r + 1 + c % 7) } }
+        #expect(t == expected)
+    }
 }

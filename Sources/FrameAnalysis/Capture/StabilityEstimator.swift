@@ -89,37 +89,17 @@ public struct StabilityEstimator: Sendable {
         guard bw >= 4, bh >= 4 else { return (0, 0, 0, 0) }
         var xs: [Int] = [], ys: [Int] = []
         var textured: [(cx: Double, cy: Double, sx: Int, sy: Int)] = []
-        let shifts = (-search...search).flatMap { sy in (-search...search).map { sx in (sx, sy) } }
-            .enumerated().sorted { (abs($0.element.0) + abs($0.element.1), $0.offset) < (abs($1.element.0) + abs($1.element.1), $1.offset) }
-            .map(\.element)
+        let matcher = BlockSearch(radius: search)
         for by in 0..<blocks {
             for bx in 0..<blocks {
                 let x0 = search + bx * bw, y0 = search + by * bh
                 // A flat block (no texture) matches any shift: it votes "no motion". So a small textured
                 // subject moving over a plain background (a ball on black) is not taken for the camera.
-                var mn = 255, mx = 0
-                for y in stride(from: y0, to: y0 + bh, by: 2) {
-                    for x in stride(from: x0, to: x0 + bw, by: 2) {
-                        let v = Int(a.pixels[y * w + x]); mn = min(mn, v); mx = max(mx, v)
-                    }
-                }
-                guard mx - mn > 12 else { xs.append(0); ys.append(0); continue }
-                // Shifts nearest first, so (0, 0) sets a tight bound at once (most candidates then stop
-                // after a few rows) and a tie goes to the smaller shift: a static block reads (0, 0).
-                var best = Int.max, bestShift = (0, 0)
-                for (sx, sy) in shifts {
-                    var sad = 0
-                    // Every second row: half the work, the same best shift on natural texture.
-                    for y in stride(from: y0, to: y0 + bh, by: 2) {
-                        let ra = y * w, rb = (y + sy) * w + sx
-                        for x in x0..<(x0 + bw) { sad += abs(Int(a.pixels[ra + x]) - Int(b.pixels[rb + x])) }
-                        if sad >= best { break }
-                    }
-                    if sad < best { best = sad; bestShift = (sx, sy) }
-                }
-                xs.append(bestShift.0); ys.append(bestShift.1)
+                guard BlockSearch.isTextured(a, x0: x0, y0: y0, width: bw, height: bh) else { xs.append(0); ys.append(0); continue }
+                let bestShift = matcher.best(from: a, to: b, x0: x0, y0: y0, width: bw, height: bh)
+                xs.append(bestShift.x); ys.append(bestShift.y)
                 textured.append(
-                    (Double(x0) + Double(bw) / 2 - Double(w) / 2, Double(y0) + Double(bh) / 2 - Double(h) / 2, bestShift.0, bestShift.1))
+                    (Double(x0) + Double(bw) / 2 - Double(w) / 2, Double(y0) + Double(bh) / 2 - Double(h) / 2, bestShift.x, bestShift.y))
             }
         }
         guard !xs.isEmpty else { return (0, 0, 0, 0) }
