@@ -63,9 +63,11 @@ extension Bench {
     public struct ReframeCost: Codable, Sendable {
         public var output: String
         public var frames: Int
-        /// The operator (scene change mark, observe, advance), the scene signature (16x9 samples), the render; total.
+        /// The operator (scene change mark, camera motion, observe, advance), the scene signature (16x9 samples), the
+        /// camera's motion (the 160x90 luma thumbnail and `CameraMotionEstimator`), the render; total.
         public var operatorMedianMs: Double, operatorP95Ms: Double
         public var signatureMedianMs: Double
+        public var motionMedianMs: Double, motionP95Ms: Double
         public var renderMedianMs: Double, renderP95Ms: Double
         public var totalMedianMs: Double, totalP95Ms: Double
         /// GstVideoConverter builds (a new one per moved rectangle).
@@ -151,6 +153,7 @@ extension Bench {
                 let t = Double(n) / 30, before = r.cuts
                 // The stage's order: the scene-change mark, the new analysis, then the frame's window.
                 if s.sceneChanges.contains(n) { r.sceneChanged(at: t) }
+                if let m = s.motions[n] { r.cameraMoved(m, at: t) }
                 if let o = s.observations[n] { r.observe(o.scene, at: o.time) }
                 windows.append(r.advance(to: t))
                 if r.cuts > before { cuts.insert(n) }
@@ -239,6 +242,7 @@ extension Bench {
             var r = Reframer(settings: ReframeSettings(aspect: Double(ow) / Double(oh), rule: .auto), frameWidth: 1920, frameHeight: 1080)
             var op: [Double] = [], sig: [Double] = [], render: [Double] = [], total: [Double] = []
             var signature: [UInt8] = [], changes = 0
+            var estimator = CameraMotionEstimator(), motion: [Double] = []
             var failure: Error?
             var last: (frame: VideoFrame, w: CropWindow)?
             for n in 0..<frames {
@@ -246,6 +250,7 @@ extension Bench {
                 var w = r.window
                 let a = milliseconds {
                     if s.sceneChanges.contains(m) { r.sceneChanged(at: t) }
+                    if let c = s.motions[m] { r.cameraMoved(CameraMotion(scale: c.scale, dx: c.dx * sx, dy: c.dy * sy), at: t) }
                     if let o = s.observations[m] { r.observe(scaled(o.scene, sx, sy), at: o.time + shift) }
                     w = r.advance(to: t)
                 }
@@ -253,6 +258,10 @@ extension Bench {
                     let samples = input.planeSamples(columns: 16, rows: 9)
                     changes += SceneChange.between(signature, samples) ? 1 : 0
                     signature = samples
+                }
+                let d = milliseconds {
+                    let thumb = input.planeThumbnail(width: ReframeStage.motionWidth, height: 90)
+                    if thumb.count == ReframeStage.motionWidth * 90 { _ = estimator.update(GrayImage(width: ReframeStage.motionWidth, height: 90, pixels: thumb)) }
                 }
                 let c = milliseconds {
                     do {
@@ -263,7 +272,7 @@ extension Bench {
                         )
                     } catch { failure = error }
                 }
-                op.append(a); sig.append(b); render.append(c); total.append(a + b + c)
+                op.append(a); sig.append(b); motion.append(d); render.append(c); total.append(a + b + c + d)
             }
             if let failure { throw HostError(.runtime, "bench reframe: render failed: \(failure)") }
             func q(_ v: [Double], _ p: Double) -> Double {
@@ -272,7 +281,7 @@ extension Bench {
             }
             return ReframeCost(
                 output: "\(ow)x\(oh)", frames: frames, operatorMedianMs: q(op, 0.5), operatorP95Ms: q(op, 0.95), signatureMedianMs: q(sig, 0.5),
-                renderMedianMs: q(render, 0.5), renderP95Ms: q(render, 0.95), totalMedianMs: q(total, 0.5), totalP95Ms: q(total, 0.95),
+                motionMedianMs: q(motion, 0.5), motionP95Ms: q(motion, 0.95), renderMedianMs: q(render, 0.5), renderP95Ms: q(render, 0.95), totalMedianMs: q(total, 0.5), totalP95Ms: q(total, 0.95),
                 converterBuilds: scaler.builds, renderCheck: last.map { check($0.frame, of: input, window: $0.w, scaler: scaler) } ?? -1)
         }
     }

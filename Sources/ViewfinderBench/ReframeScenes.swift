@@ -30,6 +30,9 @@ extension Bench {
         public var observations: [Int: ReframeObservation]
         /// Frames the stage's scene-change test (`SceneChange.between`, 16x9 luma samples) fires on.
         public var sceneChanges: Set<Int>
+        /// The camera's motion into each frame as the stage measures it (`CameraMotionEstimator` on a `motionWidth`-wide
+        /// luma thumbnail, in input pixels); nil where it has none (the first frame, a cut, too little texture).
+        public var motions: [Int: CameraMotion] = [:]
         /// Whether the truth is the analysis itself (vtest: no labels).
         public var truthIsDetections: Bool
         /// Frames at which the virtual camera jumps (the scripted cut).
@@ -151,8 +154,24 @@ extension Bench {
             name: name, frameWidth: fw, frameHeight: fh, frames: frames, required: [], faces: [], observations: [:], sceneChanges: [],
             truthIsDetections: false, jumps: [], analysisMs: [], suppliers: [:])
         var previous: [UInt8] = []
+        var estimator = CameraMotionEstimator()
         for (n, cam) in path.enumerated() {
             let scale = Double(fw) / cam.w, left = cam.cx - cam.w / 2, top = cam.cy - cam.w * 9 / 32
+            // The stage's motion thumbnail: the frame's luma area-averaged (3x3 samples a cell) to 160 wide.
+            let tw = ReframeStage.motionWidth, th = tw * fh / fw, cell = Double(fw) / Double(tw)
+            var thumb = [UInt8](repeating: 0, count: tw * th)
+            for j in 0..<th {
+                for i in 0..<tw {
+                    var v = 0.0
+                    for sy in 0..<3 {
+                        for sx in 0..<3 {
+                            let px = left + (Double(i) + (Double(sx) + 0.5) / 3) * cell / scale, py = top + (Double(j) + (Double(sy) + 0.5) / 3) * cell / scale
+                            v += 66 * sample(photo, px, py, 0) + 129 * sample(photo, px, py, 1) + 25 * sample(photo, px, py, 2)
+                        }
+                    }
+                    thumb[j * tw + i] = UInt8(min(255, max(0, (v / 9 / 256 + 16).rounded())))
+                }
+            }
             if n > 0, abs(cam.cx - path[n - 1].cx) * scale > 40 { s.jumps.append(n) }
             // Truth: the labels through the camera; a face at least half in the frame counts (clipped to it).
             var visible: [Box] = [], whole: [Box] = []
@@ -182,8 +201,9 @@ extension Bench {
                     samples.append(UInt8(min(255, max(0, luma.rounded()))))
                 }
             }
-            if SceneChange.between(previous, samples) { s.sceneChanges.insert(n) }
+            if SceneChange.between(previous, samples) { s.sceneChanges.insert(n); estimator.reset() }
             previous = samples
+            if let m = estimator.update(GrayImage(width: tw, height: th, pixels: thumb)) { s.motions[n] = m.scaled(by: cell) }
             let forced = n == 0 || s.sceneChanges.contains(n)
             guard analysis.due(n, forced: forced) else { continue }
             // The analysis copy: the 1280x720 frame at 640x360, each pixel the mean of its 2x2 frame pixels (bilinear).
@@ -224,6 +244,7 @@ extension Bench {
             observations: [:], sceneChanges: [], truthIsDetections: true, jumps: [], analysisMs: [], suppliers: [:])
         var analysis: ReframeAnalysis?
         var previous: [UInt8] = []
+        var estimator = CameraMotionEstimator()
         let deadline = Date().addingTimeInterval(600)
         loop: while s.frames < frames && Date() < deadline {
             switch sink.pull(timeout: 100_000_000) {
@@ -243,8 +264,26 @@ extension Bench {
                         samples.append(UInt8(min(255, luma)))
                     }
                 }
-                if SceneChange.between(previous, samples) { s.sceneChanges.insert(n) }
+                if SceneChange.between(previous, samples) { s.sceneChanges.insert(n); estimator.reset() }
                 previous = samples
+                // The stage's motion thumbnail: luma area-averaged (3x3 samples a cell) to 160 wide.
+                let tw = ReframeStage.motionWidth, th = max(2, (h * tw + w / 2) / w), cell = Double(w) / Double(tw)
+                var thumb = [UInt8](repeating: 0, count: tw * th)
+                for j in 0..<th {
+                    for i in 0..<tw {
+                        var v = 0
+                        for sy in 0..<3 {
+                            for sx in 0..<3 {
+                                let x = min(w - 1, Int((Double(i) + (Double(sx) + 0.5) / 3) * cell))
+                                let y = min(h - 1, Int((Double(j) + (Double(sy) + 0.5) / 3) * Double(h) / Double(th)))
+                                let o = y * stride + x * 3
+                                v += 66 * Int(bytes[o]) + 129 * Int(bytes[o + 1]) + 25 * Int(bytes[o + 2])
+                            }
+                        }
+                        thumb[j * tw + i] = UInt8(min(255, v / 9 / 256 + 16))
+                    }
+                }
+                if let m = estimator.update(GrayImage(width: tw, height: th, pixels: thumb)) { s.motions[n] = m.scaled(by: cell) }
                 let forced = n == 0 || s.sceneChanges.contains(n)
                 guard var a = analysis, a.due(n, forced: forced) else {
                     s.required.append(nil); s.faces.append(nil); s.whole.append(nil)

@@ -1,5 +1,6 @@
-import FrameAnalysis
 import Testing
+
+@testable import FrameAnalysis
 
 /// `FramingTarget`'s placement helpers on known boxes (input pixels of a 1280x720 frame, 9:16 windows 405 wide).
 @Suite struct FramingTargetTests {
@@ -40,5 +41,23 @@ import Testing
         let w = window(left: 100)
         let cut = [Box(x: 80, y: 300, width: 100, height: 100)]
         #expect(FramingTarget.balanced(w, faces: cut, frameWidth: 1280, frameHeight: 720) == w)
+    }
+
+    @Test func aRunIsFramableOnlyWhenAWindowHoldsItWithoutCuttingANeighbour() {
+        // Faces 26-168, 179-329, 374-502, 526-684: the middle pair (179...502) needs a left edge in 168...179 (clear of
+        // the first) and a right edge in 502...526, which a 405 px window cannot have both; the pair 374...684 can.
+        let faces = [
+            Box(x: 26, y: 61, width: 142, height: 179), Box(x: 179, y: 338, width: 150, height: 195),
+            Box(x: 374, y: 310, width: 128, height: 150), Box(x: 526, y: 454, width: 158, height: 196),
+        ]
+        let widest = CropWindow.widest(aspect: 9.0 / 16, frameWidth: 1280, frameHeight: 720)
+        #expect(!FramingTarget.framable([faces[1], faces[2]], among: faces, widest: widest, frameWidth: 1280))
+        #expect(FramingTarget.framable([faces[2], faces[3]], among: faces, widest: widest, frameWidth: 1280))
+        // The operator keeps that one: a scene with all four and the subject on the middle pair frames 374...684.
+        let scene = FramingScene(subject: faces[1], faces: faces)
+        let plan = FramingTarget.plan(
+            for: scene, settings: ReframeSettings(aspect: 9.0 / 16, rule: .center), frameWidth: 1280, frameHeight: 720, current: nil)
+        #expect(Set(plan.required.map(\.x)) == [374, 526])
+        #expect(!faces.contains { plan.window.cuts($0) })
     }
 }

@@ -129,6 +129,44 @@ import Testing
         #expect(r.window.cx < 1000)
     }
 
+    @Test func aPanningCameraCarriesTheFramingBetweenAnalyses() {
+        // One analysis of a face at 900, then the camera pans 4 px a frame to the right for 1 s (the picture, and the
+        // face, move left) with no analysis: the window moves with the picture, the face stays where it was in the output.
+        var r = operator_(.center)
+        r.observe(face(900, 400), at: 0)
+        _ = r.advance(to: 0)
+        let start = r.window
+        var x = 900.0
+        for i in 1...30 {
+            let t = Double(i) / 30
+            r.cameraMoved(CameraMotion(scale: 1, dx: -4, dy: 0), at: t)
+            x -= 4
+            let w = r.advance(to: t)
+            #expect(w.contains(Box(x: x, y: 400, width: 120, height: 120)))
+        }
+        #expect(abs((r.window.cx - start.cx) - -120) < 1)
+        // An analysis of a frame 4 frames back arrives: its face (at that frame's place) is carried by the 4 motions since,
+        // so it lands where the face is now and the window does not move back.
+        let before = r.window
+        r.observe(face(x + 16, 400), at: 26.0 / 30)
+        #expect(abs(r.latestScene.subject!.x - x) < 1e-9)
+        _ = r.advance(to: 31.0 / 30)
+        #expect(abs(r.window.cx - before.cx) < 1)
+    }
+
+    @Test func aZoomOutKeepsTheWindowsSizeAndAZoomInWidensIt() {
+        var r = operator_(.center)
+        _ = run(&r, seconds: 3) { _ in self.face(900, 400, side: 100) }
+        let w0 = r.window.width
+        #expect(w0 < 0.9 * r.defaultWindow.width)
+        r.cameraMoved(CameraMotion(scale: 0.98, dx: 0, dy: 0), at: 3)
+        #expect(r.window.width == w0)
+        // The face shrank about the frame's centre with the picture.
+        #expect(abs(r.latestScene.subject!.width - 98) < 1e-9)
+        r.cameraMoved(CameraMotion(scale: 1.02, dx: 0, dy: 0), at: 3 + 1.0 / 30)
+        #expect(abs(r.window.width - w0 * 1.02) < 1e-9)
+    }
+
     @Test func lookRoomGoesWhereTheFaceLooks() {
         var right = operator_(.portrait), left = operator_(.portrait)
         let wr = run(&right, seconds: 4) { _ in self.face(900, 400, look: 0.8) }.last!

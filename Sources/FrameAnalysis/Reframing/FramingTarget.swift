@@ -40,7 +40,7 @@ public enum FramingTarget {
         // A face no window of the shape can clear (an extreme close-up) is no face to keep out or in: only the subject.
         var full = full
         full.faces = full.faces.filter { clearable($0, in: widest) }
-        let (scene, fits) = fitting(full, widest: widest, settings: s, current: current)
+        let (scene, fits) = fitting(full, widest: widest, frameWidth: fw, settings: s, current: current)
         guard let subject = scene.subject else { return (widest, []) }
         let minWidth = widest.width / max(1, s.maxZoom)
         // Zoom: one face at `subjectSize` of the height; at least the required faces with margins.
@@ -117,9 +117,12 @@ public enum FramingTarget {
 
     /// The faces the window keeps (see `plan`), and whether they fit at all. Every face wholly in the frame is a
     /// candidate, not only compose's group: when they fit together (bare boxes; the margins are kept where there is
-    /// room), all of them; else the run (left to right) with the most faces, then the one holding the subject's
-    /// centre, then the most of those the current window holds, then the largest.
-    static func fitting(_ scene: FramingScene, widest: CropWindow, settings s: ReframeSettings, current: CropWindow?) -> (FramingScene, Bool) {
+    /// room), all of them; else the run (left to right) with the most faces, then one a window can hold without cutting
+    /// a neighbour, then the one the current window holds whole when it cuts nobody, then the one holding the subject's centre, then the most of those the current window holds, then the
+    /// largest.
+    static func fitting(
+        _ scene: FramingScene, widest: CropWindow, frameWidth: Double, settings s: ReframeSettings, current: CropWindow?
+    ) -> (FramingScene, Bool) {
         // A detector's box is off by a few percent of the face (3-6 px on 150 px faces): that much room on each side.
         func fits(_ b: [Box]) -> Bool {
             guard let u = union(b) else { return true }
@@ -136,14 +139,20 @@ public enum FramingTarget {
         }
         let row = all.sorted { $0.center.x < $1.center.x }
         let centre = scene.subject.map { Point2D(x: $0.center.x, y: $0.center.y) }
-        var best: (run: [Box], key: (Int, Int, Int, Double))?
+        let clean = current.map { c in !all.contains { c.cuts($0) } } ?? false
+        var best: (run: [Box], key: (Int, Int, Int, Int, Int, Double))?
         for i in row.indices {
             for j in i..<row.count {
                 let run = Array(row[i...j])
                 guard fits(run) else { break }
                 let holdsSubject = centre.map { c in union(run).map { $0.x <= c.x && c.x <= $0.x + $0.width } ?? false } == true ? 1 : 0
                 let held = current.map { c in run.filter { c.contains($0) }.count } ?? 0
-                let key = (run.count, holdsSubject, held, run.map(\.area).reduce(0, +))
+                // A run the current window holds whole, cutting nobody, is kept (no hopping along a row as compose's
+                // subject wanders).
+                let key = (
+                    run.count, framable(run, among: all, widest: widest, frameWidth: frameWidth) ? 1 : 0, held == run.count && clean ? 1 : 0, holdsSubject, held,
+                    run.map(\.area).reduce(0, +)
+                )
                 if best.map({ key > $0.key }) ?? true { best = (run, key) }
             }
         }
@@ -158,6 +167,20 @@ public enum FramingTarget {
         cut.isGroup = run.count > 1
         if run.count > 1 || !run.contains(where: { b in scene.subject.map { $0.iou(b) > 0.5 } ?? false }) { cut.eyes = nil; cut.look = nil }
         return (cut, true)
+    }
+
+    /// Whether a window of `widest`'s size, moved sideways within a `frameWidth` wide frame, holds every face of `run`
+    /// and cuts none of `all`: its left edge tried against each face's edges, the run's ends and the frame's.
+    static func framable(_ run: [Box], among all: [Box], widest: CropWindow, frameWidth: Double) -> Bool {
+        guard let u = union(run) else { return true }
+        var edges = [u.x, u.x + u.width - widest.width, 0, frameWidth - widest.width]
+        for f in all { edges += [f.x + f.width, f.x - widest.width] }
+        return edges.contains { left in
+            guard left >= 0, left + widest.width <= frameWidth + 0.5 else { return false }
+            var w = widest
+            w.cx = left + w.width / 2
+            return run.allSatisfy { w.contains($0) } && !all.contains { w.cuts($0) }
+        }
     }
 
     /// The union of boxes (nil for none).

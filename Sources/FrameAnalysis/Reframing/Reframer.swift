@@ -11,6 +11,9 @@
 ///   current window at all, or on the first subject after a scene change (`sceneChanged`).
 /// - Nobody: the last framing is held `hold` seconds, then the window eases to the widest centred one (the default).
 /// - Every frame, the window is moved so no face of the latest scene straddles an edge.
+/// - The camera's own motion (`cameraMoved`, measured from the frames by `CameraMotionEstimator`) carries the latest
+///   analysis's faces, the goal and the window with the picture: a pan or a zoom of the camera does not leave the output
+///   behind until the next analysis, and an analysis of an earlier frame is carried forward by the motion since.
 ///
 /// Time is stream time in seconds (the frames' running time): no clock is read. Not thread-safe (the video thread).
 public struct Reframer: Sendable {
@@ -35,6 +38,8 @@ public struct Reframer: Sendable {
     /// The faces the latest plan keeps wholly in (none for an oversized face).
     private var keep: [Box] = []
     private var lastSubjectTime: Double?
+    /// The camera's motion into each of the latest frames (input pixels), newest last; at most `motionFrames`.
+    private var cameraHistory: [(time: Double, motion: CameraMotion)] = []
     private var changeAt: Double?
     /// Cuts made so far.
     public private(set) var cuts = 0
@@ -53,13 +58,49 @@ public struct Reframer: Sendable {
     public var latestScene: FramingScene { scene }
 
     /// Marks a scene change at `time`: the next subject seen in an analysis of a later frame is cut to.
-    public mutating func sceneChanged(at time: Double) { changeAt = time }
+    public mutating func sceneChanged(at time: Double) { changeAt = time; cameraHistory.removeAll() }
+
+    /// How many frames of camera motion are kept for carrying late analyses forward (2 s at 30 fps).
+    static let motionFrames = 60
+
+    /// The camera moved from the previous frame to the one at `time` by `m` (input pixels): the latest analysis's faces,
+    /// the faces kept, the goal and the window move with the picture.
+    public mutating func cameraMoved(_ m: CameraMotion, at time: Double) {
+        cameraHistory.append((time, m))
+        if cameraHistory.count > Self.motionFrames { cameraHistory.removeFirst(cameraHistory.count - Self.motionFrames) }
+        guard m != .identity else { return }
+        scene = carried(scene, by: m)
+        keep = keep.map { m.apply($0, width: frameWidth, height: frameHeight) }
+        goal = carried(goal, by: m)
+        window = carried(window, by: m)
+    }
+
+    /// `s` with every box and point moved by the camera's motion `m`.
+    func carried(_ s: FramingScene, by m: CameraMotion) -> FramingScene {
+        func b(_ x: Box) -> Box { m.apply(x, width: frameWidth, height: frameHeight) }
+        func p(_ x: Point2D) -> Point2D { m.apply(x, width: frameWidth, height: frameHeight) }
+        var c = s
+        c.subject = s.subject.map(b); c.required = s.required.map(b); c.faces = s.faces.map(b)
+        c.eyes = s.eyes.map { Detection.Eyes(left: p($0.left), right: p($0.right)) }
+        c.lead = s.lead.map(p)
+        return c
+    }
+
+    /// `w` moved with the picture, and widened when the camera zooms in (up to the widest window); a zoom out leaves its
+    /// size (the faces only get more room; the next analysis's plan tightens it, past the dead zone).
+    func carried(_ w: CropWindow, by m: CameraMotion) -> CropWindow {
+        let c = m.apply(Point2D(x: w.cx, y: w.cy), width: frameWidth, height: frameHeight)
+        let width = min(w.width * max(1, m.scale), defaultWindow.width)
+        return CropWindow(cx: c.x, cy: c.y, width: width, aspect: w.aspect).clamped(frameWidth: frameWidth, frameHeight: frameHeight)
+    }
 
     /// A new analysis (of the frame at `time`, maybe earlier than the current frame).
-    public mutating func observe(_ observed: FramingScene, at time: Double) {
+    public mutating func observe(_ analysed: FramingScene, at time: Double) {
         // An analysis of an earlier frame than the one already taken (one under way when a cut was looked at at once) is
         // stale; a much earlier one means the stream's time started again.
         if time < sceneTime && sceneTime - time < 2 { return }
+        // Where the camera has taken those faces since the analysed frame.
+        let observed = cameraHistory.filter { $0.time > time && $0.motion != .identity }.reduce(analysed) { carried($0, by: $1.motion) }
         let now = Self.motion(of: observed.faces, from: scene.faces, over: time - sceneTime)
         // A face's motion counts once two analyses in a row agree on it (a new scene whose faces happen to land near the
         // old ones is not a movement).

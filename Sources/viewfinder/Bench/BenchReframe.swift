@@ -48,14 +48,14 @@ struct BenchReframe: BenchKind {
             print("\nphotos pooled (labelled truth):")
             table(r.photos)
         }
-        print("\nvideo-thread cost per 1080p I420 frame (operator: scene-change mark + observe + advance; signature: 16x9 samples; render: CropScaler):")
+        print("\nvideo-thread cost per 1080p I420 frame (operator: scene-change mark + camera motion + observe + advance; signature: 16x9 samples; motion: 160x90 luma thumbnail + CameraMotionEstimator; render: CropScaler):")
         for c in r.cost {
             print(
                 String(
-                    format: "  -> %@: total median %.3f ms, p95 %.3f ms (goal <= 3 ms: %@); operator %.4f / %.4f ms, signature %.4f ms, render %.3f / %.3f ms; "
+                    format: "  -> %@: total median %.3f ms, p95 %.3f ms (goal <= 3 ms: %@); operator %.4f / %.4f ms, signature %.4f ms, motion %.3f / %.3f ms, render %.3f / %.3f ms; "
                         + "%d converter builds over %d frames; output vs input rectangle %.1f luma levels apart",
                     c.output, c.totalMedianMs, c.totalP95Ms, c.totalMedianMs <= 3 ? "met" : "MISSED", c.operatorMedianMs, c.operatorP95Ms,
-                    c.signatureMedianMs, c.renderMedianMs, c.renderP95Ms, c.converterBuilds, c.frames, c.renderCheck))
+                    c.signatureMedianMs, c.motionMedianMs, c.motionP95Ms, c.renderMedianMs, c.renderP95Ms, c.converterBuilds, c.frames, c.renderCheck))
         }
     }
 
