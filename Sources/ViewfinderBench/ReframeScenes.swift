@@ -144,6 +144,22 @@ extension Bench {
         return (p(x0, y0) * (1 - ax) + p(x1, y0) * ax) * (1 - ay) + (p(x0, y1) * (1 - ax) + p(x1, y1) * ax) * ay
     }
 
+    /// A `width` x `height` luma thumbnail (BT.601 limited range, as I420's plane 0) of a frame whose `luma(x, y)` gives
+    /// 256 x (66 R + 129 G + 25 B) / 256 at a point in frame pixels: each pixel the mean of 3x3 points over its cell.
+    static func thumbnail(width: Int, height: Int, cellWidth: Double, cellHeight: Double, luma: (Double, Double) -> Double) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: width * height)
+        for j in 0..<height {
+            for i in 0..<width {
+                var v = 0.0
+                for sy in 0..<3 {
+                    for sx in 0..<3 { v += luma((Double(i) + (Double(sx) + 0.5) / 3) * cellWidth, (Double(j) + (Double(sy) + 0.5) / 3) * cellHeight) }
+                }
+                out[j * width + i] = UInt8(min(255, max(0, (v / 9 / 256 + 16).rounded())))
+            }
+        }
+        return out
+    }
+
     /// A scenario from a labelled photo: a 1280x720 virtual camera moving over it along `cameraPath`.
     static func photoScenario(name: String, photo: RGBImage, labels: [Box], frames: Int) throws(HostError) -> ReframeScenario {
         let fw = 1280, fh = 720
@@ -157,20 +173,11 @@ extension Bench {
         var estimator = CameraMotionEstimator()
         for (n, cam) in path.enumerated() {
             let scale = Double(fw) / cam.w, left = cam.cx - cam.w / 2, top = cam.cy - cam.w * 9 / 32
-            // The stage's motion thumbnail: the frame's luma area-averaged (3x3 samples a cell) to 160 wide.
+            // The stage's motion thumbnail: the frame's luma area-averaged to 160 wide.
             let tw = ReframeStage.motionWidth, th = tw * fh / fw, cell = Double(fw) / Double(tw)
-            var thumb = [UInt8](repeating: 0, count: tw * th)
-            for j in 0..<th {
-                for i in 0..<tw {
-                    var v = 0.0
-                    for sy in 0..<3 {
-                        for sx in 0..<3 {
-                            let px = left + (Double(i) + (Double(sx) + 0.5) / 3) * cell / scale, py = top + (Double(j) + (Double(sy) + 0.5) / 3) * cell / scale
-                            v += 66 * sample(photo, px, py, 0) + 129 * sample(photo, px, py, 1) + 25 * sample(photo, px, py, 2)
-                        }
-                    }
-                    thumb[j * tw + i] = UInt8(min(255, max(0, (v / 9 / 256 + 16).rounded())))
-                }
+            let thumb = thumbnail(width: tw, height: th, cellWidth: cell, cellHeight: cell) { x, y in
+                let px = left + x / scale, py = top + y / scale
+                return 66 * sample(photo, px, py, 0) + 129 * sample(photo, px, py, 1) + 25 * sample(photo, px, py, 2)
             }
             if n > 0, abs(cam.cx - path[n - 1].cx) * scale > 40 { s.jumps.append(n) }
             // Truth: the labels through the camera; a face at least half in the frame counts (clipped to it).
@@ -266,24 +273,13 @@ extension Bench {
                 }
                 if SceneChange.between(previous, samples) { s.sceneChanges.insert(n); estimator.reset() }
                 previous = samples
-                // The stage's motion thumbnail: luma area-averaged (3x3 samples a cell) to 160 wide.
-                let tw = ReframeStage.motionWidth, th = max(2, (h * tw + w / 2) / w), cell = Double(w) / Double(tw)
-                var thumb = [UInt8](repeating: 0, count: tw * th)
-                for j in 0..<th {
-                    for i in 0..<tw {
-                        var v = 0
-                        for sy in 0..<3 {
-                            for sx in 0..<3 {
-                                let x = min(w - 1, Int((Double(i) + (Double(sx) + 0.5) / 3) * cell))
-                                let y = min(h - 1, Int((Double(j) + (Double(sy) + 0.5) / 3) * Double(h) / Double(th)))
-                                let o = y * stride + x * 3
-                                v += 66 * Int(bytes[o]) + 129 * Int(bytes[o + 1]) + 25 * Int(bytes[o + 2])
-                            }
-                        }
-                        thumb[j * tw + i] = UInt8(min(255, v / 9 / 256 + 16))
-                    }
+                // The stage's motion thumbnail: luma area-averaged to 160 wide.
+                let tw = ReframeStage.motionWidth, th = max(2, (h * tw + w / 2) / w)
+                let thumb = thumbnail(width: tw, height: th, cellWidth: Double(w) / Double(tw), cellHeight: Double(h) / Double(th)) { x, y in
+                    let o = min(h - 1, Int(y)) * stride + min(w - 1, Int(x)) * 3
+                    return 66 * Double(bytes[o]) + 129 * Double(bytes[o + 1]) + 25 * Double(bytes[o + 2])
                 }
-                if let m = estimator.update(GrayImage(width: tw, height: th, pixels: thumb)) { s.motions[n] = m.scaled(by: cell) }
+                if let m = estimator.update(GrayImage(width: tw, height: th, pixels: thumb)) { s.motions[n] = m.scaled(by: Double(w) / Double(tw)) }
                 let forced = n == 0 || s.sceneChanges.contains(n)
                 guard var a = analysis, a.due(n, forced: forced) else {
                     s.required.append(nil); s.faces.append(nil); s.whole.append(nil)
