@@ -147,6 +147,23 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     /// carries it) and returns it; nil when the frame could not be analysed (before its caps). `reframe` calls it on a
     /// scene change and on its first frame. The stream waits one analysis, and the analysis thread's job under way.
     public func analyseNow(_ frame: VideoFrame) throws(StageError) -> CompositionMeta.Analysis? {
+        guard let job = try job(for: frame) else { return nil }
+        state.withLock { st in
+            if st.firstPTS == nil { st.firstPTS = frame.pts }
+            if let pts = frame.pts { st.lastSubmitted = pts; st.newestPTS = pts }
+        }
+        let before = results.withLock { $0.analysed }
+        analysis.withLock { $0.smoother = GuidanceSmoother() }
+        analyse(job)
+        return results.withLock { r in
+            guard r.analysed > before, let g = r.latest, g.pts == frame.pts else { return nil }
+            return CompositionMeta.Analysis(g, inputWidth: r.latestInput.width, inputHeight: r.latestInput.height)
+        }
+    }
+
+    /// The analysis job for `frame`: its small copy, made here (clean pixels, before any drawing) with GStreamer's
+    /// converter; nil before the caps (no converter yet).
+    private func job(for frame: VideoFrame) throws(StageError) -> Job? {
         let reduced: VideoFrame?
         do {
             reduced = try reducer.withLock { r throws(GStreamerError) -> VideoFrame? in try r?.reduced(frame) }
@@ -154,46 +171,26 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
             throw StageError(.library, "\(name): \(error)")
         }
         guard let reduced else { return nil }
-        state.withLock { st in
-            if st.firstPTS == nil { st.firstPTS = frame.pts }
-            if let pts = frame.pts { st.lastSubmitted = pts; st.newestPTS = pts }
-        }
-        let before = results.withLock { $0.analysed }
-        analysis.withLock { $0.smoother = GuidanceSmoother() }
-        analyse(
-            Job(reduced: reduced, format: frame.info.format, pts: frame.pts, index: frame.index, inputWidth: frame.info.width,
-                inputHeight: frame.info.height))
-        return results.withLock { r in
-            guard r.analysed > before, let g = r.latest, g.pts == frame.pts else { return nil }
-            return CompositionMeta.Analysis(g, inputWidth: r.latestInput.width, inputHeight: r.latestInput.height)
-        }
+        return Job(
+            reduced: reduced, format: frame.info.format, pts: frame.pts, index: frame.index, inputWidth: frame.info.width,
+            inputHeight: frame.info.height)
     }
 
     /// Submits the frame for analysis when due, attaches the latest result, queues the drawing.
     public func process(_ frame: VideoFrame, context: StageContext) throws(StageError) {
         let s = settings.withLock { $0 }
-        var job: Job? = state.withLock { (st: inout State) -> Job? in
+        let due = state.withLock { (st: inout State) -> Bool in
             st.context = context
-            guard let pts = frame.pts ?? frame.duration.map({ $0 * UInt64(frame.index) }) else { return nil }
+            guard let pts = frame.pts ?? frame.duration.map({ $0 * UInt64(frame.index) }) else { return false }
             if st.firstPTS == nil { st.firstPTS = pts }
             st.newestPTS = pts
-            guard pts >= st.firstPTS! + warmupNs else { return nil }
+            guard pts >= st.firstPTS! + warmupNs else { return false }
             let period = UInt64(1e9 / s.fps)
-            if let last = st.lastSubmitted, pts < last + period - min(period / 10, 2_000_000) { return nil }
+            if let last = st.lastSubmitted, pts < last + period - min(period / 10, 2_000_000) { return false }
             st.lastSubmitted = pts
-            return Job(
-                reduced: nil, format: frame.info.format, pts: frame.pts, index: frame.index,
-                inputWidth: frame.info.width, inputHeight: frame.info.height)
+            return true
         }
-        // The analysis copy, made here (clean pixels, before any drawing) with GStreamer's converter.
-        if job != nil {
-            do {
-                job?.reduced = try reducer.withLock { r throws(GStreamerError) -> VideoFrame? in try r?.reduced(frame) }
-            } catch {
-                throw StageError(.library, "\(name): \(error)")
-            }
-            if job?.reduced == nil { job = nil }
-        }
+        let job = due ? try job(for: frame) : nil
         var skipped: UInt64?
         if let job {
             if synchronous { analyse(job) } else { skipped = worker.submit(job)?.pts }
