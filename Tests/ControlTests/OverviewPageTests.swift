@@ -131,8 +131,9 @@ import Testing
         let refused = try ControlTools.curl("PATCH", vf.base + "/api/pipelines/gate/source", body: source)
         #expect(refused.status >= 400, "\(refused.body)")
         _ = try browser.run("document.querySelector('.tile[data-name=gate] details.source').open = true; return true")
-        try Self.type(".tile[data-name=gate] .switch input", "nosuchsource_xyz", in: browser)
-        try browser.click(".tile[data-name=gate] .switch button")
+        // Typed and sent with Enter (the form's implicit submission): a click lands where the button was when the
+        // driver measured it, and a tile that grows in between (its figures, its picture) moves it.
+        try browser.keys(".tile[data-name=gate] .switch input", "nosuchsource_xyz\n")
         #expect(try browser.wait(until: "return document.querySelector('.tile[data-name=gate] .note').className === 'note error'"))
         let note = try browser.run("return document.querySelector('.tile[data-name=gate] .note').textContent") as? String ?? ""
         let said = refused.json["error"] as? String ?? "?"

@@ -66,12 +66,17 @@ final class WebDriver: @unchecked Sendable {
         String(decoding: (try? JSONSerialization.data(withJSONObject: object)) ?? Data("{}".utf8), as: UTF8.self)
     }
 
-    /// A WebDriver command; its `value`.
+    /// A WebDriver command; its `value` (an issue is recorded when it fails).
     @discardableResult func command(_ method: String, _ path: String, _ body: [String: Any]? = nil) throws -> Any? {
+        let a = try quietly(method, path, body)
+        if let failure = a.failure { Issue.record("webdriver \(method) \(path): \(failure)") }
+        return a.value
+    }
+
+    /// A WebDriver command; its `value`, or what the driver said when it failed (nothing recorded).
+    private func quietly(_ method: String, _ path: String, _ body: [String: Any]?) throws -> (value: Any?, failure: String?) {
         let a = try ControlTools.curl(method, base + "/session/\(session)" + path, body: body.map(Self.text), maxTime: 30)
-        let value = a.json["value"]
-        if a.status != 200 { Issue.record("webdriver \(method) \(path): \(a.status) \(a.body.prefix(300))") }
-        return value
+        return (a.json["value"], a.status == 200 ? nil : "\(a.status) \(a.body.prefix(300))")
     }
 
     /// Opens `url`.
@@ -80,14 +85,30 @@ final class WebDriver: @unchecked Sendable {
     /// Runs `script` (a function body) in the page; what it returned.
     func run(_ script: String, _ args: [Any] = []) throws -> Any? { try command("POST", "/execute/sync", ["script": script, "args": args]) }
 
-    /// Waits until `script` returns true (or `timeout` seconds pass); whether it did.
+    /// Waits until `script` returns true (or `timeout` seconds pass); whether it did. A script that throws (an
+    /// element not there yet) is polled again like one that returns false; when time runs out, one issue says what
+    /// the page is and the script's last error, instead of one per poll.
     func wait(_ timeout: Double = 15, until script: String) throws -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
+        var failure: String?
         while Date() < deadline {
-            if try run(script) as? Bool == true { return true }
+            let a = try quietly("POST", "/execute/sync", ["script": script, "args": []])
+            if a.value as? Bool == true { return true }
+            failure = a.failure
             usleep(100_000)
         }
+        if let failure {
+            let page = (try? quietly("POST", "/execute/sync", ["script": "return location.href", "args": []]))?.value as? String
+            Issue.record("waited \(timeout) s on \(page ?? "?"): the script's last answer: \(failure)")
+        }
         return false
+    }
+
+    /// Types `text` into the element matching `css` as a keyboard would (WebDriver element send keys); "\n" is Enter.
+    func keys(_ css: String, _ text: String) throws {
+        let found = try command("POST", "/element", ["using": "css selector", "value": css]) as? [String: Any]
+        guard let id = found?.values.first as? String else { Issue.record("no element \(css)"); return }
+        try command("POST", "/element/\(id)/value", ["text": text])
     }
 
     /// Clicks the element matching `css` as a user would (WebDriver element click).
