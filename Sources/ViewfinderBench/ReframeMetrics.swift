@@ -3,19 +3,30 @@ import FrameAnalysis
 /// `bench reframe`'s measures of one framing (a window per frame) against the truth faces of each frame. Pure: no
 /// clock, no pixels.
 public enum ReframeMetrics {
+    /// How far a face's box may be off, as a fraction of the face's width on each side: a detector's box and a
+    /// labeller's differ by this much (3-6 px on 150 px faces), so a set of faces that fits a window only with less
+    /// room than that is one no framing can be held to (the operator's own `FramingTarget.fitMargin`).
+    public static let boxError = FramingTarget.fitMargin
+
     /// The faces that must be wholly inside: the largest set of `faces` whose union fits in a `width` x `height`
-    /// window (the widest window of the output's shape), ties broken by the larger total face area. All of them when
-    /// they fit together; for a row of six friends wider than a 9:16 window, the most neighbours that fit.
-    public static func required(_ faces: [Box], width: Double, height: Double) -> [Box] {
-        guard faces.count > 1 else { return faces }
-        if let u = union(faces), u.width <= width + 0.5, u.height <= height + 0.5 { return faces }
-        // A set fitting a window lies within `width` of its leftmost face: try every face as the left end.
+    /// window (the widest window of the output's shape) with `margin` (a fraction of the widest face's width) on each
+    /// side, ties broken by the larger total face area. All of them when they fit together; for a row of six friends
+    /// wider than a 9:16 window, the most neighbours that fit. A set of two or more that fits only within the boxes'
+    /// error is not required (a window holding it still holds at least as many: `holdsLargestSet` counts); one face
+    /// no larger than the window is (the caller leaves out the larger).
+    public static func required(_ faces: [Box], width: Double, height: Double, margin: Double = boxError) -> [Box] {
+        func room(_ set: [Box]) -> Double { set.count < 2 ? 0 : 2 * margin * (set.map(\.width).max() ?? 0) }
+        if let u = union(faces), u.width + room(faces) <= width + 0.5, u.height + room(faces) <= height + 0.5 { return faces }
+        // A set fitting a window has a leftmost and a topmost face: try every pair, taking the faces right of and below
+        // them nearest first while the set still fits.
         var best: [Box] = [], bestArea = 0.0
         for left in faces {
-            let inRange = faces.filter { $0.x >= left.x && $0.x + $0.width <= left.x + width + 0.5 }
-            // Within that band, vertically: every face as the top.
-            for top in inRange {
-                let set = inRange.filter { $0.y >= top.y && $0.y + $0.height <= top.y + height + 0.5 }
+            for top in faces {
+                var set: [Box] = []
+                for f in faces.filter({ $0.x >= left.x && $0.y >= top.y }).sorted(by: { $0.x + $0.width < $1.x + $1.width }) {
+                    let grown = set + [f]
+                    if let u = union(grown), u.width + room(grown) <= width + 0.5, u.height + room(grown) <= height + 0.5 { set = grown }
+                }
                 let area = set.reduce(0) { $0 + $1.area }
                 if set.count > best.count || set.count == best.count && area > bestArea { best = set; bestArea = area }
             }

@@ -35,6 +35,17 @@ import ViewfinderBench
         #expect(ReframeMetrics.required(two, width: 405, height: 720) == [two[1]])
     }
 
+    @Test func aSetThatFitsOnlyWithinTheBoxesErrorIsNotRequired() {
+        // Three 150 px faces spanning 403 px of a 405 px window: 2 px to spare, less than the boxes' error (4 % of
+        // 150 px, 6 px, each side). Bare, all three; with the error, the two larger that fit with room.
+        let row = [Box(x: 0, y: 300, width: 150, height: 180), Box(x: 126, y: 300, width: 150, height: 180), Box(x: 253, y: 300, width: 150, height: 170)]
+        #expect(ReframeMetrics.required(row, width: 405, height: 720, margin: 0) == row)
+        #expect(ReframeMetrics.required(row, width: 405, height: 720) == Array(row.prefix(2)))
+        // One face has no neighbour to leave room for: a 400 px close-up in a 405 px window is required.
+        let closeUp = Box(x: 100, y: 100, width: 400, height: 480)
+        #expect(ReframeMetrics.required([closeUp], width: 405, height: 720) == [closeUp])
+    }
+
     @Test func facesInsideAndCutOnKnownBoxes() {
         let w = window(300)  // x 97.5 ... 502.5
         let inside = Box(x: 150, y: 300, width: 80, height: 100), straddling = Box(x: 470, y: 300, width: 80, height: 100)
