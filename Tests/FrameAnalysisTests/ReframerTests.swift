@@ -86,6 +86,30 @@ import Testing
         #expect(abs(windows[1].cx - 1560) < 1)
     }
 
+    @Test func aSalientSubjectIsCutToAtMostOnceACutInterval() {
+        // A ball (compose's salient subject, nobody found) racing from side to side at 1200 px/s for 4 s, faster than
+        // the window may pan (540 px/s): cut after at most once a `cutInterval` (2 s), panned after between; a face
+        // doing the same is cut to whenever it leaves the window.
+        func racing(salient: Bool) -> (cuts: Int, windows: [CropWindow]) {
+            var r = operator_(.center)
+            let settled = run(&r, seconds: 1) { _ in self.face(100, 400, side: 200) }.suffix(1)
+            let before = r.cuts
+            let windows = Array(settled) + run(&r, from: 1, seconds: 4) { t in
+                let d = ((t - 1) * 1200).truncatingRemainder(dividingBy: 3200)
+                var s = self.face(100 + (d < 1600 ? d : 3200 - d), 400, side: 200)
+                s.salient = salient
+                return s
+            }
+            return (r.cuts - before, windows)
+        }
+        let ball = racing(salient: true), face = racing(salient: false)
+        #expect(face.cuts >= 4, "\(face.cuts) cuts")
+        #expect((1...2).contains(ball.cuts), "\(ball.cuts) cuts")
+        // Between its cuts the window pans: no step between frames larger than the pan speed allows (0.5 heights/s).
+        let steps = zip(ball.windows, ball.windows.dropFirst()).map { abs($1.cx - $0.cx) }
+        #expect(steps.filter { $0 > 0.5 * 1080 / 30 + 1 }.count == ball.cuts, "\(steps.map { Int($0) })")
+    }
+
     @Test func nobodyHoldsThenEasesToTheDefault() {
         var r = operator_(.center)
         _ = run(&r, seconds: 6) { _ in self.face(300, 400) }

@@ -40,6 +40,15 @@ import Testing
         let back = try #require(CompositionMeta(structure: s)?.analysis)
         #expect(back.faces.count == 2 && back.faces[1].x == 100.2 && back.members == [Box(x: 10, y: 20, width: 30, height: 40)])
         #expect(back.look == -0.5)
+        #expect(back.kind == nil)
+        // The subject's kind, when said: round trip; a kind no reader knows is unknown.
+        a.kind = .salient
+        let said = CompositionMeta(analysis: a).structure
+        #expect(said["subject-kind"] == .string("salient"))
+        #expect(CompositionMeta(structure: said)?.analysis?.kind == .salient)
+        var odd = said
+        odd.fields = odd.fields.map { $0.0 == "subject-kind" ? ($0.0, .string("dragon")) : $0 }
+        #expect(CompositionMeta(structure: odd)?.analysis?.kind == nil)
         // Hostile text: not numbers, non-finite, no size, too many: skipped or capped.
         #expect(CompositionMeta.Analysis.boxes("1,2,3;a,b,c,d;1,2,0,4;1,2,nan,4;5,6,7,8") == [Box(x: 5, y: 6, width: 7, height: 8)])
         #expect(CompositionMeta.Analysis.boxes(Array(repeating: "1,1,1,1", count: 100).joined(separator: ";")).count == 64)

@@ -51,6 +51,13 @@ import Testing
         one.look = 0.6
         let single = ReframeStage.scene(one, width: 640, height: 360)
         #expect(!single.isGroup && single.look == 0.6 && single.eyes?.left == Point2D(x: 36, y: 40))
+        // Only compose's salient subject (an object, nobody found) is followed as one; a face, a body and an unsaid
+        // kind are not.
+        #expect(!scene.salient && !single.salient)
+        for (kind, salient) in [(Detection.Kind.salient, true), (.face, false), (.fullBody, false), (.upperBody, false)] {
+            one.kind = kind
+            #expect(ReframeStage.scene(one, width: 640, height: 360).salient == salient, "\(kind)")
+        }
         #expect(ReframeStage.scene(CompositionMeta.Analysis(rule: "thirds", score: 0, composed: false, advice: ""), width: 640, height: 360) == .empty)
     }
 }

@@ -16,6 +16,9 @@ public struct FramingScene: Sendable, Equatable {
     public var isGroup: Bool
     /// Where the leading line that runs to the subject comes from (its far end), when compose's `lines` found one.
     public var lead: Point2D?
+    /// Whether the subject is a salient object, not a person (compose's saliency engine: nobody found). It is kept
+    /// uncut like a face, but followed by pans: not cut after more often than `ReframeSettings.cutInterval`.
+    public var salient = false
 
     /// Creates a scene.
     public init(subject: Box?, required: [Box] = [], faces: [Box] = [], eyes: Detection.Eyes? = nil, look: Double? = nil, isGroup: Bool = false,

@@ -36,6 +36,11 @@ public struct ReframeSettings: Sendable, Equatable {
     public var maxZoomSpeed: Double = 0.4
     /// A wanted window farther than this many window widths from the current one is cut to, not panned to.
     public var cutDistance: Double = 0.75
+    /// The least time between two cuts after a salient subject (an object, no person: `FramingScene.salient`) that
+    /// moves on (within 1.5 of its size of where the last analysis had it): a ball crossing the frame is panned after,
+    /// not cut after three times a second. Faces and bodies, another subject, scene changes and the first subject are
+    /// cut to whenever they need it (a face must never wait outside or cut by an edge).
+    public var cutInterval: Double = 2
     /// Seconds the last framing is held after the subject is lost, before easing to the default window.
     public var hold: Double = 2
     /// Space kept round each face that must stay in (fraction of the face's width; the top gets `headroom`).

@@ -41,6 +41,8 @@ public struct Reframer: Sendable {
     /// The camera's motion into each of the latest frames (input pixels), newest last; at most `motionFrames`.
     private var cameraHistory: [(time: Double, motion: CameraMotion)] = []
     private var changeAt: Double?
+    /// When the latest cut was made (the newest frame's time then).
+    private var lastCut: Double?
     /// Cuts made so far.
     public private(set) var cuts = 0
     /// Whether the latest frame was a cut.
@@ -100,6 +102,7 @@ public struct Reframer: Sendable {
         // stale; a much earlier one means the stream's time started again.
         if time < sceneTime && sceneTime - time < 2 { return }
         // Where the camera has taken those faces since the analysed frame.
+        let previous = scene.subject
         let observed = cameraHistory.filter { $0.time > time && $0.motion != .identity }.reduce(analysed) { carried($0, by: $1.motion) }
         let now = Self.motion(of: observed.faces, from: scene.faces, over: time - sceneTime)
         // A face's motion counts once two analyses in a row agree on it (a new scene whose faces happen to land near the
@@ -136,6 +139,15 @@ public struct Reframer: Sendable {
         // when the goal is far, or when panning there would sweep an edge across a face.
         let far = hypot(wanted.cx - window.cx, wanted.cy - window.cy) > settings.cutDistance * window.width
         let cutsNow = new.faces.contains { window.cuts($0) } && abs(wanted.cx - window.cx) + abs(wanted.cy - window.cy) > 0.06 * window.width
+        // A salient object (no person) that moved on from where the last analysis had it (within 1.5 of its size), within
+        // `cutInterval` of the last cut: a pan (a ball is followed, not jumped after); another one is still cut to.
+        let movedOn = zip(previous.map { [$0] } ?? [], new.subject.map { [$0] } ?? []).contains { a, b in
+            hypot(a.center.x - b.center.x, a.center.y - b.center.y) < 1.5 * max(a.width, a.height, b.width, b.height)
+        }
+        if new.salient, movedOn, let last = lastCut, let now = lastTime, now - last < settings.cutInterval {
+            goal = wanted
+            return
+        }
         if far || cutsNow || !required.allSatisfy({ window.contains($0) }) || sweeps(from: window, to: wanted, faces: new.faces) {
             cut(to: wanted)
         } else {
@@ -211,6 +223,7 @@ public struct Reframer: Sendable {
         velocity = (0, 0, 0)
         cuts += 1
         didCut = true
+        lastCut = lastTime
     }
 
     /// The window for the frame at `time` (seconds, increasing).

@@ -59,6 +59,9 @@ public struct CompositionMeta: Sendable, Equatable {
         public var look: Double?
         /// The far end of the leading line that runs to the subject (same pixels; `lines` only).
         public var lead: Point2D?
+        /// What the subject is (a face, a body, a salient object, a group; as the JSON lines' `subject_kind`); nil:
+        /// not said (a writer older than the field).
+        public var kind: Detection.Kind?
 
         /// Creates a verdict.
         public init(
@@ -84,6 +87,7 @@ public struct CompositionMeta: Sendable, Equatable {
             faces = guidance.detections.filter { $0.kind == .face || $0.kind == .profileFace }.prefix(Self.maxBoxes).map { $0.box.scaled(sx, sy) }
             members = (guidance.subject?.members ?? []).prefix(Self.maxBoxes).map { $0.scaled(sx, sy) }
             look = guidance.subject?.look
+            kind = guidance.subject?.kind
             lead = Self.lead(guidance.details, rule: guidance.rule).map { Point2D(x: $0.x * Double(width), y: $0.y * Double(height)) }
         }
 
@@ -173,6 +177,7 @@ public struct CompositionMeta: Sendable, Equatable {
             if !a.members.isEmpty { fields.append(("members", .string(Analysis.text(a.members)))) }
             if let l = a.look { fields.append(("look", .double(l))) }
             if let p = a.lead { fields += [("lead-x", .double(p.x)), ("lead-y", .double(p.y))] }
+            if let k = a.kind { fields.append(("subject-kind", .string(k.rawValue))) }
         }
         if analysing { fields.append(("analysing", .bool(true))) }
         if let skippedPts { fields.append(("skipped-pts", .uint64(skippedPts))) }
@@ -211,6 +216,7 @@ public struct CompositionMeta: Sendable, Equatable {
         analysis?.members = Analysis.boxes(m.string("members"))
         analysis?.look = m.double("look").flatMap { $0.isFinite ? min(1, max(-1, $0)) : nil }
         if let x = m.double("lead-x"), let y = m.double("lead-y"), x.isFinite, y.isFinite { analysis?.lead = Point2D(x: x, y: y) }
+        analysis?.kind = m.string("subject-kind").flatMap(Detection.Kind.init(rawValue:))
     }
 
     /// The meta on `frame`; nil when the frame carries none (or it does not parse).

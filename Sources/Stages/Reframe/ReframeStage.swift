@@ -211,10 +211,12 @@ public final class ReframeStage: ResizingStage, @unchecked Sendable {  // `own` 
         let members = a.members.map { $0.scaled(sx, sy) }
         let faces = a.faces.map { $0.scaled(sx, sy) }
         let group = members.count > 1
-        return FramingScene(
+        var scene = FramingScene(
             subject: subject, required: group ? members : [subject], faces: faces + (group ? members : [subject]),
             eyes: group ? nil : a.eyes?.scaled(sx, sy), look: group ? nil : a.look, isGroup: group,
             lead: a.lead.map { Point2D(x: $0.x * sx, y: $0.y * sy) })
+        scene.salient = !group && a.kind == .salient
+        return scene
     }
 
     /// Width of the luma thumbnail the camera's motion is measured on (its height keeps the frame's shape).
