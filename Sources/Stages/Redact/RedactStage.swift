@@ -1,4 +1,5 @@
 import Diagnostics
+import Foundation
 import FrameAnalysis
 import GStreamerKit
 import Synchronization
@@ -122,8 +123,15 @@ public final class RedactStage: Stage, @unchecked Sendable {  // `detector` is s
         }
     }
 
+    /// Waits (in real time, at most 10 s) until the detector has analysed what it was given; the next frame takes it.
+    func awaitAnalyses() { worker?.drain() }
+    /// Seconds the detector waits before each analysis: a test's starved analysis thread.
+    let stall = Mutex(0.0)
+
     /// On the analysis thread: the detections of one frame, in input pixels.
     private func detect(_ job: Job, with d: Detector) {
+        let wait = stall.withLock { $0 }
+        if wait > 0 { Thread.sleep(forTimeInterval: wait) }
         let image: RGBImage
         do {
             // A job queued before a caps change is of the old layout: skipped.
