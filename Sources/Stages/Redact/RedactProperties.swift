@@ -77,5 +77,5 @@ extension RedactStage {
         default: .frame, mutability: .playing)
     /// `analysis-width`.
     public static let analysisWidth = Property<Int>(
-        "analysis-width", "Width the detector looks at (a 24 px face of a 1080p frame is 14 px at 640)", .int(160...3840), default: 960)
+        "analysis-width", "Width the detector looks at (a 24 px face of a 1920-wide frame is 12 px at 960)", .int(160...3840), default: 960)
 }
