@@ -9,6 +9,7 @@ public enum StageRegistry {
         RinglightStage.self,
         ChromaKeyStage.self,
         ReframeStage.self,
+        RedactStage.self,
         PassthroughStage.self,
     ]
 

@@ -15,7 +15,7 @@ import Testing
         let r = try PluginTools.inspect("viewfinder")
         try #require(r.code == 0, "gst-inspect-1.0 viewfinder failed: \(r.err)\n\(PluginTools.loadDiagnosis())")
         let kinds = StageRegistry.all.map { $0.descriptor.kind }
-        #expect(kinds.count == 8)
+        #expect(kinds.count == 9)
         for k in kinds { #expect(r.out.contains("  vf\(k): Viewfinder \(k) stage"), "vf\(k) missing:\n\(r.out)") }
         #expect(r.out.contains("\(kinds.count) elements"))
         #expect(r.out.contains("libgstviewfinder.so"))

@@ -184,7 +184,7 @@ import Testing
         #expect(y.bytes[12 * y.rowBytes + 32 / 3] > 200)
         #expect(
             throws: StageError(
-                .usage, "unknown stage 'nosuch'; stages are: grid, compose, capture, snapshot, ringlight, chromakey, reframe, passthrough")
+                .usage, "unknown stage 'nosuch'; stages are: grid, compose, capture, snapshot, ringlight, chromakey, reframe, redact, passthrough")
         ) {
             try StageHarness("grid ! nosuch", info: Self.info)
         }

@@ -5,7 +5,7 @@ import Testing
 @Suite struct StageRegistryTests {
     @Test func allKindsAreListedOnce() {
         let kinds = StageRegistry.all.map { $0.descriptor.kind }
-        #expect(kinds == ["grid", "compose", "capture", "snapshot", "ringlight", "chromakey", "reframe", "passthrough"])
+        #expect(kinds == ["grid", "compose", "capture", "snapshot", "ringlight", "chromakey", "reframe", "redact", "passthrough"])
         #expect(Set(kinds).count == kinds.count)
     }
 
@@ -38,7 +38,7 @@ import Testing
     @Test func unknownKindListsTheKinds() {
         #expect(
             throws: StageError(
-                .usage, "unknown stage 'blur'; stages are: grid, compose, capture, snapshot, ringlight, chromakey, reframe, passthrough")
+                .usage, "unknown stage 'blur'; stages are: grid, compose, capture, snapshot, ringlight, chromakey, reframe, redact, passthrough")
         ) {
             _ = try StageRegistry.make(kind: "blur", name: "blur0", assignments: [])
         }

@@ -7,7 +7,7 @@ import Testing
     @Test func stagesListsEveryStage() throws {
         let r = try Tools.vf("stages")
         #expect(r.code == 0)
-        for kind in ["grid", "compose", "capture", "snapshot", "ringlight", "chromakey", "reframe", "passthrough"] {
+        for kind in ["grid", "compose", "capture", "snapshot", "ringlight", "chromakey", "reframe", "redact", "passthrough"] {
             #expect(r.out.contains("\n\(kind) ") || r.out.hasPrefix("\(kind) "))
         }
     }

@@ -1,0 +1,256 @@
+import Diagnostics
+import Foundation
+import FrameAnalysis
+import GStreamerKit
+import Synchronization
+
+/// Covers every face (and/or person) on every frame: a detector on a thread of its own (the cnn for faces, the face
+/// cascades when it is not installed; HOG for people) looks at the newest frame it can, an `ObjectTracker` carries each
+/// face between its analyses (with the camera's motion, measured on every frame, and its own speed) and holds it for
+/// `hold` seconds after it was last seen, and `RedactionPlan` grows each cover with the margin and its age. It never
+/// fails open: until the first analysis, and whenever the newest analysis is older than `max-delay` (the detector
+/// starved of CPU, or stuck), the whole frame is covered (`starved=frame`; `grow` keeps covering the tracks, growing),
+/// and a `viewfinder/redact` message says so when it starts and ends. A scene change (a cut to another shot) is a
+/// detector behind until an analysis of the new shot arrives.
+public final class RedactStage: Stage, @unchecked Sendable {  // `detector` is set once in open(), then only read.
+    private let name: String
+    private let kinds: Set<ObjectTracker.Kind>
+    private let analysisWidth: Int
+    private struct Settings {
+        var mode: RegionCover.Mode
+        var plan: RedactionPlan
+        var hold: Double
+    }
+    private let settings: Mutex<Settings>
+    private struct State {
+        var tracker: ObjectTracker?
+        var reducer: VideoScaler?
+        var motion = CameraMotionEstimator()
+        var signature: [UInt8] = []
+        /// The newest analysed frame's time taken into the tracker.
+        var newest: Double?
+        /// A scene change at this time: analyses of earlier frames say nothing of the new shot.
+        var changeAt: Double?
+        var behind = false
+        var frames = 0, covered = 0, whole = 0, analyses = 0
+    }
+    private let state = Mutex(State())
+    /// Detections of analysed frames not yet taken by the video thread: (frame time, boxes in input pixels).
+    private let results = Mutex<[(time: Double, found: [(box: Box, kind: ObjectTracker.Kind)])]>([])
+    /// The detector's RGB image from the small copy (made on the analysis thread).
+    private let rgb = Mutex<VideoScaler?>(nil)
+    private var detector: Detector?
+    private var worker: AnalysisWorker<Job>?
+
+    /// One frame for the detector: its small RGB copy and what it maps back to.
+    struct Job: Sendable {
+        var reduced: VideoFrame
+        var time: Double
+        var inputWidth: Int, inputHeight: Int
+    }
+
+    /// The engines for what is covered.
+    struct Detector: Sendable {
+        var faces: (any DetectionEngine)?
+        var people: PeopleEngine?
+    }
+
+    /// Creates the stage from validated properties (nothing loaded: `open()` does).
+    public init(name: String, properties p: PropertyValues) throws(StageError) {
+        self.name = name
+        kinds = p[Self.what].kinds
+        analysisWidth = p[Self.analysisWidth] & ~1
+        settings = Mutex(
+            Settings(
+                mode: p[Self.mode].cover,
+                plan: RedactionPlan(margin: p[Self.margin], maxDelay: p[Self.maxDelay], starved: p[Self.starved].plan),
+                hold: p[Self.hold]))
+    }
+
+    /// Loads the detectors and starts the analysis thread. Faces: the cnn, else the face cascades (said once on
+    /// stderr); neither is an error naming the stage.
+    public func open() throws(StageError) {
+        guard detector == nil else { return }
+        var d = Detector()
+        if kinds.contains(.face) {
+            do {
+                d.faces = try CNNFaceEngine(threads: 1, minFace: 0)
+            } catch {
+                Log.stages.say(.notice, "\(name): no cnn engine (\(error)); using the face cascades")
+                do { d.faces = try FaceEngine(minFace: 24, verify: false, rotations: false, profiles: true) } catch {
+                    throw StageError(.usage, "\(name): no face detector: \(error)")
+                }
+            }
+        }
+        if kinds.contains(.person) { d.people = PeopleEngine() }
+        detector = d
+        let detector = d
+        worker = AnalysisWorker(name: "vf-\(name)-detect") { [weak self] job in self?.detect(job, with: detector) }
+    }
+
+    /// Changes mode, margin, hold, max-delay or starved; effective on the next frame.
+    public func update(_ property: String, value: PropertyValue) throws(StageError) {
+        let bad = StageError(.usage, "\(name): property '\(property)' cannot change while playing")
+        var s = settings.withLock { $0 }
+        switch property {
+        case Self.mode.name: s.mode = try Self.mode.value(value, orThrow: bad).cover
+        case Self.margin.name: s.plan.margin = try Self.margin.value(value, orThrow: bad)
+        case Self.hold.name: s.hold = try Self.hold.value(value, orThrow: bad)
+        case Self.maxDelay.name: s.plan.maxDelay = try Self.maxDelay.value(value, orThrow: bad)
+        case Self.starved.name: s.plan.starved = try Self.starved.value(value, orThrow: bad).plan
+        default: throw bad
+        }
+        settings.withLock { $0 = s }
+    }
+
+    /// New layout: a new small copy for the detector, a new tracker (nothing known of the new picture).
+    public func configure(_ info: VideoInfo) throws(StageError) {
+        let w = min(analysisWidth, info.width)
+        let h = max(2, Int((Double(w) * Double(info.height) / Double(info.width)).rounded()))
+        do {
+            let reducer = try VideoScaler(reducing: info, width: w, height: h)
+            let scaler = try VideoScaler(input: reducer.output, width: w, height: h)
+            rgb.withLock { $0 = scaler }
+            let hold = settings.withLock { $0.hold }
+            state.withLock { st in
+                st.reducer = reducer
+                st.tracker = ObjectTracker(frameWidth: info.width, frameHeight: info.height, hold: hold)
+                st.motion.reset(); st.signature = []; st.newest = nil; st.changeAt = nil
+            }
+            results.withLock { $0.removeAll() }
+        } catch {
+            throw StageError(.library, "\(name): \(error)")
+        }
+    }
+
+    /// Waits (in real time, at most 10 s) until the detector has analysed what it was given; the next frame takes it.
+    func awaitAnalyses() { worker?.drain() }
+    /// Seconds the detector waits before each analysis: a test's starved analysis thread.
+    let stall = Mutex(0.0)
+
+    /// On the analysis thread: the detections of one frame, in input pixels.
+    private func detect(_ job: Job, with d: Detector) {
+        let wait = stall.withLock { $0 }
+        if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+        let image: RGBImage
+        do {
+            // A job queued before a caps change is of the old layout: skipped.
+            guard let scaled = try rgb.withLock({ sc throws(GStreamerError) -> RGBImage? in
+                guard let sc, sc.input == job.reduced.info else { return nil }
+                return RGBImage(width: sc.width, height: sc.height, pixels: try sc.rgb(of: job.reduced))
+            }) else { return }
+            image = scaled
+        } catch {
+            Log.stages.say(.warning, "\(name): the detector's copy failed: \(error)")
+            return
+        }
+        let sx = Double(job.inputWidth) / Double(image.width), sy = Double(job.inputHeight) / Double(image.height)
+        var found: [(box: Box, kind: ObjectTracker.Kind)] = []
+        if let f = d.faces { found += f.detect(in: image).map { ($0.box.scaled(sx, sy), .face) } }
+        if let p = d.people { found += p.detect(in: image).map { ($0.box.scaled(sx, sy), .person) } }
+        results.withLock { $0.append((job.time, found)) }
+    }
+
+    /// Takes the detector's results, moves the tracks with the camera, offers this frame to the detector and covers
+    /// what the plan says on every plane.
+    public func process(_ frame: VideoFrame, context: StageContext) throws(StageError) {
+        let time = frame.pts.map { Double($0) / 1e9 } ?? Double(frame.index) / 30
+        let info = frame.info
+        let samples = frame.planeSamples(columns: 16, rows: 9)
+        let thumbWidth = 160, thumbHeight = max(2, (info.height * 160 + info.width / 2) / info.width)
+        let thumb = frame.planeThumbnail(width: thumbWidth, height: thumbHeight)
+        let s = settings.withLock { $0 }
+        let done = results.withLock { r in
+            defer { r.removeAll() }
+            return r
+        }
+        let (cover, behind, startedOrEnded, reducer) = state.withLock { st -> (RedactionPlan.Cover, Bool, Bool, VideoScaler?) in
+            guard var tracker = st.tracker else { return (.frame, true, false, nil) }
+            tracker.hold = s.hold
+            if SceneChange.between(st.signature, samples) { tracker.sceneChanged(); st.motion.reset(); st.changeAt = time; st.newest = nil }
+            st.signature = samples
+            if thumb.count == thumbWidth * thumbHeight, let m = st.motion.update(GrayImage(width: thumbWidth, height: thumbHeight, pixels: thumb)) {
+                tracker.cameraMoved(m.scaled(by: Double(info.width) / Double(thumbWidth)), at: time)
+            }
+            for r in done.sorted(by: { $0.time < $1.time }) where r.time >= (st.changeAt ?? -.infinity) {
+                tracker.detected(r.found.filter { kinds.contains($0.kind) }, at: r.time)
+                st.newest = max(st.newest ?? r.time, r.time)
+                st.analyses += 1
+            }
+            let last = tracker.tracks
+            let (cover, behind) = s.plan.cover(
+                tracker.tracks(at: time), last: last, at: time, newestAnalysis: st.newest, width: Double(info.width), height: Double(info.height))
+            let changed = behind != st.behind && st.frames > 0
+            st.behind = behind
+            st.tracker = tracker
+            st.frames += 1
+            if case .frame = cover { st.whole += 1 } else if case .boxes(let b) = cover, !b.isEmpty { st.covered += 1 }
+            return (cover, behind, changed, st.reducer)
+        }
+        if let reducer, let worker {
+            do {
+                worker.submit(Job(reduced: try reducer.reduced(frame), time: time, inputWidth: info.width, inputHeight: info.height))
+            } catch {
+                throw StageError(.stream, "\(name): \(error)")
+            }
+        }
+        if startedOrEnded { context.post(RedactMessage(behind: behind, time: time).structure) }
+        let boxes: [Box]
+        switch cover {
+        case .frame: boxes = [Box(x: 0, y: 0, width: Double(info.width), height: Double(info.height))]
+        case .boxes(let b): boxes = b
+        }
+        guard !boxes.isEmpty else { return }
+        try Self.cover(frame, boxes: boxes, mode: s.mode, stage: name)
+    }
+
+    /// Covers `boxes` (input pixels) on every plane of `frame`, chroma planes at their subsampling.
+    static func cover(_ frame: VideoFrame, boxes: [Box], mode: RegionCover.Mode, stage: String) throws(StageError) {
+        let info = frame.info
+        let (hs, vs) = info.chromaSubsampling
+        let nv12 = info.format == "NV12"
+        for plane in 0..<info.planes {
+            let sub = plane == 0 ? (0, 0) : (hs, vs)
+            let pw = (info.width + (1 << sub.0) - 1) >> sub.0, ph = (info.height + (1 << sub.1) - 1) >> sub.1
+            let components = nv12 && plane == 1 ? 2 : 1
+            let fill: UInt8 = plane == 0 ? 16 : 128
+            let mapped = frame.withMutablePlane(plane) { (px: inout MutableSpan<UInt8>, stride: Int) in
+                for b in boxes {
+                    // Outwards to whole samples of this plane.
+                    let x0 = Int(b.x) >> sub.0, y0 = Int(b.y) >> sub.1
+                    let x1 = (Int((b.x + b.width).rounded(.up)) + (1 << sub.0) - 1) >> sub.0
+                    let y1 = (Int((b.y + b.height).rounded(.up)) + (1 << sub.1) - 1) >> sub.1
+                    let r = RegionCover.Region(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+                    for c in 0..<components {
+                        RegionCover.cover(
+                            &px, width: pw, height: ph, stride: stride, pixelStride: components, offset: c, region: r, mode: mode, fill: fill)
+                    }
+                }
+            }
+            guard mapped else { throw StageError(.stream, "\(stage): could not map the frame for writing") }
+        }
+    }
+
+    /// Ends the analysis thread.
+    public func finish(context: StageContext) { worker?.stop() }
+
+    /// "redact0: 300 frames, 41 analyses; 280 with covers, 12 covered whole (detector behind)".
+    public func summary() -> String? {
+        let (frames, analyses, covered, whole) = state.withLock { ($0.frames, $0.analyses, $0.covered, $0.whole) }
+        guard frames > 0 else { return nil }
+        return "\(name): \(frames) frames, \(analyses) analyses; \(covered) with covers, \(whole) covered whole (detector behind)"
+    }
+}
+
+/// `viewfinder/redact`: the detector fell behind (the whole frame is covered from now) or caught up.
+public struct RedactMessage: Sendable, Equatable {
+    /// The structure's name.
+    public static let structureName = "viewfinder/redact"
+    /// Whether the detector is behind from this frame on.
+    public var behind: Bool
+    /// The frame's stream time (s).
+    public var time: Double
+
+    /// The message's structure.
+    public var structure: MessageStructure { MessageStructure(Self.structureName, [("behind", .bool(behind)), ("time", .double(time))]) }
+}
