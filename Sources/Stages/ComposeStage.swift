@@ -108,13 +108,9 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
     /// New frame layout: a new scaler for the analysis copy.
     public func configure(_ info: VideoInfo) throws(StageError) {
         let w = min(analysisWidth, info.width)
-        let h = max(2, Int((Double(w) * Double(info.height) / Double(info.width)).rounded()))
         do {
-            // Nearest-neighbour RGB at the analysis size, on the video thread (~1 ms per analysed 1080p frame;
-            // linear resampling costs ~4 ms there, and a copy in the input's 4:2:0 format ~5 ms); the
-            // analysis thread only packs it into the analysis image.
-            let reducer = try VideoScaler(reducing: info, width: w, height: h)
-            let scaler = try VideoScaler(input: reducer.output, width: w, height: h)
+            // The small copy on the video thread; the analysis thread only packs it into the analysis image.
+            let (reducer, scaler) = try VideoScaler.analysisCopy(of: info, width: analysisWidth)
             self.reducer.withLock { $0 = reducer }
             analysis.withLock { $0.scaler = scaler }
             state.withLock {

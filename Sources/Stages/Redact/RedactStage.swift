@@ -105,11 +105,8 @@ public final class RedactStage: Stage, @unchecked Sendable {  // `detector` is s
 
     /// New layout: a new small copy for the detector, a new tracker (nothing known of the new picture).
     public func configure(_ info: VideoInfo) throws(StageError) {
-        let w = min(analysisWidth, info.width)
-        let h = max(2, Int((Double(w) * Double(info.height) / Double(info.width)).rounded()))
         do {
-            let reducer = try VideoScaler(reducing: info, width: w, height: h)
-            let scaler = try VideoScaler(input: reducer.output, width: w, height: h)
+            let (reducer, scaler) = try VideoScaler.analysisCopy(of: info, width: analysisWidth)
             rgb.withLock { $0 = scaler }
             let hold = settings.withLock { $0.hold }
             state.withLock { st in
