@@ -125,6 +125,22 @@ import Testing
         #expect(h.stage(RedactStage.self)?.summary()?.contains("7 frames, 3 analyses") == true, "\(h.stage(RedactStage.self)?.summary() ?? "")")
     }
 
+    @Test func syncedTheDetectorIsNeverBehindHoweverFarApartItLooks() throws {
+        let (info, bytes, faces, source) = try Self.photo()
+        // One detection a second (detect-every 30) and max-delay 0.2: the frames between are covered by the tracks,
+        // not whole (the sky stays), and every face stays covered.
+        let h = try StageHarness(kind: "redact", properties: [("detect-every", "30"), ("max-delay", "0.2"), ("mode", "fill")], info: info)
+        try h.open()
+        defer { h.close() }
+        let sky = Box(x: 700, y: 20, width: 250, height: 120)
+        for _ in 0..<20 {
+            let out = try Self.luma(try h.push(bytes))
+            #expect(Self.detail(out, width: info.width, in: sky) == Self.detail(source, width: info.width, in: sky))
+            #expect(Self.everyFaceCovered(out, source: source, width: info.width, faces: faces).allSatisfy { $0 < 0.34 })
+        }
+        #expect(h.messages(named: RedactMessage.structureName).isEmpty)
+    }
+
     @Test func aStarvedDetectorLeaksNoFace() throws {
         let (info, bytes, faces, source) = try Self.photo()
         // After a first analysis the detector is starved (each analysis waits 2 s): the faces are carried for

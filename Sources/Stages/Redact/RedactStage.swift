@@ -190,8 +190,11 @@ public final class RedactStage: Stage, @unchecked Sendable {  // `detector` is s
                 st.analyses += 1
             }
             let last = tracker.tracks
+            // Synced, the detector cannot fall behind (the video waits for it): fresh once it has looked at this shot,
+            // however far apart its frames are (detect-every 30 is a second).
+            let newest = sync ? st.newest.map { _ in time } : st.newest
             let (cover, behind) = s.plan.cover(
-                tracker.tracks(at: time), last: last, at: time, newestAnalysis: st.newest, width: Double(info.width), height: Double(info.height))
+                tracker.tracks(at: time), last: last, at: time, newestAnalysis: newest, width: Double(info.width), height: Double(info.height))
             let changed = behind != st.behind && st.frames > 0
             st.behind = behind
             st.tracker = tracker
