@@ -76,7 +76,7 @@ import Testing
 
     @Test func theFirstFrameIsCoveredWholeThenEveryFaceAndNothingElse() throws {
         let (info, bytes, faces, source) = try Self.photo()
-        let h = try StageHarness(kind: "redact", properties: [("mode", "blur")], info: info)
+        let h = try StageHarness(kind: "redact", properties: [("mode", "blur"), ("sync", "false")], info: info)
         try h.open()
         defer { h.close() }
         let stage = try #require(h.stage(RedactStage.self))
@@ -98,11 +98,54 @@ import Testing
         #expect(h.messages(named: RedactMessage.structureName).map { $0.bool("behind") } == [false])
     }
 
+    @Test func inSyncAFaceIsCoveredOnTheVeryFrameTheDetectorSeesIt() throws {
+        let (info, bytes, faces, source) = try Self.photo()
+        let h = try StageHarness(kind: "redact", properties: [("mode", "pixelate"), ("detect-every", "3")], info: info)
+        try h.open()
+        defer { h.close() }
+        // Frames 0-2 a room with nobody (noise: texture a cover would smooth; frame 0 detected, nothing found, nothing
+        // covered), frame 3 the group walks in: detected on that frame.
+        var rng = SystemRandomNumberGenerator()
+        var empty = [UInt8](repeating: 128, count: info.size)
+        for i in 0..<(info.stride(plane: 0) * info.height) { empty[i] = UInt8.random(in: 16...235, using: &rng) }
+        let emptyLuma = (0..<info.height).flatMap { y in empty[(y * info.stride(plane: 0))..<(y * info.stride(plane: 0) + info.width)] }
+        for _ in 0..<3 {
+            let out = try Self.luma(try h.push(empty))
+            #expect(out == emptyLuma, "a frame with nobody was covered")
+        }
+        let arrived = try Self.luma(try h.push(bytes))
+        let ratios = Self.everyFaceCovered(arrived, source: source, width: info.width, faces: faces)
+        #expect(ratios.allSatisfy { $0 < 0.34 }, "detail left per face on the first frame with faces: \(ratios)")
+        // Frames 4-5 by tracking, 6 detected again: covered; no message (never behind).
+        for _ in 0..<3 {
+            let out = try Self.luma(try h.push(bytes))
+            #expect(Self.everyFaceCovered(out, source: source, width: info.width, faces: faces).allSatisfy { $0 < 0.34 })
+        }
+        #expect(h.messages(named: RedactMessage.structureName).isEmpty)
+        #expect(h.stage(RedactStage.self)?.summary()?.contains("7 frames, 3 analyses") == true, "\(h.stage(RedactStage.self)?.summary() ?? "")")
+    }
+
+    @Test func syncedTheDetectorIsNeverBehindHoweverFarApartItLooks() throws {
+        let (info, bytes, faces, source) = try Self.photo()
+        // One detection a second (detect-every 30) and max-delay 0.2: the frames between are covered by the tracks,
+        // not whole (the sky stays), and every face stays covered.
+        let h = try StageHarness(kind: "redact", properties: [("detect-every", "30"), ("max-delay", "0.2"), ("mode", "fill")], info: info)
+        try h.open()
+        defer { h.close() }
+        let sky = Box(x: 700, y: 20, width: 250, height: 120)
+        for _ in 0..<20 {
+            let out = try Self.luma(try h.push(bytes))
+            #expect(Self.detail(out, width: info.width, in: sky) == Self.detail(source, width: info.width, in: sky))
+            #expect(Self.everyFaceCovered(out, source: source, width: info.width, faces: faces).allSatisfy { $0 < 0.34 })
+        }
+        #expect(h.messages(named: RedactMessage.structureName).isEmpty)
+    }
+
     @Test func aStarvedDetectorLeaksNoFace() throws {
         let (info, bytes, faces, source) = try Self.photo()
         // After a first analysis the detector is starved (each analysis waits 2 s): the faces are carried for
         // max-delay (0.2 s, 6 frames at 30 fps), then the whole frame is covered, and no frame shows a face.
-        let h = try StageHarness(kind: "redact", properties: [("max-delay", "0.2"), ("mode", "fill")], info: info)
+        let h = try StageHarness(kind: "redact", properties: [("max-delay", "0.2"), ("mode", "fill"), ("sync", "false")], info: info)
         try h.open()
         defer { h.close() }
         let stage = try #require(h.stage(RedactStage.self))

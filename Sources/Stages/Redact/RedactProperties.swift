@@ -6,7 +6,7 @@ extension RedactStage {
     public static let descriptor = StageDescriptor(
         kind: "redact",
         blurb: "Covers every face and/or person on every frame (blur, pixelate, fill), tracked between detections; the whole frame while the detector is behind",
-        properties: [what.spec, mode.spec, margin.spec, hold.spec, maxDelay.spec, starved.spec, analysisWidth.spec],
+        properties: [what.spec, mode.spec, margin.spec, hold.spec, sync.spec, detectEvery.spec, maxDelay.spec, starved.spec, analysisWidth.spec],
         formats: ["I420", "YV12", "NV12", "Y42B", "Y444"])
 
     /// `what=`: what is covered.
@@ -67,6 +67,16 @@ extension RedactStage {
     public static let hold = Property<Double>(
         "hold", "Seconds a face or person stays covered after the detector last saw it", .double(0...10), default: 1,
         mutability: .playing)
+    /// `sync`.
+    public static let sync = Property<Bool>(
+        "sync",
+        "Detect on the video thread, so a face is covered from the very frame the detector sees it (the frame waits for the "
+            + "detector: 30-70 ms every detect-every frames); false: on a thread of its own, the video never waits, a new face "
+            + "is covered 1-3 frames after the frame the detector looked at",
+        .bool, default: true)
+    /// `detect-every`.
+    public static let detectEvery = Property<Int>(
+        "detect-every", "With sync: detect on every Nth frame (the frames between are covered by tracking)", .int(1...30), default: 3)
     /// `max-delay`.
     public static let maxDelay = Property<Double>(
         "max-delay", "An analysis older than this (seconds) means the detector is behind (see starved)", .double(0.05...10),

@@ -4,8 +4,9 @@ import FrameAnalysis
 import GStreamerKit
 import Synchronization
 
-/// Covers every face (and/or person) on every frame: a detector on a thread of its own (the cnn for faces, the face
-/// cascades when it is not installed; HOG for people) looks at the newest frame it can, an `ObjectTracker` carries each
+/// Covers every face (and/or person) on every frame: a detector (the cnn for faces, the face cascades when it is not
+/// installed; HOG for people) looks at every `detect-every`-th frame on the video thread (`sync`, the default: that frame
+/// is covered by its own detections) or at the newest frame it can on a thread of its own, an `ObjectTracker` carries each
 /// face between its analyses (with the camera's motion, measured on every frame, and its own speed) and holds it for
 /// `hold` seconds after it was last seen, and `RedactionPlan` grows each cover with the margin and its age. It never
 /// fails open: until the first analysis, and whenever the newest analysis is older than `max-delay` (the detector
@@ -16,6 +17,8 @@ public final class RedactStage: Stage, @unchecked Sendable {  // `detector` is s
     private let name: String
     private let kinds: Set<ObjectTracker.Kind>
     private let analysisWidth: Int
+    private let sync: Bool
+    private let detectEvery: Int
     private struct Settings {
         var mode: RegionCover.Mode
         var plan: RedactionPlan
@@ -60,6 +63,8 @@ public final class RedactStage: Stage, @unchecked Sendable {  // `detector` is s
         self.name = name
         kinds = p[Self.what].kinds
         analysisWidth = p[Self.analysisWidth] & ~1
+        sync = p[Self.sync]
+        detectEvery = p[Self.detectEvery]
         settings = Mutex(
             Settings(
                 mode: p[Self.mode].cover,
@@ -85,7 +90,7 @@ public final class RedactStage: Stage, @unchecked Sendable {  // `detector` is s
         if kinds.contains(.person) { d.people = PeopleEngine() }
         detector = d
         let detector = d
-        worker = AnalysisWorker(name: "vf-\(name)-detect") { [weak self] job in self?.detect(job, with: detector) }
+        if !sync { worker = AnalysisWorker(name: "vf-\(name)-detect") { [weak self] job in self?.detect(job, with: detector) } }
     }
 
     /// Changes mode, margin, hold, max-delay or starved; effective on the next frame.
@@ -157,6 +162,16 @@ public final class RedactStage: Stage, @unchecked Sendable {  // `detector` is s
         let thumbWidth = 160, thumbHeight = max(2, (info.height * 160 + info.width / 2) / info.width)
         let thumb = frame.planeThumbnail(width: thumbWidth, height: thumbHeight)
         let s = settings.withLock { $0 }
+        // sync: this frame's own detections before it is covered (every detect-every frames, and always the first).
+        if sync, let detector, state.withLock({ $0.frames % detectEvery == 0 || $0.newest == nil }),
+            let reducer = state.withLock({ $0.reducer })
+        {
+            do {
+                detect(Job(reduced: try reducer.reduced(frame), time: time, inputWidth: info.width, inputHeight: info.height), with: detector)
+            } catch {
+                throw StageError(.stream, "\(name): \(error)")
+            }
+        }
         let done = results.withLock { r in
             defer { r.removeAll() }
             return r
@@ -175,8 +190,11 @@ public final class RedactStage: Stage, @unchecked Sendable {  // `detector` is s
                 st.analyses += 1
             }
             let last = tracker.tracks
+            // Synced, the detector cannot fall behind (the video waits for it): fresh once it has looked at this shot,
+            // however far apart its frames are (detect-every 30 is a second).
+            let newest = sync ? st.newest.map { _ in time } : st.newest
             let (cover, behind) = s.plan.cover(
-                tracker.tracks(at: time), last: last, at: time, newestAnalysis: st.newest, width: Double(info.width), height: Double(info.height))
+                tracker.tracks(at: time), last: last, at: time, newestAnalysis: newest, width: Double(info.width), height: Double(info.height))
             let changed = behind != st.behind && st.frames > 0
             st.behind = behind
             st.tracker = tracker
