@@ -108,6 +108,9 @@ import Testing
             stage = s.groups.first?.stages.first?.stage as AnyObject?
             group = s.groups.first
             #expect(stage != nil && group != nil)
+            // The analysis thread names itself once it runs: on a busy machine a moment after the session is built.
+            let started = Date().addingTimeInterval(10)
+            while threads("vf-leakcheck-an") == 0 && Date() < started { Thread.sleep(forTimeInterval: 0.01) }
             #expect(threads("vf-leakcheck-an") == 1)
             #expect(s.run() == 0, "\(s.errors)")
         }
