@@ -38,6 +38,32 @@ public struct CameraMotion: Sendable, Equatable {
     public func scaled(by f: Double) -> CameraMotion { CameraMotion(scale: scale, dx: dx * f, dy: dy * f) }
 }
 
+/// The camera's motion into each of the latest frames (input pixels), for carrying an analysis of an earlier frame
+/// forward to the newest one (`Reframer`, `ObjectTracker`): the last `frames` of them, newest last.
+public struct CameraHistory: Sendable {
+    /// How many frames are kept (2 s at 30 fps).
+    public static let frames = 60
+    private var entries: [(time: Double, motion: CameraMotion)] = []
+
+    /// An empty history.
+    public init() {}
+
+    /// The newest frame's time; nil when empty.
+    public var newestTime: Double? { entries.last?.time }
+
+    /// The camera moved by `m` into the frame at `time`.
+    public mutating func record(_ m: CameraMotion, at time: Double) {
+        entries.append((time, m))
+        if entries.count > Self.frames { entries.removeFirst(entries.count - Self.frames) }
+    }
+
+    /// Forgets it all (a new shot: the motion before it says nothing about frames after it).
+    public mutating func clear() { entries.removeAll() }
+
+    /// The motions into the frames after `time`, oldest first, identities left out.
+    public func since(_ time: Double) -> [CameraMotion] { entries.filter { $0.time > time && $0.motion != .identity }.map(\.motion) }
+}
+
 /// The camera's motion (`CameraMotion`) between consecutive frames, from small luma alone (~160x90, area-averaged
 /// from the real frame): fed every frame so boxes analysed a few frames ago can be carried along with a panning or
 /// zooming camera.

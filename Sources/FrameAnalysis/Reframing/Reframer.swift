@@ -38,8 +38,8 @@ public struct Reframer: Sendable {
     /// The faces the latest plan keeps wholly in (none for an oversized face).
     private var keep: [Box] = []
     private var lastSubjectTime: Double?
-    /// The camera's motion into each of the latest frames (input pixels), newest last; at most `motionFrames`.
-    private var cameraHistory: [(time: Double, motion: CameraMotion)] = []
+    /// The camera's motion into each of the latest frames.
+    private var cameraHistory = CameraHistory()
     private var changeAt: Double?
     /// When the latest cut was made (the newest frame's time then).
     private var lastCut: Double?
@@ -60,16 +60,12 @@ public struct Reframer: Sendable {
     public var latestScene: FramingScene { scene }
 
     /// Marks a scene change at `time`: the next subject seen in an analysis of a later frame is cut to.
-    public mutating func sceneChanged(at time: Double) { changeAt = time; cameraHistory.removeAll() }
-
-    /// How many frames of camera motion are kept for carrying late analyses forward (2 s at 30 fps).
-    static let motionFrames = 60
+    public mutating func sceneChanged(at time: Double) { changeAt = time; cameraHistory.clear() }
 
     /// The camera moved from the previous frame to the one at `time` by `m` (input pixels): the latest analysis's faces,
     /// the faces kept, the goal and the window move with the picture.
     public mutating func cameraMoved(_ m: CameraMotion, at time: Double) {
-        cameraHistory.append((time, m))
-        if cameraHistory.count > Self.motionFrames { cameraHistory.removeFirst(cameraHistory.count - Self.motionFrames) }
+        cameraHistory.record(m, at: time)
         guard m != .identity else { return }
         scene = carried(scene, by: m)
         keep = keep.map { m.apply($0, width: frameWidth, height: frameHeight) }
@@ -103,7 +99,7 @@ public struct Reframer: Sendable {
         if time < sceneTime && sceneTime - time < 2 { return }
         // Where the camera has taken those faces since the analysed frame.
         let previous = scene.subject
-        let observed = cameraHistory.filter { $0.time > time && $0.motion != .identity }.reduce(analysed) { carried($0, by: $1.motion) }
+        let observed = cameraHistory.since(time).reduce(analysed) { carried($0, by: $1) }
         let now = Self.motion(of: observed.faces, from: scene.faces, over: time - sceneTime)
         // A face's motion counts once two analyses in a row agree on it (a new scene whose faces happen to land near the
         // old ones is not a movement).

@@ -65,9 +65,7 @@ public struct ObjectTracker: Sendable {
     public private(set) var tracks: [Track] = []
     private var nextID = 1
     /// The camera's motion into each of the latest frames, newest last (for carrying a late detection forward).
-    private var cameraHistory: [(time: Double, motion: CameraMotion)] = []
-    /// How many frames of camera motion are kept (2 s at 30 fps).
-    static let motionFrames = 60
+    private var cameraHistory = CameraHistory()
 
     /// A tracker for a `frameWidth` x `frameHeight` input; tracks end `hold` seconds after their last detection.
     public init(frameWidth: Int, frameHeight: Int, hold: Double = 1) {
@@ -78,8 +76,7 @@ public struct ObjectTracker: Sendable {
     /// The camera moved from the previous frame to the one at `time` by `m` (input pixels): every track moves with the
     /// picture.
     public mutating func cameraMoved(_ m: CameraMotion, at time: Double) {
-        cameraHistory.append((time, m))
-        if cameraHistory.count > Self.motionFrames { cameraHistory.removeFirst(cameraHistory.count - Self.motionFrames) }
+        cameraHistory.record(m, at: time)
         guard m != .identity else { return }
         for i in tracks.indices {
             tracks[i].box = m.apply(tracks[i].box, width: frameWidth, height: frameHeight)
@@ -92,14 +89,14 @@ public struct ObjectTracker: Sendable {
     }
 
     /// A new shot (a scene change): the camera's motion before it says nothing about frames after it.
-    public mutating func sceneChanged() { cameraHistory.removeAll() }
+    public mutating func sceneChanged() { cameraHistory.clear() }
 
     /// One analysis of the frame at `time`: every box it found, of `kind`. Returns the ids given to the detections, in
     /// their order.
     @discardableResult
     public mutating func detected(_ found: [(box: Box, kind: Kind)], at time: Double) -> [Int] {
         // Where the camera has taken those boxes since the analysed frame: the tracks' coordinates.
-        let since = cameraHistory.filter { $0.time > time && $0.motion != .identity }.map(\.motion)
+        let since = cameraHistory.since(time)
         let boxes = found.map { f in since.reduce(f.box) { $1.apply($0, width: frameWidth, height: frameHeight) } }
         // Each track where its own motion would have it at the analysed frame.
         let predicted = tracks.map { moved($0, to: time).box }
@@ -142,7 +139,7 @@ public struct ObjectTracker: Sendable {
                     path: [Sighting(time: time, x: c.x, y: c.y)]))
             nextID += 1
         }
-        let now = max(time, cameraHistory.last?.time ?? time)
+        let now = max(time, cameraHistory.newestTime ?? time)
         tracks.removeAll { now - $0.lastSeen > hold }
         return ids
     }

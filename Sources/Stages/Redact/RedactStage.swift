@@ -28,8 +28,8 @@ public final class RedactStage: Stage, @unchecked Sendable {  // `detector` is s
     private struct State {
         var tracker: ObjectTracker?
         var reducer: VideoScaler?
-        var motion = CameraMotionEstimator()
-        var signature: [UInt8] = []
+        /// Scene changes and the camera's motion, from the frames.
+        var motion = FrameMotion()
         /// The newest analysed frame's time taken into the tracker.
         var newest: Double?
         /// A scene change at this time: analyses of earlier frames say nothing of the new shot.
@@ -117,7 +117,7 @@ public final class RedactStage: Stage, @unchecked Sendable {  // `detector` is s
             state.withLock { st in
                 st.reducer = reducer
                 st.tracker = ObjectTracker(frameWidth: info.width, frameHeight: info.height, hold: hold)
-                st.motion.reset(); st.signature = []; st.newest = nil; st.changeAt = nil
+                st.motion.reset(); st.newest = nil; st.changeAt = nil
             }
             results.withLock { $0.removeAll() }
         } catch {
@@ -158,9 +158,7 @@ public final class RedactStage: Stage, @unchecked Sendable {  // `detector` is s
     public func process(_ frame: VideoFrame, context: StageContext) throws(StageError) {
         let time = frame.pts.map { Double($0) / 1e9 } ?? Double(frame.index) / 30
         let info = frame.info
-        let samples = frame.planeSamples(columns: 16, rows: 9)
-        let thumbWidth = 160, thumbHeight = max(2, (info.height * 160 + info.width / 2) / info.width)
-        let thumb = frame.planeThumbnail(width: thumbWidth, height: thumbHeight)
+        let sample = FrameMotion.sample(frame)
         let s = settings.withLock { $0 }
         // sync: this frame's own detections before it is covered (every detect-every frames, and always the first).
         if sync, let detector, state.withLock({ $0.frames % detectEvery == 0 || $0.newest == nil }),
@@ -179,11 +177,9 @@ public final class RedactStage: Stage, @unchecked Sendable {  // `detector` is s
         let (cover, behind, startedOrEnded, reducer) = state.withLock { st -> (RedactionPlan.Cover, Bool, Bool, VideoScaler?) in
             guard var tracker = st.tracker else { return (.frame, true, false, nil) }
             tracker.hold = s.hold
-            if SceneChange.between(st.signature, samples) { tracker.sceneChanged(); st.motion.reset(); st.changeAt = time; st.newest = nil }
-            st.signature = samples
-            if thumb.count == thumbWidth * thumbHeight, let m = st.motion.update(GrayImage(width: thumbWidth, height: thumbHeight, pixels: thumb)) {
-                tracker.cameraMoved(m.scaled(by: Double(info.width) / Double(thumbWidth)), at: time)
-            }
+            let (_, cut, camera) = st.motion.take(sample)
+            if cut { tracker.sceneChanged(); st.changeAt = time; st.newest = nil }
+            if let camera { tracker.cameraMoved(camera, at: time) }
             for r in done.sorted(by: { $0.time < $1.time }) where r.time >= (st.changeAt ?? -.infinity) {
                 tracker.detected(r.found.filter { kinds.contains($0.kind) }, at: r.time)
                 st.newest = max(st.newest ?? r.time, r.time)

@@ -26,9 +26,8 @@ public final class ReframeStage: ResizingStage, @unchecked Sendable {  // `own` 
         var reframer: Reframer?
         var scaler: CropScaler?
         var lastAnalysis: UInt64?
-        var signature: [UInt8] = []
-        /// The camera's motion from frame to frame, on a `motionWidth`-wide thumbnail of the luma.
-        var motion = CameraMotionEstimator()
+        /// Scene changes and the camera's motion, from the frames.
+        var motion = FrameMotion()
         var window: CropWindow?
         var frames = 0
         var analyses = 0
@@ -115,7 +114,7 @@ public final class ReframeStage: ResizingStage, @unchecked Sendable {  // `own` 
             state.withLock { st in
                 st.scaler = scaler
                 st.reframer = Reframer(settings: s, frameWidth: info.width, frameHeight: info.height)
-                st.lastAnalysis = nil; st.signature = []; st.motion.reset()
+                st.lastAnalysis = nil; st.motion.reset()
             }
         } catch {
             throw StageError(.library, "\(name): \(error)")
@@ -134,10 +133,8 @@ public final class ReframeStage: ResizingStage, @unchecked Sendable {  // `own` 
         // auto: a compose before the stage marks every frame once its warm-up is over; until one does, our own runs.
         let fromUpstream = frame.buffer.hasCompose
         if fromUpstream && mode == .auto { state.withLock { $0.upstreamSeen = true } }
-        let samples = frame.planeSamples(columns: 16, rows: 9)
-        let thumbWidth = Self.motionWidth, thumbHeight = max(2, (frame.info.height * Self.motionWidth + frame.info.width / 2) / frame.info.width)
-        let thumb = frame.planeThumbnail(width: thumbWidth, height: thumbHeight)
-        let (first, changed) = state.withLock { st in (st.signature.isEmpty, SceneChange.between(st.signature, samples)) }
+        let sample = FrameMotion.sample(frame)
+        let (first, changed, camera) = state.withLock { $0.motion.take(sample) }
         var now: CompositionMeta.Analysis?
         if let own, cutAnalysis, first || changed {
             now = try own.analyseNow(frame)
@@ -150,12 +147,8 @@ public final class ReframeStage: ResizingStage, @unchecked Sendable {  // `own` 
         state.withLock { st in
             guard var r = st.reframer else { return }
             r.settings = s
-            if changed { r.sceneChanged(at: time); st.motion.reset() }
-            st.signature = samples
-            // The camera's motion into this frame, measured on the thumbnail, in input pixels.
-            if thumb.count == thumbWidth * thumbHeight, let m = st.motion.update(GrayImage(width: thumbWidth, height: thumbHeight, pixels: thumb)) {
-                r.cameraMoved(m.scaled(by: Double(frame.info.width) / Double(thumbWidth)), at: time)
-            }
+            if changed { r.sceneChanged(at: time) }
+            if let camera { r.cameraMoved(camera, at: time) }
             if let a = meta, let pts = a.analysisPts ?? frame.pts, pts != st.lastAnalysis {
                 st.lastAnalysis = pts
                 st.analyses += 1
@@ -220,7 +213,7 @@ public final class ReframeStage: ResizingStage, @unchecked Sendable {  // `own` 
     }
 
     /// Width of the luma thumbnail the camera's motion is measured on (its height keeps the frame's shape).
-    public static let motionWidth = 160
+    public static let motionWidth = FrameMotion.width
 
     /// Finishes the own analysis.
     public func finish(context: StageContext) { own?.finish(context: context) }
