@@ -91,7 +91,7 @@ extension Bench {
         }
         guard FileManager.default.fileExists(atPath: profile) else { throw HostError(.runtime, "bench redact: \(profile) is missing (opencv-data)") }
         let faceblur = "faceblur profile=\(profile) min-size-width=\(redactMinFace) min-size-height=\(redactMinFace)"
-        let photos = try redactPhotos(testdata: testdata, labels: labels)
+        let photos = try labelledPhotos(testdata: testdata, labels: labels, bench: "redact")
         var results: [RedactScenarioResult] = [], conversion: [Double] = []
         for (name, photo, faces) in photos {
             let info = try benchInfo(1280, 720)

@@ -6,8 +6,9 @@ import Stages
 
 /// `bench redact`'s frames and the two methods as the bench drives them.
 extension Bench {
-    /// The labelled photos of `reframePhotos` (three groups and a portrait), with their faces in the photo's pixels.
-    static func redactPhotos(testdata: URL, labels: URL) throws(HostError) -> [(String, RGBImage, [Box])] {
+    /// The labelled photos of `reframePhotos` (three groups and a portrait) found in `testdata`, with their faces in the
+    /// photo's pixels (`bench reframe` and `bench redact`).
+    static func labelledPhotos(testdata: URL, labels: URL, bench: String) throws(HostError) -> [(String, RGBImage, [Box])] {
         struct Labels: Decodable {
             struct Face: Decodable { var x: Double, y: Double, width: Double, height: Double }
             struct Photo: Decodable { var name: String; var width: Int; var height: Int; var faces: [Face] }
@@ -15,7 +16,7 @@ extension Bench {
         }
         let parsed: Labels
         do { parsed = try JSONDecoder().decode(Labels.self, from: Data(contentsOf: labels)) } catch {
-            throw HostError(.runtime, "bench redact: cannot read \(labels.path): \(error)")
+            throw HostError(.runtime, "bench \(bench): cannot read \(labels.path): \(error)")
         }
         return reframePhotos.compactMap { name in
             guard let p = parsed.photos.first(where: { $0.name == name }),
