@@ -99,6 +99,45 @@ extension VideoInfo {
         return (Int(h), Int(v))
     }
 
+    /// Where one colour component of a frame lies: its plane, the byte of a pixel it starts at, the bytes from one pixel to
+    /// the next, its subsampling (log2) and the value that makes it black.
+    public struct ComponentLayout: Sendable, Equatable {
+        public var plane: Int, offset: Int, pixelStride: Int, horizontalSub: Int, verticalSub: Int
+        /// Black: 16 for luma, 128 for chroma (limited range), 0 for R, G and B.
+        public var black: UInt8
+        /// Creates a layout.
+        public init(plane: Int, offset: Int, pixelStride: Int, horizontalSub: Int, verticalSub: Int, black: UInt8) {
+            self.plane = plane; self.offset = offset; self.pixelStride = pixelStride
+            self.horizontalSub = horizontalSub; self.verticalSub = verticalSub; self.black = black
+        }
+    }
+
+    /// The colour components (Y, U, V or R, G, B; alpha and padding left out) of an 8-bit format with whole bytes per
+    /// sample (the planar, semi-planar and packed 4:2:0, 4:2:2, 4:4:4 and RGB formats); empty for any other (10-bit,
+    /// tiled, palettised).
+    public var colourComponents: [ComponentLayout] {
+        let fi = raw.finfo.pointee
+        let n = Int(fi.n_components)
+        guard n >= 1, n <= 4, fi.flags.rawValue & (GST_VIDEO_FORMAT_FLAG_PALETTE.rawValue | GST_VIDEO_FORMAT_FLAG_TILED.rawValue) == 0
+        else { return [] }
+        let yuv = fi.flags.rawValue & GST_VIDEO_FORMAT_FLAG_YUV.rawValue != 0
+        let rgb = fi.flags.rawValue & GST_VIDEO_FORMAT_FLAG_RGB.rawValue != 0
+        guard yuv || rgb else { return [] }
+        let layouts = (0..<min(n, 3)).compactMap { c -> ComponentLayout? in
+            let depth = withUnsafeBytes(of: fi.depth) { Int($0.load(fromByteOffset: c * MemoryLayout<guint>.stride, as: guint.self)) }
+            let shift = withUnsafeBytes(of: fi.shift) { Int($0.load(fromByteOffset: c * MemoryLayout<guint>.stride, as: guint.self)) }
+            let pstride = withUnsafeBytes(of: fi.pixel_stride) { Int($0.load(fromByteOffset: c * MemoryLayout<gint>.stride, as: gint.self)) }
+            let plane = withUnsafeBytes(of: fi.plane) { Int($0.load(fromByteOffset: c * MemoryLayout<guint>.stride, as: guint.self)) }
+            let offset = withUnsafeBytes(of: fi.poffset) { Int($0.load(fromByteOffset: c * MemoryLayout<guint>.stride, as: guint.self)) }
+            let ws = withUnsafeBytes(of: fi.w_sub) { Int($0.load(fromByteOffset: c * MemoryLayout<guint>.stride, as: guint.self)) }
+            let hs = withUnsafeBytes(of: fi.h_sub) { Int($0.load(fromByteOffset: c * MemoryLayout<guint>.stride, as: guint.self)) }
+            guard depth == 8, shift == 0, pstride >= 1, offset < pstride else { return nil }
+            return ComponentLayout(
+                plane: plane, offset: offset, pixelStride: pstride, horizontalSub: ws, verticalSub: hs, black: rgb ? 0 : (c == 0 ? 16 : 128))
+        }
+        return layouts.count == min(n, 3) ? layouts : []
+    }
+
     /// These caps (gst_video_info_to_caps).
     public var caps: Caps? {
         var copy = raw

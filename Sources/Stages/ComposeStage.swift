@@ -112,7 +112,9 @@ public final class ComposeStage: Stage, @unchecked Sendable {  // `worker` is se
             // The small copy on the video thread; the analysis thread only packs it into the analysis image.
             let (reducer, scaler) = try VideoScaler.analysisCopy(of: info, width: analysisWidth)
             self.reducer.withLock { $0 = reducer }
-            analysis.withLock { $0.scaler = scaler }
+            analysis.withLock {
+                $0.scaler = scaler; $0.tracker = ObjectTracker(frameWidth: scaler.width, frameHeight: scaler.height)
+            }
             state.withLock {
                 $0.drawn = nil; $0.composition = nil; $0.gridKey = nil
             }

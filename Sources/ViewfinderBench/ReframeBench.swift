@@ -91,23 +91,9 @@ extension Bench {
 
     /// Runs every scenario (`frames` frames each; vtest.avi up to `frames`) and the cost (at least 300 frames).
     public static func reframe(testdata: URL, labels: URL, frames: Int, video: String) throws(HostError) -> ReframeResult {
-        struct Labels: Decodable {
-            struct Face: Decodable { var x: Double, y: Double, width: Double, height: Double }
-            struct Photo: Decodable { var name: String; var width: Int; var height: Int; var faces: [Face] }
-            var photos: [Photo]
-        }
-        let parsed: Labels
-        do { parsed = try JSONDecoder().decode(Labels.self, from: Data(contentsOf: labels)) } catch {
-            throw HostError(.runtime, "bench reframe: cannot read \(labels.path): \(error)")
-        }
         var scenarios: [ReframeScenario] = []
-        for name in reframePhotos {
-            guard let p = parsed.photos.first(where: { $0.name == name }),
-                let data = FileManager.default.contents(atPath: testdata.appendingPathComponent("faces/\(name).ppm").path),
-                let photo = try? RGBImage(ppm: [UInt8](data))
-            else { continue }
-            let sx = Double(photo.width) / Double(p.width), sy = Double(photo.height) / Double(p.height)
-            scenarios.append(try photoScenario(name: name, photo: photo, labels: p.faces.map { Box(x: $0.x * sx, y: $0.y * sy, width: $0.width * sx, height: $0.height * sy) }, frames: frames))
+        for (name, photo, faces) in try labelledPhotos(testdata: testdata, labels: labels, bench: "reframe") {
+            scenarios.append(try photoScenario(name: name, photo: photo, labels: faces, frames: frames))
         }
         if FileManager.default.fileExists(atPath: video) { scenarios.append(try videoScenario(path: video, frames: frames)) }
         guard !scenarios.isEmpty else { throw HostError(.runtime, "bench reframe: no photo or video found (run launch/testdata)") }

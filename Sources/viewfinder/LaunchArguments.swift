@@ -16,7 +16,7 @@ enum LaunchArguments {
 
     /// Options that take a value (`--set x=y` or `--set=x=y`).
     static let valued: Set<String> = ["--set", "--queue", "--queue-size", "--http", "--token", "--config", "--mqtt", "--topic", "--reconnect-attempts",
-        "--mqtt-username", "--mqtt-password-file", "--mqtt-cafile", "--mqtt-cert", "--mqtt-key",
+        "--mqtt-username", "--mqtt-password-file", "--mqtt-cafile", "--mqtt-cert", "--mqtt-key", "--discovery",
     ]
     /// Flags.
     static let flags: Set<String> = ["--print-expanded", "--dry-run", "--progress", "-m", "--messages", "--quiet", "--save-settings", "--reconnect", "--no-reconnect"]
@@ -26,11 +26,11 @@ enum LaunchArguments {
         "--http": "--http HOST:PORT", "--token": "--token TOKEN", "--config": "--config FILE", "--mqtt": "--mqtt HOST:PORT",
         "--topic": "--topic TOPIC", "--reconnect-attempts": "--reconnect-attempts N", "--mqtt-username": "--mqtt-username NAME",
         "--mqtt-password-file": "--mqtt-password-file FILE", "--mqtt-cafile": "--mqtt-cafile FILE", "--mqtt-cert": "--mqtt-cert FILE",
-        "--mqtt-key": "--mqtt-key FILE",
+        "--mqtt-key": "--mqtt-key FILE", "--discovery": "--discovery homeassistant",
     ]
     /// The options as listed in errors.
     static let listing =
-        "--print-expanded, --dry-run, --progress, -m/--messages, --queue auto|leaky|lossless, --queue-size N, --set target.prop=value, --quiet, --http HOST:PORT, --token TOKEN, --config FILE, --save-settings, --mqtt HOST:PORT, --topic TOPIC, --mqtt-username NAME, --mqtt-password-file FILE, --mqtt-cafile FILE, --mqtt-cert FILE, --mqtt-key FILE, --reconnect, --no-reconnect, --reconnect-attempts N, -h/--help"
+        "--print-expanded, --dry-run, --progress, -m/--messages, --queue auto|leaky|lossless, --queue-size N, --set target.prop=value, --quiet, --http HOST:PORT, --token TOKEN, --config FILE, --save-settings, --mqtt HOST:PORT, --topic TOPIC, --mqtt-username NAME, --mqtt-password-file FILE, --mqtt-cafile FILE, --mqtt-cert FILE, --mqtt-key FILE, --discovery homeassistant, --reconnect, --no-reconnect, --reconnect-attempts N, -h/--help"
 
     /// Reorders `arguments` (all after the program name). Arguments of other subcommands pass unchanged.
     static func normalize(_ arguments: [String]) throws(HostError) -> Outcome {

@@ -40,6 +40,9 @@ struct Serve: ParsableCommand {
         let control = try options.controlAddress(nil)
         let broker = try options.mqttAddress(nil)
         let access = try options.mqttAccess()
+        let discovery = try options.discoveryPrefix()
+        if discovery != nil && broker == nil { throw HostError(.usage, "--discovery without --mqtt: expected --mqtt HOST:PORT too") }
+        let registry = discovery.map { _ in HomeAssistantRegistry() }
         let server = control.map { PipelinesServer(address: $0) }
         let saveSettings = options.saveSettings
         let host = CameraHost(store: store) { spec throws(HostError) in
@@ -52,6 +55,12 @@ struct Serve: ParsableCommand {
             if let server { services.append(CameraEndpointFactory(context: server.context, pipeline: spec.name)) }
             if let broker {
                 services.append(MQTTBridgeFactory(address: try broker.beneath(spec.name), access: access, fire: nil))
+                if let discovery {
+                    let photos = control.flatMap { RunOptions.photoBase($0).map { "\($0)/api/pipelines/\(spec.name)" } }
+                    services.append(
+                        HomeAssistantFactory(
+                            address: try broker.beneath(spec.name), access: access, prefix: discovery, photoBase: photos, registry: registry))
+                }
             }
             o.services = services
             return o
@@ -68,7 +77,7 @@ struct Serve: ParsableCommand {
             return
         }
         host.listen { m in AppendFile.writeStandardError(ServeLines.line(m)) }
-        let fleet = broker.map { PipelinesMQTT(host: host, address: $0, access: access, instance: instance) }
+        let fleet = broker.map { PipelinesMQTT(host: host, address: $0, access: access, instance: instance, discovery: registry) }
         do {
             // Every pipeline is built before the server binds or anything plays: a bad one is exit 2 with nothing done.
             try host.startAll { () throws(HostError) in

@@ -100,6 +100,10 @@ struct RunOptions: ParsableArguments {
     var mqttCert: String?
     @Option(name: .long, help: "Key (PEM, unencrypted) of --mqtt-cert.")
     var mqttKey: String?
+    @Option(
+        name: .long,
+        help: "MQTT discovery for home automation (with --mqtt): homeassistant publishes a Home Assistant device per camera, its entities made from the stages' properties (docs/control-api.md).")
+    var discovery: String?
 
     @Flag(
         inversion: .prefixedNo,
@@ -191,6 +195,22 @@ struct RunOptions: ParsableArguments {
         return try MQTTAddress(parsing: broker, topic: topic ?? settings?.server.topic ?? MQTTAddress.defaultTopic)
     }
 
+    /// `--discovery`'s topic prefix (`homeassistant`), nil without it; any other word is refused naming it.
+    func discoveryPrefix() throws(HostError) -> String? {
+        guard let discovery else { return nil }
+        guard discovery == "homeassistant" else {
+            throw HostError(.usage, "bad value '\(Echo.value(discovery))' for --discovery: expected homeassistant")
+        }
+        return HomeAssistantConfigs.defaultPrefix
+    }
+
+    /// Where Home Assistant fetches the photos (`--http`'s address), nil when it cannot: a token guards the server (Home
+    /// Assistant's image entity sends no header) or it listens on every address (0.0.0.0, ::: no address to fetch).
+    static func photoBase(_ a: ControlAddress) -> String? {
+        guard a.token == nil, a.host != "0.0.0.0", a.host != "::" else { return nil }
+        return a.host.contains(":") ? "http://[\(a.host)]:\(a.port)" : "http://\(a.host):\(a.port)"
+    }
+
     /// The MQTT login and TLS (`--mqtt-username`, `--mqtt-password-file`, `--mqtt-cafile`, `--mqtt-cert`,
     /// `--mqtt-key`), checked and the password file read now: usage errors naming the option.
     func mqttAccess() throws(HostError) -> MQTTAccess {
@@ -208,6 +228,12 @@ struct RunOptions: ParsableArguments {
         }
         if let broker = try mqttAddress(settings) {
             out.append(MQTTBridgeFactory(address: broker, access: try mqttAccess(), fire: { Triggers.shared.fire() }))
+            if let prefix = try discoveryPrefix() {
+                let photos = try controlAddress(settings).flatMap { Self.photoBase($0) }
+                out.append(HomeAssistantFactory(address: broker, access: try mqttAccess(), prefix: prefix, photoBase: photos))
+            }
+        } else if discovery != nil {
+            throw HostError(.usage, "--discovery without --mqtt: expected --mqtt HOST:PORT too")
         }
         return out
     }

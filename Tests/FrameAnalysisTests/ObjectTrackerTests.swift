@@ -78,4 +78,35 @@ import Testing
         }
         #expect(t.tracks(at: 4).first?.velocity == .zero)
     }
+
+    @Test func identifyGivesFacesAndPeopleTheirTrackIdsAndTheSubjectItsOwn() {
+        var t = ObjectTracker(frameWidth: 640, frameHeight: 360)
+        func guidance(_ dx: Double, subject: Int) -> Guidance {
+            let boxes = [Box(x: 100 + dx, y: 100, width: 40, height: 40), Box(x: 400 + dx, y: 120, width: 36, height: 36)]
+            let faces = boxes.map { Detection(box: $0, confidence: 0.9, kind: .face) }
+            let person = Detection(box: Box(x: 90 + dx, y: 80, width: 90, height: 250), confidence: 0.8, kind: .upperBody)
+            let salient = Detection(box: Box(x: 0, y: 0, width: 50, height: 50), confidence: 0.5, kind: .salient)
+            var s = faces[subject]
+            s.box.x += 2  // the subject as the smoother draws it; its measured box is the detection's
+            var g = Guidance(frameWidth: 640, frameHeight: 360, subject: s, detections: faces + [person, salient], rule: "thirds")
+            g.measuredBox = faces[subject].box
+            return g
+        }
+        var first = guidance(0, subject: 0)
+        t.identify(&first, at: 0)
+        #expect(first.detections.map(\.id) == [1, 2, 3, nil])
+        #expect(first.subject?.id == 1)
+        // 0.2 s later everyone moved 30 px and the subject is the other face: the same ids, the subject's is 2.
+        var next = guidance(30, subject: 1)
+        t.identify(&next, at: 0.2)
+        #expect(next.detections.map(\.id) == [1, 2, 3, nil])
+        #expect(next.subject?.id == 2)
+        // A group subject has no id of its own (its members have theirs).
+        var group = guidance(60, subject: 0)
+        group.subject = Detection(box: Box(x: 160, y: 100, width: 336, height: 56), confidence: 1, kind: .group, members: [])
+        t.identify(&group, at: 0.4)
+        #expect(group.subject?.id == nil && group.detections.map(\.id) == [1, 2, 3, nil])
+        #expect(ObjectTracker.id(of: Box(x: 461, y: 120, width: 36, height: 36), in: group.detections) == 2)
+        #expect(ObjectTracker.id(of: Box(x: 0, y: 300, width: 36, height: 36), in: group.detections) == nil)
+    }
 }

@@ -89,7 +89,9 @@ import Testing
             var options = SessionOptions()
             // Inputs a pipeline reads may not exist here (any file does: nothing plays); the ports it serves on may
             // be taken: both are beside the point.
-            if description.contains("filesrc") { options.overrides.append("filesrc.location=\(dir.appendingPathComponent(file).path)") }
+            if description.split(whereSeparator: { $0 == " " || $0 == "\n" }).contains("filesrc") {
+                options.overrides.append("filesrc.location=\(dir.appendingPathComponent(file).path)")
+            }
             if description.contains("rtspserve") { options.overrides.append("rtspserve.port=\(Tools.freePort())") }
             let session = try Session(description: description, options: options)
             for p in session.pipelines {

@@ -93,6 +93,34 @@ import Testing
         #expect(capture.summary() == "cap: 5 photos saved in \(dir)")
     }
 
+    /// A real portrait (scikit-image's astronaut) through compose (face cascades) and capture: every photo's record
+    /// carries the subject's track id, the same one in each (one face, followed the whole time), and it is the id
+    /// compose's messages gave that face.
+    @Test func eachPhotoRecordsTheSubjectsTrackId() throws {
+        let info = try VideoInfo(format: "BGRA", width: 512, height: 512, fpsN: 30, fpsD: 1)
+        let dir = NSTemporaryDirectory() + "vf-ids-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let h = try StageHarness(
+            "compose name=c engine=faces warmup=0 analysis-fps=10 sync=true overlay=false"
+                + " ! capture name=cap directory=\(dir) auto=false at=3,9 thumbnails=false overlay=false", info: info)
+        let capture = try #require(h.stage(CaptureStage.self))
+        h.planOutputs(defaultBranches: ["snapshot"], stage: "cap")
+        try #require(h.writeFiles(on: "snapshot", content: .jpeg(quality: 85)) != nil)
+        try h.open()
+        var bytes = try CompositionMessageTests.astronaut(stops: 0)
+        for i in stride(from: 0, to: bytes.count, by: 4) { bytes.swapAt(i, i + 2) }
+        for _ in 0..<12 { try h.push(bytes) }
+        h.close()
+        let ids = Set(h.messages(CompositionMessage.self).compactMap(\.subjectID))
+        #expect(ids.count == 1, "the subject's ids in compose's messages: \(ids)")
+        let records = capture.records
+        #expect(records.count == 2, "\(h.messages.map(\.description))")
+        #expect(records.allSatisfy { $0.subjectID != nil && $0.subjectID == ids.first }, "\(records.map(\.subjectID))")
+        // And in records.json, as written.
+        let text = try String(contentsOfFile: dir + "/records.json", encoding: .utf8)
+        #expect(text.contains("\"subjectID\" : \(ids.first ?? -1)") || text.contains("\"subjectID\":\(ids.first ?? -1)"), "\(text.prefix(400))")
+    }
+
     /// 13: compose's score and advice and capture's state line and countdown on one frame, at several
     /// sizes: no two texts overlap, all inside the frame, each really drawn.
     @Test(arguments: [(320, 240), (640, 480), (1280, 720), (1920, 1080)])

@@ -243,6 +243,70 @@ import Testing
         #expect(byName.values.allSatisfy { $0.labels.isEmpty })
     }
 
+    /// A real group photo (multi_face, five labelled faces) panned 9 px a frame through compose (face cascades, every
+    /// frame analysed): each labelled face found keeps one track id in every message, JSON line and meta, the ids
+    /// differ, and the subject's id is one of them.
+    @Test(.tags(.evaluation)) func eachFaceOfAPannedGroupKeepsItsTrackId() throws {
+        let (info, bytes, faces, _) = try RedactStageTests.photo()
+        let json = Self.tmp("ids.jsonl")
+        let h = try StageHarness(
+            kind: "compose",
+            properties: [
+                ("engine", "faces"), ("sync", "true"), ("warmup", "0"), ("analysis-fps", "30"), ("overlay", "false"),
+                ("analysis-width", "640"), ("metadata-location", json),
+            ], info: info)
+        try h.open()
+        let step = 9, frames = 12
+        var metas: [CompositionMeta.Analysis] = []
+        for k in 0..<frames {
+            let out = try h.push(Self.shifted(bytes, info, dx: step * k))
+            if let a = CompositionMeta(frame: out)?.analysis { metas.append(a) }
+        }
+        h.close()
+        let posted = h.messages(CompositionMessage.self)
+        #expect(posted.count == frames)
+        // Each labelled face (moved with the picture) -> the ids of the faces found on it, message by message.
+        var idsOf = [Set<Int>](repeating: [], count: faces.count), seen = [Int](repeating: 0, count: faces.count)
+        for m in posted {
+            #expect(m.faceIDs.count == m.faces.count && Set(m.faceIDs).count == m.faceIDs.count, "\(m.faceIDs)")
+            if let s = m.subjectID { #expect(m.faceIDs.contains(s)) }
+            for (i, f) in faces.enumerated() {
+                let moved = Box(x: f.x + Double(step * m.frame), y: f.y, width: f.width, height: f.height)
+                guard let j = m.faces.indices.max(by: { m.faces[$0].iou(moved) < m.faces[$1].iou(moved) }), m.faces[j].iou(moved) > 0.3
+                else { continue }
+                idsOf[i].insert(m.faceIDs[j]); seen[i] += 1
+            }
+        }
+        // The cascades find four of the five (the fifth, smallest, on no frame): those on nearly every frame.
+        let found = seen.indices.filter { seen[$0] > 0 }
+        #expect(found.count >= 4 && found.allSatisfy { seen[$0] >= frames - 2 }, "frames each labelled face was found on: \(seen)")
+        #expect(found.allSatisfy { idsOf[$0].count == 1 }, "ids per labelled face: \(idsOf)")
+        #expect(Set(idsOf.flatMap { $0 }).count == found.count)
+        // The JSON lines and the meta say the same as the messages.
+        let lines = try Self.jsonLines(json)
+        #expect(lines.count == frames)
+        for (line, m) in zip(lines, posted) {
+            let ids = (line["faces"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? Int }
+            #expect(ids == m.faceIDs)
+            #expect((line["subject_id"] as? Int) == m.subjectID)
+        }
+        #expect(metas.count == frames && metas.last?.faceIDs == posted.last?.faceIDs && metas.last?.subjectID == posted.last?.subjectID)
+    }
+
+    /// `bytes` (I420 of `info`) moved `dx` (even) pixels to the right, the strip uncovered grey.
+    static func shifted(_ bytes: [UInt8], _ info: VideoInfo, dx: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 128, count: bytes.count)
+        for plane in 0..<3 {
+            let w = plane == 0 ? info.width : info.width / 2, h = plane == 0 ? info.height : info.height / 2
+            let d = plane == 0 ? dx : dx / 2, stride = info.stride(plane: plane), offset = info.offset(plane: plane)
+            for y in 0..<h where d < w {
+                let row = offset + y * stride
+                out[(row + d)..<(row + w)] = bytes[row..<(row + w - d)]
+            }
+        }
+        return out
+    }
+
     @Test func badPropertiesAreRejected() {
         #expect(throws: HostError.self) { try Session(description: "videotestsrc ! compose rule=spiral ! fakesink") }
         #expect(throws: HostError.self) { try Session(description: "videotestsrc ! compose analysis-width=10 ! fakesink") }

@@ -37,6 +37,22 @@ import Testing
         #expect(try CompositionMessage(structure: none.structure) == none)
     }
 
+    @Test func trackIdsFollowTheOtherFieldsRoundTripAndAreChecked() throws {
+        var m = Self.sample
+        m.faceIDs = [4, 9]; m.subjectID = 9
+        let s = m.structure
+        #expect(Array(s.fields.map(\.0).suffix(2)) == ["face-ids", "subject-id"])
+        #expect(s["face-ids"] == .string("4;9") && s["subject-id"] == .int(9))
+        #expect(try CompositionMessage(structure: try #require(MessageStructure(parsing: s.text))) == m)
+        // A message without them (an older writer) reads without ids; ids that do not match the faces are an error.
+        #expect(try CompositionMessage(structure: Self.sample.structure).faceIDs.isEmpty)
+        for (field, value) in [("face-ids", MessageStructure.Value.string("4")), ("face-ids", .string("4;x")), ("subject-id", .int(-3))] {
+            var bad = s
+            bad.fields = bad.fields.map { $0.0 == field ? (field, value) : $0 }
+            #expect(throws: MessageDecodingError.self) { try CompositionMessage(structure: bad) }
+        }
+    }
+
     @Test func textParsesBackToTheValue() throws {
         let text =
             "viewfinder/composition, pts=(guint64)100000000, frame=(guint64)3, rule=(string)golden, score=(double)0.625, well-composed=(boolean)false, locked=(boolean)false, x=(double)10.5, y=(double)20, width=(double)30, height=(double)40, engine=(string)faces, faces=(string)\"72\\,91\\,39\\,39\\;200\\,10\\,24\\,25\", face-count=(int)2, advice=(string)\"move\\ the\\ subject\\ up\", analysis-ms=(double)12.5;"

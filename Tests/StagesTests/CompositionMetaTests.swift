@@ -55,6 +55,47 @@ import Testing
         #expect(CompositionMeta.Analysis.boxes(String(repeating: "9", count: 10_000)).isEmpty)
     }
 
+    @Test func trackIdsRoundTripAndIdsThatDoNotMatchTheirBoxesAreNotRead() throws {
+        var a = try #require(Self.full.analysis)
+        a.faces = [Box(x: 10, y: 20, width: 30, height: 40), Box(x: 100, y: 5, width: 12, height: 12)]
+        a.faceIDs = [7, 12]
+        a.members = a.faces; a.memberIDs = [7, 12]
+        a.persons = [Box(x: 300, y: 10, width: 80, height: 200)]; a.personIDs = [3]
+        a.subjectID = 12
+        let s = CompositionMeta(analysis: a).structure
+        #expect(Array(s.fields.map(\.0).suffix(7)) == ["faces", "members", "face-ids", "member-ids", "persons", "person-ids", "subject-id"])
+        #expect(s["face-ids"] == .string("7;12") && s["subject-id"] == .int(12) && s["person-ids"] == .string("3"))
+        let back = try #require(CompositionMeta(structure: s)?.analysis)
+        #expect(back.faceIDs == [7, 12] && back.memberIDs == [7, 12] && back.personIDs == [3] && back.subjectID == 12)
+        #expect(back.persons == [Box(x: 300, y: 10, width: 80, height: 200)])
+        // An id list of another length than its boxes, a negative or non-number id, a negative subject: not read.
+        var odd = s
+        odd.fields = odd.fields.map {
+            switch $0.0 {
+            case "face-ids": ($0.0, .string("7"))
+            case "member-ids": ($0.0, .string("7;-2"))
+            case "person-ids": ($0.0, .string("x"))
+            case "subject-id": ($0.0, .int(-1))
+            default: $0
+            }
+        }
+        let read = try #require(CompositionMeta(structure: odd)?.analysis)
+        #expect(read.faceIDs.isEmpty && read.memberIDs.isEmpty && read.personIDs.isEmpty && read.subjectID == nil)
+        #expect(read.faces.count == 2)
+        // An analysis of a guidance whose detections the tracker identified carries them, in order.
+        var g = Guidance(
+            frameWidth: 320, frameHeight: 180,
+            subject: Detection(box: Box(x: 10, y: 10, width: 20, height: 20), confidence: 1, kind: .face),
+            detections: [
+                Detection(box: Box(x: 10, y: 10, width: 20, height: 20), confidence: 1, kind: .face),
+                Detection(box: Box(x: 200, y: 50, width: 20, height: 20), confidence: 1, kind: .face),
+            ], rule: "thirds")
+        var tracker = ObjectTracker(frameWidth: 320, frameHeight: 180)
+        tracker.identify(&g, at: 0)
+        let made = CompositionMeta.Analysis(g, inputWidth: 640, inputHeight: 360)
+        #expect(made.faceIDs == [1, 2] && made.subjectID == 1 && made.faces[1] == Box(x: 400, y: 100, width: 40, height: 40))
+    }
+
     @Test func theLeadingLinesFarEndComesFromTheLinesRulesDetailsAndRoundTrips() throws {
         // Line 1 of `lines` leads to the subject at its (0.7, 0.4) end: the far end (0.1, 0.9) is where it comes from.
         let d: [String: Double] = [

@@ -165,4 +165,55 @@ import Testing
         #expect(said == [false, true], "\(said)")
         stage.stall.withLock { $0 = 0 }
     }
+
+    /// The photo decoded by GStreamer straight into `format` (jpegdec ! videoconvert), with its layout.
+    static func photo(in format: String, width: Int, height: Int) throws -> (info: VideoInfo, bytes: [UInt8]) {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let path = root.appendingPathComponent(".testdata/faces/multi_face.jpg").path
+        let pipeline = try Pipeline.parse(
+            "filesrc location=\(path) ! jpegdec ! videoconvert ! videoscale ! video/x-raw,format=\(format),width=\(width),height=\(height) ! appsink name=s")
+        let sink = try #require(pipeline.appSink(named: "s"))
+        sink.configure(maxBuffers: 1, drop: false)
+        pipeline.setState(.playing)
+        defer { pipeline.setState(.null) }
+        for _ in 0..<100 {
+            if case .sample(let b, let caps, _) = sink.pull(timeout: 100_000_000), let info = caps?.videoInfo { return (info, b.bytes()) }
+        }
+        throw StageError(.stream, "no \(format) frame decoded")
+    }
+
+    /// Component `c` of `bytes` (a frame of `info`) at full resolution samples, packed.
+    static func component(_ c: Int, of bytes: [UInt8], _ info: VideoInfo) -> [UInt8] {
+        let l = info.colourComponents[c], base = info.offset(plane: l.plane), stride = info.stride(plane: l.plane)
+        let w = info.width >> l.horizontalSub, h = info.height >> l.verticalSub
+        var out = [UInt8](repeating: 0, count: w * h)
+        for y in 0..<h { for x in 0..<w { out[y * w + x] = bytes[base + y * stride + x * l.pixelStride + l.offset] } }
+        return out
+    }
+
+    /// Packed (YUY2, UYVY), semi-planar (NV21) and RGB formats, alpha or padding included, are covered in place: every
+    /// labelled face loses its detail in the first component (Y or R), the sky is byte for byte the source, and alpha
+    /// stays opaque.
+    @Test(arguments: ["YUY2", "UYVY", "NV21", "RGBA", "BGRx", "xBGR", "RGB"]) func everyEightBitLayoutIsCovered(format: String) throws {
+        let (i420, _, faces, _) = try Self.photo()
+        let (info, bytes) = try Self.photo(in: format, width: i420.width, height: i420.height)
+        #expect(info.colourComponents.count == 3)
+        let h = try StageHarness(kind: "redact", properties: [("mode", "blur")], info: info)
+        try h.open()
+        defer { h.close() }
+        let out = try h.push(bytes)
+        let written = out.buffer.bytes()
+        let source = Self.component(0, of: bytes, info), result = Self.component(0, of: written, info)
+        let ratios = Self.everyFaceCovered(result, source: source, width: info.width, faces: faces)
+        #expect(ratios.allSatisfy { $0 < 0.34 }, "\(format): detail left per face \(ratios)")
+        let sky = Box(x: 700, y: 20, width: 250, height: 120)
+        #expect(Self.detail(result, width: info.width, in: sky) == Self.detail(source, width: info.width, in: sky))
+        for c in 1..<3 {
+            let a = Self.component(c, of: bytes, info), b = Self.component(c, of: written, info)
+            #expect(a != b, "\(format): component \(c) untouched")
+        }
+        if format == "RGBA" {
+            #expect(stride(from: 3, to: written.count, by: 4).allSatisfy { written[$0] == 255 }, "alpha changed")
+        }
+    }
 }

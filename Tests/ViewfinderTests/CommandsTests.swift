@@ -77,7 +77,7 @@ import Testing
         (["bench", "bridge", "--frames", "0"], "bad value '0' for --frames"),
         (["bench", "capture", "--rounds", "0"], "bad value '0' for --rounds"),
         (["bench", "faces", "--video", "/etc"], "'/etc' is a directory"),
-        (["bench", "controls"], "unknown benchmark 'controls': expected bridge, compose, plugin, faces, chromakey, capture, control, latency, streams, rtsp, cameras, analysis, clips or reframe"),
+        (["bench", "controls"], "unknown benchmark 'controls': expected bridge, compose, plugin, faces, chromakey, capture, control, latency, streams, rtsp, cameras, analysis, clips, reframe or redact"),
         (["bench", "cameras", "17"], "bad camera count '17' for bench cameras: expected 1 - 16"),
         (["bench", "streams"], "bench streams needs a count: expected e.g. 'bench streams 2', or --max"),
         (["bench", "streams", "0"], "bad stream count '0' for bench streams: expected 1 - 64"),

@@ -25,16 +25,18 @@ public final class PipelinesMQTT: Sendable {
     let instance: String?
     let clock: any HostClock
     let logger: Logger
+    /// The Home Assistant documents each camera published (`--discovery`): cleared when the camera is removed.
+    let discovery: HomeAssistantRegistry?
     private let client = Mutex<MQTTClient?>(nil)
     private let wake = Wakeup()
 
     /// A client for `host`'s pipelines on `address` (its topic is TOPIC), `instance` adding a topic level.
     public init(
         host: CameraHost, address: MQTTAddress, access: MQTTAccess, instance: String?, clock: any HostClock = SystemClock.shared,
-        logger: Logger = Log.control
+        logger: Logger = Log.control, discovery: HomeAssistantRegistry? = nil
     ) {
         self.host = host; self.address = address; self.access = access; self.instance = instance; self.clock = clock
-        self.logger = logger
+        self.logger = logger; self.discovery = discovery
     }
 
     func topic(_ kind: String) -> String { "\(address.topic)/\(kind)" + (instance.map { "/\($0)" } ?? "") }
@@ -91,6 +93,10 @@ public final class PipelinesMQTT: Sendable {
         if m.retryIn > 0 { o["retryIn"] = m.retryIn }
         publish(topic("pipeline-events"), MQTTBridge.json(o), retain: false)
         publish(topic("pipelines"), list(state: "running"), retain: true)
+        // A camera removed: its Home Assistant entities go too (an empty retained message on each config topic).
+        if m.state == .removed, let discovery, let camera = try? address.beneath(m.name) {
+            for config in discovery.take(camera.topic) { publish(config, Data(), retain: true) }
+        }
     }
 
     private func list(state: String) -> Data {

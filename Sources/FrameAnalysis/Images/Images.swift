@@ -146,6 +146,8 @@ public struct Detection: Sendable, Equatable {
     /// right, about 0 for a frontal face; nil when unknown (engines without landmarks). `cnn` measures it
     /// from the nose tip (`CNNFaceEngine.look`); a group carries its members' mean (`SubjectGrouping.group`).
     public var look: Double?
+    /// The id of the track that follows it from frame to frame (`ObjectTracker.identify`); nil: not tracked.
+    public var id: Int?
     /// Creates a detection.
     public init(
         box: Box, confidence: Double, kind: Kind, members: [Box] = [], anchor: Point2D? = nil, eyes: Eyes? = nil,

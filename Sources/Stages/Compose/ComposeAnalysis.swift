@@ -42,11 +42,18 @@ extension ComposeStage {
         let s = settings.withLock { $0 }
         let g = analysis.withLock { a in
             if let fromUpstream { a.analyzer.engines = [FixedDetections(detections: fromUpstream)] }
-            guard var rotation = a.rotation else { return a.analyzer.analyze(image, pts: job.pts, smoother: &a.smoother) }
-            // A fallback's result stands for a round of turns at the current analysis rate (at least 1 s).
-            rotation.interval = 1 / s.fps
-            defer { a.rotation = rotation }
-            return a.analyzer.analyze(image, pts: job.pts, smoother: &a.smoother, rotation: &rotation)
+            var g: Guidance
+            if var rotation = a.rotation {
+                // A fallback's result stands for a round of turns at the current analysis rate (at least 1 s).
+                rotation.interval = 1 / s.fps
+                g = a.analyzer.analyze(image, pts: job.pts, smoother: &a.smoother, rotation: &rotation)
+                a.rotation = rotation
+            } else {
+                g = a.analyzer.analyze(image, pts: job.pts, smoother: &a.smoother)
+            }
+            // Stable ids for the faces and people found (stream time; a frame without a pts at 30 fps).
+            a.tracker?.identify(&g, at: job.pts.map { Double($0) / 1e9 } ?? Double(job.index) / 30)
+            return g
         }
         // Draw the new guidance here, off the video thread, for the frame size it will be shown at.
         var prepared: Results.Prepared?

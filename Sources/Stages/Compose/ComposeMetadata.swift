@@ -31,9 +31,21 @@ extension ComposeStage {
         }
         // What the subject is (face, group, upper-body, ...); for a group, its members (as detected in this frame).
         o["subject_kind"] = g.subject.map { $0.kind.rawValue } ?? NSNull()
-        o["group"] = (g.subject?.members ?? []).map { box($0.scaled(sx, sy)) }
+        // Track ids (stable while a face or person is followed, never reused in the stream): the subject's, a group
+        // member's, each face's and person's.
+        o["subject_id"] = g.subject?.id ?? NSNull()
+        o["group"] = (g.subject?.members ?? []).map { m -> [String: Any] in
+            var b = box(m.scaled(sx, sy)); b["id"] = ObjectTracker.id(of: m, in: g.detections) ?? NSNull()
+            return b
+        }
+        o["persons"] = g.detections.filter { $0.kind == .upperBody || $0.kind == .fullBody }.map { d -> [String: Any] in
+            var b = box(d.box.scaled(sx, sy)); b["confidence"] = (d.confidence * 1000).rounded() / 1000
+            b["kind"] = d.kind.rawValue; b["id"] = d.id ?? NSNull()
+            return b
+        }
         o["faces"] = g.detections.filter { $0.kind == .face || $0.kind == .profileFace }.map { d -> [String: Any] in
             var b = box(d.box.scaled(sx, sy)); b["confidence"] = (d.confidence * 1000).rounded() / 1000
+            b["id"] = d.id ?? NSNull()
             // Eye centres in input pixels (engine=cnn), the image's left eye first.
             if let e = d.eyes?.scaled(sx, sy) {
                 b["eyes"] = [e.left, e.right].map { [($0.x * 100).rounded() / 100, ($0.y * 100).rounded() / 100] }

@@ -43,6 +43,9 @@ extension ComposeStage {
         /// engine=auto's fallbacks in turn (`fallbacks=staggered`); nil: all of them every analysis.
         var rotation: FallbackRotation?
         var minFace = 24
+        /// Gives the faces and people found stable ids (`ObjectTracker.identify`), in the analysis image's pixels;
+        /// made for each layout in `configure`.
+        var tracker: ObjectTracker?
     }
     /// Published results: held only long enough to copy a value in or out.
     struct Results {

@@ -16,7 +16,10 @@ import GStreamerKit
 /// where the subject's face looks, only when the engine knows), lead-x, lead-y (double: where the leading line that
 /// runs to the subject comes from — its far end — when the rule that judged was `lines` and found one),
 /// subject-luma, background-luma, clipped, exposure-stops (double, only when exposure was measured: see
-/// `ExposureFigures`; `rule=exposure` and `rule=auto` with a subject),
+/// `ExposureFigures`; `rule=exposure` and `rule=auto` with a subject), subject-kind (string),
+/// face-ids, member-ids (string: the track id of each of `faces` and `members`, in their order, joined by ";"; 0: none),
+/// persons (string: every person found, upper or full body, boxes as `faces`), person-ids (string, as face-ids),
+/// subject-id (int: the subject's track id, only when it has one: a face or a person, not a group),
 /// analysing (boolean, only when true), skipped-pts (guint64, only when set)
 /// ```
 /// The first group is present once compose has finished an analysis (`analysis` non-nil); a frame
@@ -62,6 +65,17 @@ public struct CompositionMeta: Sendable, Equatable {
         /// What the subject is (a face, a body, a salient object, a group; as the JSON lines' `subject_kind`); nil:
         /// not said (a writer older than the field).
         public var kind: Detection.Kind?
+        /// The track id of each of `faces`, in order (`ObjectTracker`: stable while the face is followed, never reused
+        /// in the stream; 0: none); empty: not said.
+        public var faceIDs: [Int] = []
+        /// Every person (upper or full body) the analysis found (same pixels as `faces`).
+        public var persons: [Box] = []
+        /// The track id of each of `persons`, as `faceIDs`.
+        public var personIDs: [Int] = []
+        /// The track id of each of `members`, as `faceIDs`.
+        public var memberIDs: [Int] = []
+        /// The subject's track id (a face or a person; nil for a group, a salient object, or not said).
+        public var subjectID: Int?
 
         /// Creates a verdict.
         public init(
@@ -84,8 +98,18 @@ public struct CompositionMeta: Sendable, Equatable {
                     Double(width) / Double(max(1, guidance.frameWidth)), Double(height) / Double(max(1, guidance.frameHeight))),
                 analysisPts: guidance.pts, inputWidth: width, inputHeight: height, exposure: guidance.exposure)
             let sx = Double(width) / Double(max(1, guidance.frameWidth)), sy = Double(height) / Double(max(1, guidance.frameHeight))
-            faces = guidance.detections.filter { $0.kind == .face || $0.kind == .profileFace }.prefix(Self.maxBoxes).map { $0.box.scaled(sx, sy) }
-            members = (guidance.subject?.members ?? []).prefix(Self.maxBoxes).map { $0.scaled(sx, sy) }
+            let found = guidance.detections.filter { $0.kind == .face || $0.kind == .profileFace }.prefix(Self.maxBoxes)
+            faces = found.map { $0.box.scaled(sx, sy) }
+            let people = guidance.detections.filter { $0.kind == .upperBody || $0.kind == .fullBody }.prefix(Self.maxBoxes)
+            persons = people.map { $0.box.scaled(sx, sy) }
+            let memberBoxes = (guidance.subject?.members ?? []).prefix(Self.maxBoxes)
+            members = memberBoxes.map { $0.scaled(sx, sy) }
+            if guidance.detections.contains(where: { $0.id != nil }) {
+                faceIDs = found.map { $0.id ?? 0 }
+                personIDs = people.map { $0.id ?? 0 }
+                memberIDs = memberBoxes.map { ObjectTracker.id(of: $0, in: guidance.detections) ?? 0 }
+            }
+            subjectID = guidance.subject?.id
             look = guidance.subject?.look
             kind = guidance.subject?.kind
             lead = Self.lead(guidance.details, rule: guidance.rule).map { Point2D(x: $0.x * Double(width), y: $0.y * Double(height)) }
@@ -110,6 +134,17 @@ public struct CompositionMeta: Sendable, Equatable {
         /// Boxes as the meta's text: "x,y,w,h" joined by ";", one decimal.
         static func text(_ boxes: [Box]) -> String {
             boxes.map { String(format: "%.1f,%.1f,%.1f,%.1f", $0.x, $0.y, $0.width, $0.height) }.joined(separator: ";")
+        }
+
+        /// Ids as the meta's text: joined by ";".
+        static func text(_ ids: [Int]) -> String { ids.map(String.init).joined(separator: ";") }
+
+        /// Ids read from the meta's text, for `count` boxes: empty unless there are exactly `count` ids, each 0 or more.
+        static func ids(_ text: String?, count: Int) -> [Int] {
+            guard let text, count > 0, text.utf8.count <= maxBoxes * 21 else { return [] }
+            let ids = text.split(separator: ";", omittingEmptySubsequences: false).map { Int($0) }
+            guard ids.count == count, ids.allSatisfy({ ($0 ?? -1) >= 0 }) else { return [] }
+            return ids.compactMap { $0 }
         }
 
         /// Boxes read from the meta's text: at most `maxBoxes`; an entry that is not four finite numbers with a
@@ -178,6 +213,15 @@ public struct CompositionMeta: Sendable, Equatable {
             if let l = a.look { fields.append(("look", .double(l))) }
             if let p = a.lead { fields += [("lead-x", .double(p.x)), ("lead-y", .double(p.y))] }
             if let k = a.kind { fields.append(("subject-kind", .string(k.rawValue))) }
+            if !a.faceIDs.isEmpty, a.faceIDs.count == a.faces.count { fields.append(("face-ids", .string(Analysis.text(a.faceIDs)))) }
+            if !a.memberIDs.isEmpty, a.memberIDs.count == a.members.count {
+                fields.append(("member-ids", .string(Analysis.text(a.memberIDs))))
+            }
+            if !a.persons.isEmpty { fields.append(("persons", .string(Analysis.text(a.persons)))) }
+            if !a.personIDs.isEmpty, a.personIDs.count == a.persons.count {
+                fields.append(("person-ids", .string(Analysis.text(a.personIDs))))
+            }
+            if let id = a.subjectID { fields.append(("subject-id", .int(Int32(clamping: id)))) }
         }
         if analysing { fields.append(("analysing", .bool(true))) }
         if let skippedPts { fields.append(("skipped-pts", .uint64(skippedPts))) }
@@ -217,6 +261,14 @@ public struct CompositionMeta: Sendable, Equatable {
         analysis?.look = m.double("look").flatMap { $0.isFinite ? min(1, max(-1, $0)) : nil }
         if let x = m.double("lead-x"), let y = m.double("lead-y"), x.isFinite, y.isFinite { analysis?.lead = Point2D(x: x, y: y) }
         analysis?.kind = m.string("subject-kind").flatMap(Detection.Kind.init(rawValue:))
+        if var a = analysis {
+            a.faceIDs = Analysis.ids(m.string("face-ids"), count: a.faces.count)
+            a.memberIDs = Analysis.ids(m.string("member-ids"), count: a.members.count)
+            a.persons = Analysis.boxes(m.string("persons"))
+            a.personIDs = Analysis.ids(m.string("person-ids"), count: a.persons.count)
+            a.subjectID = m.integer("subject-id").flatMap { $0 >= 0 ? Int(exactly: $0) : nil }
+            analysis = a
+        }
     }
 
     /// The meta on `frame`; nil when the frame carries none (or it does not parse).

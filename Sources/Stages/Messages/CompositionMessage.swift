@@ -9,7 +9,9 @@ import GStreamerKit
 /// found), `faces` (string: `x,y,w,h` per face in whole input pixels, joined by `;`), `face-count` (int),
 /// `advice` (string), `analysis-ms` (double), then, only when exposure was measured (`rule=exposure`, or
 /// `rule=auto` with a subject), `subject-luma`, `background-luma`, `clipped`, `exposure-stops` (double:
-/// see `ExposureFigures`).
+/// see `ExposureFigures`), then, when the faces were followed, `face-ids` (string: each face's track id, in the order of
+/// `faces`, joined by `;`) and, when the subject is one face or person, `subject-id` (int): stable while it is followed.
+/// A reader of an older message gets no ids.
 public struct CompositionMessage: ViewfinderMessage {
     public static let structureName = "viewfinder/composition"
 
@@ -37,6 +39,10 @@ public struct CompositionMessage: ViewfinderMessage {
     public var analysisMs: Double
     /// The exposure figures (nil: not measured).
     public var exposure: ExposureFigures?
+    /// The track id of each of `faces` (`ObjectTracker`), in order; empty: not followed.
+    public var faceIDs: [Int] = []
+    /// The subject's track id (nil: none, or a group or salient subject).
+    public var subjectID: Int?
 
     /// Creates a message.
     public init(
@@ -56,6 +62,9 @@ public struct CompositionMessage: ViewfinderMessage {
             subject: g.subjectBox(width: w, height: h), engine: g.engine ?? "none",
             faces: g.detections.filter { $0.kind == .face || $0.kind == .profileFace }.map { $0.box.scaled(sx, sy) },
             advice: g.advice, analysisMs: g.totalMs, exposure: g.exposure)
+        let found = g.detections.filter { $0.kind == .face || $0.kind == .profileFace }
+        if found.contains(where: { $0.id != nil }) { faceIDs = found.map { $0.id ?? 0 } }
+        subjectID = g.subject?.id
     }
 
     /// `x,y,w,h;...` in whole pixels.
@@ -65,16 +74,18 @@ public struct CompositionMessage: ViewfinderMessage {
     }
 
     public var structure: MessageStructure {
-        MessageStructure(
-            Self.structureName,
-            [
-                ("pts", .uint64(pts ?? UInt64.max)), ("frame", .uint64(UInt64(max(0, frame)))), ("rule", .string(rule)),
-                ("score", .double(score)), ("well-composed", .bool(wellComposed)), ("locked", .bool(locked)),
-                ("x", .double(subject?.x ?? -1)), ("y", .double(subject?.y ?? -1)),
-                ("width", .double(subject?.width ?? 0)), ("height", .double(subject?.height ?? 0)),
-                ("engine", .string(engine)), ("faces", .string(facesText)), ("face-count", .int(Int32(clamping: faces.count))),
-                ("advice", .string(advice)), ("analysis-ms", .double(analysisMs)),
-            ] + (exposure.map(Self.exposureFields) ?? []))
+        var fields: [(String, MessageStructure.Value)] = [
+            ("pts", .uint64(pts ?? UInt64.max)), ("frame", .uint64(UInt64(max(0, frame)))), ("rule", .string(rule)),
+            ("score", .double(score)), ("well-composed", .bool(wellComposed)), ("locked", .bool(locked)),
+            ("x", .double(subject?.x ?? -1)), ("y", .double(subject?.y ?? -1)),
+            ("width", .double(subject?.width ?? 0)), ("height", .double(subject?.height ?? 0)),
+            ("engine", .string(engine)), ("faces", .string(facesText)), ("face-count", .int(Int32(clamping: faces.count))),
+            ("advice", .string(advice)), ("analysis-ms", .double(analysisMs)),
+        ]
+        if let exposure { fields += Self.exposureFields(exposure) }
+        if !faceIDs.isEmpty { fields.append(("face-ids", .string(faceIDs.map(String.init).joined(separator: ";")))) }
+        if let subjectID { fields.append(("subject-id", .int(Int32(clamping: subjectID)))) }
+        return MessageStructure(Self.structureName, fields)
     }
 
     /// The exposure fields, in order: `subject-luma`, `background-luma`, `clipped`, `exposure-stops`
@@ -122,5 +133,16 @@ public struct CompositionMessage: ViewfinderMessage {
         advice = try s.required(string: "advice")
         analysisMs = try s.required(double: "analysis-ms")
         exposure = Self.exposure(in: s)
+        if let text = s.string("face-ids") {
+            let ids = text.split(separator: ";").map { Int($0) }
+            guard ids.count == boxes.count, ids.allSatisfy({ ($0 ?? -1) >= 0 }) else {
+                throw MessageDecodingError("\(s.name): 'face-ids' '\(text.prefix(80))' is not one id (0 or more) per face listed")
+            }
+            faceIDs = ids.compactMap { $0 }
+        }
+        if let id = s.integer("subject-id") {
+            guard id >= 0, let v = Int(exactly: id) else { throw MessageDecodingError("\(s.name): bad 'subject-id' \(id): expected 0 or more") }
+            subjectID = v
+        }
     }
 }

@@ -45,6 +45,9 @@ public struct PhotoRecord: Codable, Sendable, Equatable {
     public var subject: Rect?
     /// The pts of the frame rule, score, advice and subject were analysed on (the photo's own frame).
     public var analysisPts: UInt64?
+    /// The subject's track id from that analysis (compose's `subject-id`: one face or person, the same id in every
+    /// photo of them while compose follows them); nil for a group, a salient subject or none.
+    public var subjectID: Int?
 
     /// The photo's path: `file` as it is when absolute (a user's own branch), else inside `directory`.
     public func path(in directory: String) -> String { file.hasPrefix("/") ? file : FilePaths.join(directory, file) }
@@ -61,11 +64,11 @@ public struct PhotoRecord: Codable, Sendable, Equatable {
     public init(
         id: Int, file: String, thumbnail: String? = nil, full: String? = nil, time: String, pts: UInt64? = nil,
         width: Int, height: Int, rule: String? = nil, score: Double? = nil, advice: String? = nil, subject: Rect? = nil,
-        analysisPts: UInt64? = nil, trigger: String, crop: String = "none", cropWindow: Rect? = nil, exif: [String: String] = [:]
+        analysisPts: UInt64? = nil, subjectID: Int? = nil, trigger: String, crop: String = "none", cropWindow: Rect? = nil, exif: [String: String] = [:]
     ) {
         self.id = id; self.file = file; self.thumbnail = thumbnail; self.full = full; self.time = time; self.pts = pts
         self.width = width; self.height = height; self.rule = rule; self.score = score; self.advice = advice; self.subject = subject
-        self.analysisPts = analysisPts
+        self.analysisPts = analysisPts; self.subjectID = subjectID
         self.trigger = trigger; self.crop = crop; self.cropWindow = cropWindow; self.exif = exif
     }
 }

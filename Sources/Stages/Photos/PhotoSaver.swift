@@ -284,7 +284,7 @@ final class PhotoSaver: Sendable {
             full: files[.full].map(rel), time: PhotoIndex.timeText(p.date), pts: p.pts, width: info.width, height: info.height,
             rule: c?.rule, score: c?.score, advice: c?.advice,
             subject: c?.subject.map { PhotoRecord.Rect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) },
-            analysisPts: c?.analysisPts,
+            analysisPts: c?.analysisPts, subjectID: c?.subjectID,
             trigger: p.trigger.rawValue, crop: cropName,
             cropWindow: p.crop.map {
                 PhotoRecord.Rect(x: Double($0.x), y: Double($0.y), width: Double($0.width), height: Double($0.height))

@@ -7,7 +7,10 @@ extension RedactStage {
         kind: "redact",
         blurb: "Covers every face and/or person on every frame (blur, pixelate, fill), tracked between detections; the whole frame while the detector is behind",
         properties: [what.spec, mode.spec, margin.spec, hold.spec, sync.spec, detectEvery.spec, maxDelay.spec, starved.spec, analysisWidth.spec],
-        formats: ["I420", "YV12", "NV12", "Y42B", "Y444"])
+        formats: [
+            "I420", "YV12", "NV12", "NV21", "Y42B", "Y444", "YUY2", "UYVY", "YVYU", "RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx", "xRGB",
+            "xBGR", "RGB", "BGR",
+        ])
 
     /// `what=`: what is covered.
     public enum What: String, PropertyChoice {

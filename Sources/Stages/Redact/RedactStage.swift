@@ -215,26 +215,27 @@ public final class RedactStage: Stage, @unchecked Sendable {  // `detector` is s
         try Self.cover(frame, boxes: boxes, mode: s.mode, stage: name)
     }
 
-    /// Covers `boxes` (input pixels) on every plane of `frame`, chroma planes at their subsampling.
+    /// Covers `boxes` (input pixels) in every colour component of `frame` (`VideoInfo.colourComponents`: luma and chroma
+    /// at their subsampling, planar, semi-planar or packed; R, G and B of the RGB formats; alpha left as it is).
     static func cover(_ frame: VideoFrame, boxes: [Box], mode: RegionCover.Mode, stage: String) throws(StageError) {
         let info = frame.info
-        let (hs, vs) = info.chromaSubsampling
-        let nv12 = info.format == "NV12"
-        for plane in 0..<info.planes {
-            let sub = plane == 0 ? (0, 0) : (hs, vs)
-            let pw = (info.width + (1 << sub.0) - 1) >> sub.0, ph = (info.height + (1 << sub.1) - 1) >> sub.1
-            let components = nv12 && plane == 1 ? 2 : 1
-            let fill: UInt8 = plane == 0 ? 16 : 128
+        let components = info.colourComponents
+        guard !components.isEmpty else { throw StageError(.stream, "\(stage): cannot cover \(info.format): not 8 bits a sample") }
+        for plane in Set(components.map(\.plane)).sorted() {
+            let mine = components.filter { $0.plane == plane }
             let mapped = frame.withMutablePlane(plane) { (px: inout MutableSpan<UInt8>, stride: Int) in
-                for b in boxes {
-                    // Outwards to whole samples of this plane.
-                    let x0 = Int(b.x) >> sub.0, y0 = Int(b.y) >> sub.1
-                    let x1 = (Int((b.x + b.width).rounded(.up)) + (1 << sub.0) - 1) >> sub.0
-                    let y1 = (Int((b.y + b.height).rounded(.up)) + (1 << sub.1) - 1) >> sub.1
-                    let r = RegionCover.Region(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
-                    for c in 0..<components {
+                for c in mine {
+                    let hs = c.horizontalSub, vs = c.verticalSub
+                    let pw = (info.width + (1 << hs) - 1) >> hs, ph = (info.height + (1 << vs) - 1) >> vs
+                    for b in boxes {
+                        // Outwards to whole samples of this component.
+                        let x0 = Int(b.x) >> hs, y0 = Int(b.y) >> vs
+                        let x1 = (Int((b.x + b.width).rounded(.up)) + (1 << hs) - 1) >> hs
+                        let y1 = (Int((b.y + b.height).rounded(.up)) + (1 << vs) - 1) >> vs
+                        let r = RegionCover.Region(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
                         RegionCover.cover(
-                            &px, width: pw, height: ph, stride: stride, pixelStride: components, offset: c, region: r, mode: mode, fill: fill)
+                            &px, width: pw, height: ph, stride: stride, pixelStride: c.pixelStride, offset: c.offset, region: r, mode: mode,
+                            fill: c.black)
                     }
                 }
             }

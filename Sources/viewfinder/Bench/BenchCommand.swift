@@ -5,7 +5,7 @@ import Host
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Measure a stage against its GStreamer peer in one run.")
-    @Argument(help: "What to measure: bridge, compose, plugin, faces, chromakey, capture, control, latency, streams, rtsp, cameras, analysis, clips, reframe.")
+    @Argument(help: "What to measure: bridge, compose, plugin, faces, chromakey, capture, control, latency, streams, rtsp, cameras, analysis, clips, reframe, redact.")
     var what: String
     @Argument(help: "bench streams: the number of streams (with --max: the largest number tried, default 16); bench cameras: the cameras (default 7).")
     var count: Int?
@@ -16,13 +16,13 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Seconds measured per side (bench latency, bench streams, bench rtsp; default 10), after 1 s of warm-up.") var seconds: Double?
     @Flag(name: .customLong("max"), help: "bench streams: step the number of streams up from 1 to the largest that holds 30 fps.")
     var searchMax = false
-    @Flag(help: "bench reframe: print the figures as JSON.") var json = false
+    @Flag(help: "bench reframe, bench redact: print the figures as JSON.") var json = false
 
     /// Every kind, in the order the usage error lists them.
     static let kinds: [any BenchKind.Type] = [
         BenchBridge.self, BenchCompose.self, BenchPlugin.self, BenchFaces.self, BenchChromakey.self, BenchCapture.self,
         BenchControl.self, BenchLatency.self, BenchStreams.self, BenchRTSP.self, BenchCameras.self, BenchAnalysis.self, BenchClips.self,
-        BenchReframe.self,
+        BenchReframe.self, BenchRedact.self,
     ]
 
     func run() throws {
