@@ -94,9 +94,7 @@ extension VideoInfo {
     public var chromaSubsampling: (horizontal: Int, vertical: Int) {
         let fi = raw.finfo.pointee
         guard fi.n_components > 1 else { return (0, 0) }
-        let h = withUnsafeBytes(of: fi.w_sub) { $0.load(fromByteOffset: MemoryLayout<guint>.stride, as: guint.self) }
-        let v = withUnsafeBytes(of: fi.h_sub) { $0.load(fromByteOffset: MemoryLayout<guint>.stride, as: guint.self) }
-        return (Int(h), Int(v))
+        return (Self.element(fi.w_sub, 1, guint.self), Self.element(fi.h_sub, 1, guint.self))
     }
 
     /// Where one colour component of a frame lies: its plane, the byte of a pixel it starts at, the bytes from one pixel to
@@ -124,18 +122,20 @@ extension VideoInfo {
         let rgb = fi.flags.rawValue & GST_VIDEO_FORMAT_FLAG_RGB.rawValue != 0
         guard yuv || rgb else { return [] }
         let layouts = (0..<min(n, 3)).compactMap { c -> ComponentLayout? in
-            let depth = withUnsafeBytes(of: fi.depth) { Int($0.load(fromByteOffset: c * MemoryLayout<guint>.stride, as: guint.self)) }
-            let shift = withUnsafeBytes(of: fi.shift) { Int($0.load(fromByteOffset: c * MemoryLayout<guint>.stride, as: guint.self)) }
-            let pstride = withUnsafeBytes(of: fi.pixel_stride) { Int($0.load(fromByteOffset: c * MemoryLayout<gint>.stride, as: gint.self)) }
-            let plane = withUnsafeBytes(of: fi.plane) { Int($0.load(fromByteOffset: c * MemoryLayout<guint>.stride, as: guint.self)) }
-            let offset = withUnsafeBytes(of: fi.poffset) { Int($0.load(fromByteOffset: c * MemoryLayout<guint>.stride, as: guint.self)) }
-            let ws = withUnsafeBytes(of: fi.w_sub) { Int($0.load(fromByteOffset: c * MemoryLayout<guint>.stride, as: guint.self)) }
-            let hs = withUnsafeBytes(of: fi.h_sub) { Int($0.load(fromByteOffset: c * MemoryLayout<guint>.stride, as: guint.self)) }
+            let depth = Self.element(fi.depth, c, guint.self), shift = Self.element(fi.shift, c, guint.self)
+            let pstride = Self.element(fi.pixel_stride, c, gint.self)
+            let plane = Self.element(fi.plane, c, guint.self), offset = Self.element(fi.poffset, c, guint.self)
+            let ws = Self.element(fi.w_sub, c, guint.self), hs = Self.element(fi.h_sub, c, guint.self)
             guard depth == 8, shift == 0, pstride >= 1, offset < pstride else { return nil }
             return ComponentLayout(
                 plane: plane, offset: offset, pixelStride: pstride, horizontalSub: ws, verticalSub: hs, black: rgb ? 0 : (c == 0 ? 16 : 128))
         }
         return layouts.count == min(n, 3) ? layouts : []
+    }
+
+    /// Element `i` of one of GstVideoFormatInfo's per-component C arrays (imported as tuples of `E`).
+    private static func element<T, E: BinaryInteger>(_ tuple: T, _ i: Int, _ type: E.Type) -> Int {
+        withUnsafeBytes(of: tuple) { Int($0.load(fromByteOffset: i * MemoryLayout<E>.stride, as: E.self)) }
     }
 
     /// These caps (gst_video_info_to_caps).

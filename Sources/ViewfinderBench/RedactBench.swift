@@ -145,7 +145,7 @@ extension Bench {
         for n in 0..<frames {
             let (bytes, all) = make(n)
             let faces = all.filter { $0.width >= Double(redactMinFace) }
-            let luma = Array(bytes[0..<(info.width * info.height)])
+            let luma = packedLuma((bytes, info.stride(plane: 0), info.height), width: info.width, height: info.height)
             let a = try stage.run(bytes, frame: n)
             let b = try blur.run(bytes, frame: n)
             conversion.append(try convert.run(bytes, frame: n).ms)

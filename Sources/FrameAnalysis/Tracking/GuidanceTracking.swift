@@ -35,3 +35,10 @@ extension ObjectTracker {
         return best.id
     }
 }
+
+extension Guidance {
+    /// The detections a tracker follows as `kind`: faces (frontal or profile) or people (upper or full body), in order.
+    public func detections(of kind: ObjectTracker.Kind) -> [Detection] {
+        detections.filter { ObjectTracker.kind(of: $0.kind) == kind }
+    }
+}

@@ -38,12 +38,12 @@ extension ComposeStage {
             var b = box(m.scaled(sx, sy)); b["id"] = ObjectTracker.id(of: m, in: g.detections) ?? NSNull()
             return b
         }
-        o["persons"] = g.detections.filter { $0.kind == .upperBody || $0.kind == .fullBody }.map { d -> [String: Any] in
+        o["persons"] = g.detections(of: .person).map { d -> [String: Any] in
             var b = box(d.box.scaled(sx, sy)); b["confidence"] = (d.confidence * 1000).rounded() / 1000
             b["kind"] = d.kind.rawValue; b["id"] = d.id ?? NSNull()
             return b
         }
-        o["faces"] = g.detections.filter { $0.kind == .face || $0.kind == .profileFace }.map { d -> [String: Any] in
+        o["faces"] = g.detections(of: .face).map { d -> [String: Any] in
             var b = box(d.box.scaled(sx, sy)); b["confidence"] = (d.confidence * 1000).rounded() / 1000
             b["id"] = d.id ?? NSNull()
             // Eye centres in input pixels (engine=cnn), the image's left eye first.

@@ -98,9 +98,9 @@ public struct CompositionMeta: Sendable, Equatable {
                     Double(width) / Double(max(1, guidance.frameWidth)), Double(height) / Double(max(1, guidance.frameHeight))),
                 analysisPts: guidance.pts, inputWidth: width, inputHeight: height, exposure: guidance.exposure)
             let sx = Double(width) / Double(max(1, guidance.frameWidth)), sy = Double(height) / Double(max(1, guidance.frameHeight))
-            let found = guidance.detections.filter { $0.kind == .face || $0.kind == .profileFace }.prefix(Self.maxBoxes)
+            let found = guidance.detections(of: .face).prefix(Self.maxBoxes)
             faces = found.map { $0.box.scaled(sx, sy) }
-            let people = guidance.detections.filter { $0.kind == .upperBody || $0.kind == .fullBody }.prefix(Self.maxBoxes)
+            let people = guidance.detections(of: .person).prefix(Self.maxBoxes)
             persons = people.map { $0.box.scaled(sx, sy) }
             let memberBoxes = (guidance.subject?.members ?? []).prefix(Self.maxBoxes)
             members = memberBoxes.map { $0.scaled(sx, sy) }

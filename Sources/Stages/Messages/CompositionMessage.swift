@@ -57,12 +57,12 @@ public struct CompositionMessage: ViewfinderMessage {
     /// The message for `guidance` of frame `frame`, with boxes in a `width` x `height` input frame.
     public init(_ g: Guidance, frame: Int, inputWidth w: Int, inputHeight h: Int) {
         let sx = Double(w) / Double(g.frameWidth), sy = Double(h) / Double(g.frameHeight)
+        let found = g.detections(of: .face)
         self.init(
             pts: g.pts, frame: frame, rule: g.rule, score: g.score, wellComposed: g.wellComposed, locked: g.locked,
             subject: g.subjectBox(width: w, height: h), engine: g.engine ?? "none",
-            faces: g.detections.filter { $0.kind == .face || $0.kind == .profileFace }.map { $0.box.scaled(sx, sy) },
+            faces: found.map { $0.box.scaled(sx, sy) },
             advice: g.advice, analysisMs: g.totalMs, exposure: g.exposure)
-        let found = g.detections.filter { $0.kind == .face || $0.kind == .profileFace }
         if found.contains(where: { $0.id != nil }) { faceIDs = found.map { $0.id ?? 0 } }
         subjectID = g.subject?.id
     }
