@@ -40,15 +40,17 @@ public struct CNNFaceEngine: DetectionEngine {
     /// when it holds the library, else `systemDirectory` when that does; else the one in the home directory
     /// (which the error then names).
     public static var defaultDirectory: URL {
-        if let d = ProcessInfo.processInfo.environment[directoryVariable], !d.isEmpty { return URL(fileURLWithPath: d) }
-        let home = FileManager.default.homeDirectoryForCurrentUser
-            .appendingPathComponent(".cache/viewfinder/yuface-\(version)")
-        if !FileManager.default.fileExists(atPath: libraryPath(in: home)),
-            FileManager.default.fileExists(atPath: libraryPath(in: systemDirectory))
-        {
-            return systemDirectory
-        }
-        return home
+        directory(
+            environment: ProcessInfo.processInfo.environment, home: FileManager.default.homeDirectoryForCurrentUser,
+            exists: { FileManager.default.fileExists(atPath: $0) })
+    }
+
+    /// `defaultDirectory`'s choice, given the environment, the home directory and a file test.
+    public static func directory(environment: [String: String], home: URL, exists: (String) -> Bool) -> URL {
+        if let d = environment[directoryVariable], !d.isEmpty { return URL(fileURLWithPath: d) }
+        let cache = home.appendingPathComponent(".cache/viewfinder/yuface-\(version)")
+        if !exists(libraryPath(in: cache)), exists(libraryPath(in: systemDirectory)) { return systemDirectory }
+        return cache
     }
 
     /// The library file inside an install directory.
