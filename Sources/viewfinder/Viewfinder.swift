@@ -16,6 +16,7 @@ struct Viewfinder: ParsableCommand {
             Exit codes: 0 after end-of-stream, 1 runtime error (or abort), 2 bad description or usage.
             Ctrl-C sends end-of-stream (files are finalised); a second Ctrl-C aborts.
             """,
+        version: ViewfinderVersion.string,
         subcommands: [Launch.self, Run.self, Serve.self, StagesCommand.self, Inspect.self, Card.self, BenchCommand.self])
 
     /// Runs the chosen subcommand; maps errors to exit codes (2 usage, 1 runtime).
@@ -49,6 +50,11 @@ struct Viewfinder: ParsableCommand {
         if let e = error as? ExitCode { Foundation.exit(e.rawValue) }
         let code = exitCode(for: error)
         let text = fullMessage(for: error)
+        // --help and --version end as a clean exit: their text is the output asked for (stdout), not an error.
+        if code == .success {
+            if !text.isEmpty { print(text) }
+            Foundation.exit(0)
+        }
         if !text.isEmpty { AppendFile.writeStandardError("\(text)\n") }
         Foundation.exit(code == .validationFailure ? 2 : code.rawValue)
     }

@@ -40,7 +40,27 @@ import Testing
             #expect(error.reason == "no such file")
             #expect(error.description.contains("launch/setup"), "\(error)")
             #expect(error.description.contains("VIEWFINDER_YUFACE_DIR"), "\(error)")
+            #expect(error.description.contains("/usr/libexec/viewfinder/fetch-yuface --system"), "\(error)")
         }
+    }
+
+    /// The variable wins; else the home directory's cache when it holds the library; else the machine-wide one when that
+    /// does (a systemd DynamicUser has no home of its own); else the home's, which the error then names.
+    @Test func theLibraryIsLookedForInTheVariableThenTheHomeThenTheMachineWideDirectory() {
+        let home = URL(fileURLWithPath: "/home/ada")
+        let cache = "/home/ada/.cache/viewfinder/yuface-2023.5.1"
+        let system = "/usr/local/lib/viewfinder/yuface-2023.5.1"
+        func chosen(_ env: [String: String], _ present: Set<String>) -> String {
+            CNNFaceEngine.directory(environment: env, home: home, exists: { present.contains($0) }).path
+        }
+        let lib = "/yuface/libfacedetection.so"
+        #expect(chosen(["VIEWFINDER_YUFACE_DIR": "/opt/yu"], [cache + lib, system + lib]) == "/opt/yu")
+        #expect(chosen(["VIEWFINDER_YUFACE_DIR": ""], [system + lib]) == system)
+        #expect(chosen([:], [cache + lib, system + lib]) == cache)
+        #expect(chosen([:], [system + lib]) == system)
+        #expect(chosen([:], [system]) == cache)
+        #expect(chosen([:], []) == cache)
+        #expect(CNNFaceEngine.systemDirectory.path == system)
     }
 
     @Test(.enabled(if: installed, skipReason), arguments: 0..<4)

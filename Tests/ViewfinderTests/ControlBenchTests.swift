@@ -26,7 +26,9 @@ import ViewfinderBench
         #expect(r.idle.cpuMsPerFrame > 0)
         // The reduction's CPU time is taken only for reduced frames.
         #expect(r.idle.reductions == 0)
-        #expect(r.watched.reductions == r.watched.offered)
+        // A frame is counted as offered when it is handed over and as reduced when its reduction ends, read a moment
+        // apart at each edge of the measured window: one frame may straddle each edge (seen once: 10 reductions, 9 offered).
+        #expect(abs(r.watched.reductions - r.watched.offered) <= 2, "\(r.watched.reductions) reductions, \(r.watched.offered) offered")
         #expect(r.watched.reductionCPUMeanMs > 0)
         #expect(r.clockReadNs > 0)
         #expect(r.processors >= 1)

@@ -18,17 +18,25 @@ import Testing
         return out
     }
 
-    /// The unit in a scratch directory with ExecStart's binary at this build's `viewfinder` (verify checks it exists).
+    /// The unit in a scratch directory with ExecStart's binary at this build's `viewfinder` (verify checks it exists),
+    /// and the man page its `Documentation=man:viewfinder(1)` names in `man1/` there (verify runs `man` to find it).
     static func unitHere() throws -> URL {
         let d = Tools.tempDir()
         let text = try String(contentsOf: unit, encoding: .utf8).replacingOccurrences(of: "/usr/bin/viewfinder", with: Tools.viewfinder)
         try text.write(to: d.appendingPathComponent("viewfinder@.service"), atomically: true, encoding: .utf8)
+        let man = d.appendingPathComponent("man1")
+        try FileManager.default.createDirectory(at: man, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: Tools.root.appendingPathComponent("packaging/viewfinder.1"), to: man.appendingPathComponent("viewfinder.1"))
         return d
     }
 
     @Test func systemdVerifiesTheUnitAndRatesItsSandboxOK() throws {
         let d = try Self.unitHere()
-        let verify = try Tools.run("/usr/bin/systemd-analyze", ["verify", "./viewfinder@door.service"], cwd: d, timeout: 60)
+        var environment = ProcessInfo.processInfo.environment
+        environment["MANPATH"] = d.path
+        let verify = try Tools.run(
+            "/usr/bin/systemd-analyze", ["verify", "./viewfinder@door.service"], cwd: d, environment: environment, timeout: 60)
         #expect(verify.code == 0 && verify.out.isEmpty && verify.err.isEmpty, "verify: \(verify.code) \(verify.out) \(verify.err)")
         let security = try Tools.run(
             "/usr/bin/systemd-analyze", ["security", "--offline=yes", "--threshold=20", "./viewfinder@door.service"], cwd: d, timeout: 60)

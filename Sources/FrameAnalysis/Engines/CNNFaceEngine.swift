@@ -31,11 +31,26 @@ public struct CNNFaceEngine: DetectionEngine {
     /// Most faces read from one call (the library itself stops at 1024).
     public static let maxFaces = 256
 
-    /// Where the library is looked for: `$VIEWFINDER_YUFACE_DIR`, else `~/.cache/viewfinder/yuface-2023.5.1`.
+    /// The machine-wide install directory, `/usr/local/lib/viewfinder/yuface-2023.5.1`: where
+    /// `fetch-yuface --system` puts the library for every user, services under systemd among them (the
+    /// Debian package ships the script as /usr/libexec/viewfinder/fetch-yuface and not the library: optional).
+    public static let systemDirectory = URL(fileURLWithPath: "/usr/local/lib/viewfinder/yuface-\(version)")
+
+    /// Where the library is looked for: `$VIEWFINDER_YUFACE_DIR`; else `~/.cache/viewfinder/yuface-2023.5.1`
+    /// when it holds the library, else `systemDirectory` when that does; else the one in the home directory
+    /// (which the error then names).
     public static var defaultDirectory: URL {
-        if let d = ProcessInfo.processInfo.environment[directoryVariable], !d.isEmpty { return URL(fileURLWithPath: d) }
-        return FileManager.default.homeDirectoryForCurrentUser
-            .appendingPathComponent(".cache/viewfinder/yuface-\(version)")
+        directory(
+            environment: ProcessInfo.processInfo.environment, home: FileManager.default.homeDirectoryForCurrentUser,
+            exists: { FileManager.default.fileExists(atPath: $0) })
+    }
+
+    /// `defaultDirectory`'s choice, given the environment, the home directory and a file test.
+    public static func directory(environment: [String: String], home: URL, exists: (String) -> Bool) -> URL {
+        if let d = environment[directoryVariable], !d.isEmpty { return URL(fileURLWithPath: d) }
+        let cache = home.appendingPathComponent(".cache/viewfinder/yuface-\(version)")
+        if !exists(libraryPath(in: cache)), exists(libraryPath(in: systemDirectory)) { return systemDirectory }
+        return cache
     }
 
     /// The library file inside an install directory.
@@ -52,7 +67,8 @@ public struct CNNFaceEngine: DetectionEngine {
         /// "the YuNet face detector (libfacedetection) is not available: <file>: <reason>; install it with launch/setup".
         public var description: String {
             "the YuNet face detector (libfacedetection) is not available: \(library): \(reason); install it with "
-                + "launch/setup (or launch/fetch-yuface; \(CNNFaceEngine.directoryVariable) names another directory)"
+                + "launch/setup (or launch/fetch-yuface; from the Debian package, as root: "
+                + "/usr/libexec/viewfinder/fetch-yuface --system; \(CNNFaceEngine.directoryVariable) names another directory)"
         }
     }
 
