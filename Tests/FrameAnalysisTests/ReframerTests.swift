@@ -38,7 +38,8 @@ import Testing
 
     @Test func startsOnTheWidestCentredWindow() {
         let r = operator_()
-        #expect(r.window == CropWindow(cx: 960, cy: 540, width: 607.5, aspect: 9.0 / 16))
+        #expect(r.window == CropWindow(cx: 960, cy: 540, width: 607.5, aspect: 9.0 / 16, pad: 0.2))
+        #expect(!r.window.hasBars(frameWidth: 1920, frameHeight: 1080))
         #expect(r.window.height == 1080)
     }
 
@@ -252,6 +253,25 @@ import Testing
         let windows = run(&r, seconds: 4) { _ in FramingScene(subject: big) }
         #expect(windows.suffix(60).allSatisfy { $0.box.contains(point: big.center) })
         #expect(r.cuts <= 1)
+    }
+
+    @Test func aGroupWiderThanACropIsHeldWithBarsUntilItDrawsTogether() {
+        // 1280x720: three friends spanning 407 px (a 9:16 crop holds 405) for 3 s, then 120 px closer together. Every
+        // frame holds all three; while they are wide the output has bars (just the bars needed: under 10 % of its height),
+        // and once they draw together the window eases back to a crop of the frame.
+        var r = Reframer(settings: ReframeSettings(aspect: 9.0 / 16, rule: .auto), frameWidth: 1280, frameHeight: 720)
+        func group(_ spread: Double) -> [Box] {
+            [0.0, 1, 2].map { Box(x: 437 + $0 * (spread - 130) / 2, y: 250, width: 130, height: 140) }
+        }
+        func scene(_ f: [Box]) -> FramingScene { FramingScene(subject: FramingTarget.union(f), required: f, faces: f, isGroup: true) }
+        let wide = run(&r, seconds: 3) { _ in scene(group(407)) }
+        for (i, w) in wide.enumerated() {
+            #expect(group(407).allSatisfy { w.contains($0) }, "frame \(i): \(w)")
+        }
+        #expect(wide.last!.hasBars(frameWidth: 1280, frameHeight: 720) && (wide.last!.height - 720) / wide.last!.height < 0.1)
+        let close = run(&r, from: 3, seconds: 4) { _ in scene(group(287)) }
+        for (i, w) in close.enumerated() { #expect(group(287).allSatisfy { w.contains($0) }, "frame \(i): \(w)") }
+        #expect(!close.last!.hasBars(frameWidth: 1280, frameHeight: 720))
     }
 
     @Test func aWalkingFaceStaysInTheOutput() {
