@@ -231,19 +231,26 @@ import Testing
     }
 
     @Test func aRowWiderThanTheWindowKeepsTheMostFacesThatFitWithTheSubject() {
-        // Five faces 250 px apart: the widest 9:16 window (607.5 px) holds two with room; nobody is cut.
+        // Five faces 250 px apart: three span 600 px, which the widest 9:16 crop (607.5 px) holds only with less than the
+        // boxes' error round them: they are kept, with thin bars (a window 620 px wide: 10 px round each end); nobody is
+        // cut. Without bars (pad 0), the two that fit with that error.
         let row = (0..<5).map { Box(x: 400 + Double($0) * 250, y: 300, width: 100, height: 100) }
         let widest = CropWindow.widest(aspect: 9.0 / 16, frameWidth: 1920, frameHeight: 1080)
         let (w, kept) = FramingTarget.plan(
             for: FramingScene(subject: FramingTarget.union(row), required: row, isGroup: true), settings: ReframeSettings(aspect: 9.0 / 16, rule: .auto),
             frameWidth: 1920, frameHeight: 1080, current: nil)
-        #expect(kept.count == 2 && w.width <= widest.width)
+        #expect(kept.count == 3 && abs(w.width - 620) < 1e-9 && w.hasBars(frameWidth: 1920, frameHeight: 1080))
         #expect(kept.allSatisfy { w.contains($0) } && !row.contains { w.cuts($0) })
-        // compose's subject is the last face: the pair kept is the one with it.
+        // compose's subject is the last face: the run kept is the one with it.
         let last = FramingTarget.plan(
             for: FramingScene(subject: row[4], required: row, isGroup: true), settings: ReframeSettings(aspect: 9.0 / 16, rule: .auto),
             frameWidth: 1920, frameHeight: 1080, current: nil)
-        #expect(last.required == [row[3], row[4]] && !row.contains { last.window.cuts($0) })
+        #expect(last.required == Array(row[2...4]) && !row.contains { last.window.cuts($0) })
+        var noBars = ReframeSettings(aspect: 9.0 / 16, rule: .auto)
+        noBars.pad = 0
+        let pair = FramingTarget.plan(
+            for: FramingScene(subject: row[4], required: row, isGroup: true), settings: noBars, frameWidth: 1920, frameHeight: 1080, current: nil)
+        #expect(pair.required == [row[3], row[4]] && pair.window.width <= widest.width && !row.contains { pair.window.cuts($0) })
     }
 
     @Test func aFaceTooBigForAnyWindowIsCentredNotLeftOut() {

@@ -131,17 +131,24 @@ public enum FramingTarget {
     /// The faces the window keeps (see `plan`), and whether they fit at all. Every face wholly in the frame is a
     /// candidate, not only compose's group: when they fit together (bare boxes; the margins are kept where there is
     /// room) in `padded` (the widest window with bars: the whole group, with bars when no crop holds it), all of them;
-    /// else the run (in a crop of the frame: no bars for part of a row) (left to right) with the most faces, then one a window can hold without cutting
+    /// else the run (one a crop of the frame holds, the boxes' error given in its favour: a run the detector's boxes
+    /// make a few pixels too wide may be one a crop holds, and is framed whole with thin bars rather than a face dropped;
+    /// with no bars allowed, a run must fit a crop with that error against it) (left to right) with the most faces, then one a window can hold without cutting
     /// a neighbour, then the one the current window holds whole when it cuts nobody, then the one holding the subject's centre, then the most of those the current window holds, then the
     /// largest.
     static func fitting(
         _ scene: FramingScene, widest: CropWindow, padded: CropWindow, frameWidth: Double, settings s: ReframeSettings, current: CropWindow?
     ) -> (FramingScene, Bool) {
         // A detector's box is off by a few percent of the face (3-6 px on 150 px faces): that much room on each side.
-        func fits(_ b: [Box], in w: CropWindow = widest) -> Bool {
+        func fits(_ b: [Box], in w: CropWindow) -> Bool {
             guard let u = union(b) else { return true }
             let m = Self.fitMargin * (b.map(\.width).max() ?? 0)
             return u.width + 2 * m <= w.width && u.height + 2 * m <= w.height
+        }
+        func couldFit(_ b: [Box]) -> Bool {
+            guard let u = union(b) else { return true }
+            let m = Self.fitMargin * (b.map(\.width).max() ?? 0)
+            return u.width - 2 * m <= widest.width && u.height - 2 * m <= widest.height && fits(b, in: padded)
         }
         var all = scene.required
         for f in scene.faces where !all.contains(where: { $0.iou(f) > 0.5 }) { all.append(f) }
@@ -158,7 +165,7 @@ public enum FramingTarget {
         for i in row.indices {
             for j in i..<row.count {
                 let run = Array(row[i...j])
-                guard fits(run) else { break }
+                guard couldFit(run) else { break }
                 let holdsSubject = centre.map { c in union(run).map { $0.x <= c.x && c.x <= $0.x + $0.width } ?? false } == true ? 1 : 0
                 let held = current.map { c in run.filter { c.contains($0) }.count } ?? 0
                 // A run the current window holds whole, cutting nobody, is kept (no hopping along a row as compose's
