@@ -104,4 +104,16 @@ import Testing
         #expect(plan.required.allSatisfy { plan.window.contains($0) } && !plan.window.hasBars(frameWidth: 1280, frameHeight: 720))
         #expect(!row.contains { plan.window.cuts($0) })
     }
+
+    @Test func aWindowCreepingOntoAFaceIsNudgedTheLeastThatClearsIt() {
+        // The right edge 1.5 px into a face beside the kept pair: moved left 1.5 px (the face wholly out), not by the
+        // margin; a window whose every shift cuts someone or drops a kept face is not nudged.
+        let kept = [Box(x: 100, y: 300, width: 110, height: 120), Box(x: 250, y: 300, width: 100, height: 120)]
+        let neighbour = Box(x: 413.5, y: 300, width: 120, height: 120)
+        let w = window(left: 10)
+        let n = FramingTarget.nudged(w, faces: kept + [neighbour], required: kept, frameWidth: 1280, frameHeight: 720)
+        #expect(n.map { abs($0.right - 413.5) < 1e-9 && $0.cy == w.cy } == true, "\(String(describing: n))")
+        let tight = [Box(x: 0, y: 300, width: 100, height: 120), Box(x: 300, y: 300, width: 100, height: 120)]
+        #expect(FramingTarget.nudged(window(left: 2), faces: tight + [Box(x: 401, y: 300, width: 100, height: 120)], required: tight, frameWidth: 1280, frameHeight: 720) == nil)
+    }
 }

@@ -54,6 +54,13 @@ import Testing
         // Chroma rows 0-2 and 14-15 are the bars' grey; rows 3-13 the frame's (U 100, V 200).
         #expect(u.bytes[0] == 128 && v.bytes[0] == 128 && u.bytes[15 * u.rowBytes] == 128)
         #expect(u.bytes[8 * u.rowBytes] == 100 && v.bytes[8 * v.rowBytes] == 200)
+        // Rows: on a vertical ramp (luma 4y), the frame's rows 0...31 run down the 22 rows between the bars.
+        let info = f.info
+        var b = [UInt8](repeating: 128, count: info.size)
+        for y in 0..<32 { for x in 0..<64 { b[info.offset(plane: 0) + y * info.stride(plane: 0) + x] = UInt8(4 * y) } }
+        let vertical = try s.render(try TestFrames.frame(info: info, bytes: b), x: 20, y: -8, width: 24, height: 48).planeBytes(plane: 0)
+        let column = (6..<28).map { Int(vertical.bytes[$0 * vertical.rowBytes + 8]) }
+        #expect(column.first! <= 4 && column.last! >= 120 && zip(column.dropFirst(), column).allSatisfy { $0 >= $1 }, "\(column)")
         // A rectangle inside the frame still fills the output (no bars), and is another converter.
         let inside = s.layout(x: 20, y: 0, width: 16, height: 32)
         #expect(inside.destination == (0, 0, 16, 32))

@@ -275,6 +275,26 @@ public enum FramingTarget {
         return c
     }
 
+    /// The least shift of `w` (one axis) that cuts no face, keeps the required ones in and stays where `clamped` keeps it:
+    /// an edge put on a face's edge, the face wholly in or out (no margin); nil when none does.
+    public static func nudged(_ w: CropWindow, faces: [Box], required: [Box], frameWidth fw: Double, frameHeight fh: Double) -> CropWindow? {
+        var shifts: [(Double, Double)] = []
+        for f in faces where w.cuts(f) {
+            shifts += [(f.x - w.right, 0), (f.x + f.width - w.right, 0), (f.x + f.width - w.left, 0), (f.x - w.left, 0)]
+            shifts += [(0, f.y - w.bottom), (0, f.y + f.height - w.bottom), (0, f.y + f.height - w.top), (0, f.y - w.top)]
+        }
+        var best: CropWindow?
+        for (dx, dy) in shifts.sorted(by: { abs($0.0) + abs($0.1) < abs($1.0) + abs($1.1) }) {
+            var o = w
+            o.cx += dx; o.cy += dy
+            guard o.clamped(frameWidth: fw, frameHeight: fh) == o, !faces.contains(where: { o.cuts($0) }), required.allSatisfy({ o.contains($0) })
+            else { continue }
+            best = o
+            break
+        }
+        return best
+    }
+
     /// Where the window (same size) keeps the most required faces and cuts the fewest others: every position with an
     /// edge on a face's edge is tried (and the window as it is); then the smallest move.
     static func bestUncut(_ w: CropWindow, faces: [Box], required: [Box], frameWidth fw: Double, frameHeight fh: Double) -> CropWindow {

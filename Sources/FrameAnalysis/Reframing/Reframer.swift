@@ -255,6 +255,14 @@ public struct Reframer: Sendable {
             goal = goal.clamped(frameWidth: frameWidth, frameHeight: frameHeight)
             if step <= 0.01 * window.width, now.faces.contains(where: { window.cuts($0) }) { window = safe }
         }
+        // Still cut (the margin-clear correction is too big to snap): the least shift that leaves the face wholly in or
+        // out, when that is as small (the carried window of a zoom out creeping onto a neighbour a pixel a frame).
+        if clear.contains(where: { window.cuts($0) }),
+            let n = FramingTarget.nudged(window, faces: clear, required: kept, frameWidth: frameWidth, frameHeight: frameHeight),
+            abs(n.cx - window.cx) + abs(n.cy - window.cy) <= 0.01 * window.width
+        {
+            window = n
+        }
         return window
     }
 
