@@ -214,6 +214,9 @@ import Testing
             guard case .success(let hits) = r else { Issue.record("\(w)x\(h): \(r)"); continue }
             #expect(hits.isEmpty, "\(w)x\(h)")
             #expect(PeopleEngine().detect(in: RGBImage(width: w, height: h, pixels: pixels)).isEmpty)
+            // The sliced search (engine=auto's staggered fallbacks) too.
+            let sliced = PeopleEngine(slices: 3), image = RGBImage(width: w, height: h, pixels: pixels)
+            #expect((0..<max(1, sliced.sliceCount(width: w, height: h))).allSatisfy { sliced.slice($0, in: image).windows.isEmpty })
         }
     }
 
