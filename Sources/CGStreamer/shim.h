@@ -85,6 +85,23 @@ static inline GstStructure *vf_video_converter_reframe_config(gint x, gint y, gi
         NULL);
 }
 
+// The same into the destination rectangle (dx, dy, dw, dh) of the output, the rest filled black (opaque): reframe's
+// window reaching past the frame (letterbox or pillarbox bars). The converter turns the ARGB border into the format's
+// own black (Y 16 on limited-range YUV).
+static inline GstStructure *vf_video_converter_reframe_into_config(
+    gint x, gint y, gint w, gint h, gint dx, gint dy, gint dw, gint dh) {
+    GstStructure *s = vf_video_converter_reframe_config(x, y, w, h);
+    gst_structure_set(s,
+        GST_VIDEO_CONVERTER_OPT_DEST_X, G_TYPE_INT, dx,
+        GST_VIDEO_CONVERTER_OPT_DEST_Y, G_TYPE_INT, dy,
+        GST_VIDEO_CONVERTER_OPT_DEST_WIDTH, G_TYPE_INT, dw,
+        GST_VIDEO_CONVERTER_OPT_DEST_HEIGHT, G_TYPE_INT, dh,
+        GST_VIDEO_CONVERTER_OPT_FILL_BORDER, G_TYPE_BOOLEAN, TRUE,
+        GST_VIDEO_CONVERTER_OPT_BORDER_ARGB, G_TYPE_UINT, 0xff000000u,
+        NULL);
+    return s;
+}
+
 // appsrc's queue level (a property before 1.24's getter).
 static inline guint64 vf_appsrc_current_level_buffers(GstAppSrc *src) {
     guint64 n = 0;

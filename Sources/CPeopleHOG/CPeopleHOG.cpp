@@ -88,6 +88,10 @@ extern "C" int vf_hog_detect_people(const unsigned char *pixels, int width, int 
                       static_cast<size_t>(stride));
         cv::Mat searched = image;
         if (params->upscale != 1.0) cv::resize(image, searched, cv::Size(), params->upscale, params->upscale, cv::INTER_LINEAR);
+        // No window fits (a strip of a frame, 1920x80 analysed at 320x13): nobody. OpenCV 4.6's detectMultiScale
+        // crashes on an image smaller than its window instead of finding nothing.
+        const cv::Size win = detector().winSize;
+        if (searched.cols < win.width || searched.rows < win.height) return 0;
         std::vector<cv::Rect> found;
         std::vector<double> weights;
         detector().detectMultiScale(searched, found, weights, params->hit_threshold,
@@ -144,6 +148,9 @@ extern "C" int vf_hog_detect_levels(const unsigned char *pixels, int width, int 
                       static_cast<size_t>(stride));
         cv::Mat searched = image;
         if (params->upscale != 1.0) cv::resize(image, searched, cv::Size(), params->upscale, params->upscale, cv::INTER_LINEAR);
+        // No window fits: nobody (as in vf_hog_detect_people).
+        const cv::Size win = detector().winSize;
+        if (searched.cols < win.width || searched.rows < win.height) return 0;
         const std::vector<double> scales = levelScales(searched.size(), params->scale);
         const cv::HOGDescriptor &hog = detector();
         int n = 0;

@@ -12,7 +12,7 @@ public final class CropScaler: @unchecked Sendable {
     /// Caps of `output`.
     public let outputCaps: Caps
     private var converter: OpaquePointer?
-    private var rect: (x: Int, y: Int, width: Int, height: Int)?
+    private var rect: Layout?
     /// Converters built so far (a new one per moved rectangle).
     public private(set) var builds = 0
 
@@ -41,17 +41,66 @@ public final class CropScaler: @unchecked Sendable {
         return (cx, cy, w, h)
     }
 
-    /// `frame`'s rectangle (x, y, width, height, in its pixels) scaled into a new buffer of `output`'s layout,
-    /// with the frame's timestamps and flags (not its metas: a video meta would describe the wrong size; the
-    /// caller copies the ones it means to keep with `Buffer.copyCustomMeta`).
+    /// Where a rectangle is read and where it lands: `source` (input pixels, as `aligned`), and `destination`, the part
+    /// of the output it fills (output pixels; the whole output unless the rectangle is larger than the frame).
+    public struct Layout: Sendable, Equatable {
+        /// The rectangle of the input read.
+        public var source: (x: Int, y: Int, width: Int, height: Int)
+        /// The rectangle of the output it is scaled into; the rest is black bars.
+        public var destination: (x: Int, y: Int, width: Int, height: Int)
+
+        public static func == (a: Layout, b: Layout) -> Bool { a.source == b.source && a.destination == b.destination }
+    }
+
+    /// The layout for (x, y, w, h): on an axis where the rectangle fits the frame, it is moved inside (`aligned`) and
+    /// fills the output; on an axis where it is larger (reframe's window past the frame), the frame's part of it is read
+    /// and lands where it lies in the rectangle, the rest of the output left for bars. Sizes and offsets stay even on
+    /// subsampled formats.
+    public func layout(x: Int, y: Int, width: Int, height: Int) -> Layout {
+        let (hs, vs) = input.chromaSubsampling
+        func axis(_ p: Int, _ len: Int, frame: Int, out: Int, sub: Int) -> (s: Int, sl: Int, d: Int, dl: Int)? {
+            guard len > frame, len > 0 else { return nil }
+            let a = (1 << sub) - 1, step = Double(1 << sub)
+            let s0 = max(0, p), s1 = min(frame, p + len)
+            guard s1 - s0 >= 2 else { return nil }
+            let s = s0 & ~a, sl = max(2, (s1 - s) & ~a)
+            // Where the frame's part lands: the same fraction of the output as of the rectangle, each to the nearest
+            // multiple of the subsampling.
+            func even(_ v: Double) -> Int { Int((v / step).rounded()) << sub }
+            let scale = Double(out) / Double(len)
+            let dl = min(out & ~a, max(2, even(Double(sl) * scale)))
+            return (s, sl, min(max(0, even(Double(s - p) * scale)), out - dl), dl)
+        }
+        let inside = aligned(x: x, y: y, width: width, height: height)
+        var l = Layout(source: inside, destination: (0, 0, output.width, output.height))
+        if let h = axis(x, width, frame: input.width, out: output.width, sub: hs) {
+            l.source.x = h.s; l.source.width = h.sl; l.destination.x = h.d; l.destination.width = h.dl
+        }
+        if let v = axis(y, height, frame: input.height, out: output.height, sub: vs) {
+            l.source.y = v.s; l.source.height = v.sl; l.destination.y = v.d; l.destination.height = v.dl
+        }
+        return l
+    }
+
+    /// `frame`'s rectangle (x, y, width, height, in its pixels) scaled into a new buffer of `output`'s layout (with
+    /// black bars where the rectangle reaches past the frame: `layout`), with the frame's timestamps and flags (not its
+    /// metas: a video meta would describe the wrong size; the caller copies the ones it means to keep with
+    /// `Buffer.copyCustomMeta`).
     public func render(_ frame: VideoFrame, x: Int, y: Int, width: Int, height: Int) throws(GStreamerError) -> VideoFrame {
-        let r = aligned(x: x, y: y, width: width, height: height)
+        let l = layout(x: x, y: y, width: width, height: height)
+        let r = l.source, d = l.destination
         var inInfo = frame.info.raw
         var outInfo = output.raw
-        if rect.map({ $0 != r }) ?? true || converter == nil {
+        if rect.map({ $0 != l }) ?? true || converter == nil {
             if let converter { gst_video_converter_free(converter) }
-            converter = gst_video_converter_new(&inInfo, &outInfo, vf_video_converter_reframe_config(gint(r.x), gint(r.y), gint(r.width), gint(r.height)))
-            rect = r
+            let full = d == (0, 0, output.width, output.height)
+            let config =
+                full
+                ? vf_video_converter_reframe_config(gint(r.x), gint(r.y), gint(r.width), gint(r.height))
+                : vf_video_converter_reframe_into_config(
+                    gint(r.x), gint(r.y), gint(r.width), gint(r.height), gint(d.x), gint(d.y), gint(d.width), gint(d.height))
+            converter = gst_video_converter_new(&inInfo, &outInfo, config)
+            rect = l
             builds += 1
         }
         guard let converter else {

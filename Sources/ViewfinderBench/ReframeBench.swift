@@ -272,16 +272,19 @@ extension Bench {
         }
     }
 
-    /// Mean absolute difference of plane 0 between `output` and the rectangle of `input` the scaler read for `w`.
+    /// Mean absolute difference of plane 0 between `output` (where the frame landed: bars are not compared) and the
+    /// rectangle of `input` the scaler read for `w`.
     static func check(_ output: VideoFrame, of input: VideoFrame, window w: CropWindow, scaler: CropScaler) -> Double {
-        let r = scaler.aligned(x: Int(w.left.rounded()), y: Int(w.top.rounded()), width: Int(w.width.rounded()), height: Int(w.height.rounded()))
+        let l = scaler.layout(x: Int(w.left.rounded()), y: Int(w.top.rounded()), width: Int(w.width.rounded()), height: Int(w.height.rounded()))
+        let r = l.source, d = l.destination
         let a = input.buffer.bytes(), b = output.buffer.bytes()
         let sa = input.info.stride(plane: 0), sb = output.info.stride(plane: 0)
         var sum = 0, n = 0
         for j in 0..<9 {
             for i in 0..<16 {
                 let ox = (2 * i + 1) * output.info.width / 32, oy = (2 * j + 1) * output.info.height / 18
-                let ix = r.x + ox * r.width / output.info.width, iy = r.y + oy * r.height / output.info.height
+                guard ox >= d.x, ox < d.x + d.width, oy >= d.y, oy < d.y + d.height else { continue }
+                let ix = r.x + (ox - d.x) * r.width / d.width, iy = r.y + (oy - d.y) * r.height / d.height
                 guard iy * sa + ix < a.count, oy * sb + ox < b.count else { continue }
                 sum += abs(Int(a[iy * sa + ix]) - Int(b[oy * sb + ox])); n += 1
             }

@@ -60,4 +60,60 @@ import Testing
         #expect(Set(plan.required.map(\.x)) == [374, 526])
         #expect(!faces.contains { plan.window.cuts($0) })
     }
+
+    @Test func aFaceNoCropHoldsIsHeldWithBars() {
+        // A close-up 413 px wide in 1280x720 (a 9:16 crop is at most 405 wide): the window reaches past the frame, 10 %
+        // of the face round it where pad allows, centred on the frame vertically; with pad 0 it is the widest crop,
+        // centred on the face, which cuts it (no crop can hold it).
+        let face = Box(x: 500, y: 150, width: 413, height: 430)
+        var s = ReframeSettings(aspect: 9.0 / 16, rule: .auto)
+        let plan = FramingTarget.plan(for: FramingScene(subject: face), settings: s, frameWidth: 1280, frameHeight: 720, current: nil)
+        #expect(plan.window.contains(face, slack: 0) && plan.window.hasBars(frameWidth: 1280, frameHeight: 720))
+        #expect(plan.window.width > 413 && plan.window.width <= 506.25 && plan.window.cy == 360)
+        #expect(abs(plan.window.cx - face.center.x) < 1)
+        s.pad = 0
+        let cropped = FramingTarget.plan(for: FramingScene(subject: face), settings: s, frameWidth: 1280, frameHeight: 720, current: nil)
+        #expect(cropped.window.width == 405 && !cropped.window.hasBars(frameWidth: 1280, frameHeight: 720))
+        #expect(!cropped.window.contains(face) && abs(cropped.window.cx - face.center.x) < 1)
+    }
+
+    @Test func aGroupJustWiderThanACropIsKeptWholeWithBarsAndNoWiderThanItNeeds() {
+        // Three faces spanning 407 px (a crop holds 405): all three kept, in a window just wide enough for them with the
+        // minimum margin (10 % of the widest face each side), not the widest bars allow; with pad 0, the two that fit.
+        let faces = [
+            Box(x: 400, y: 200, width: 130, height: 140), Box(x: 540, y: 230, width: 125, height: 130), Box(x: 677, y: 210, width: 130, height: 140),
+        ]
+        let scene = FramingScene(subject: FramingTarget.union(faces), required: faces, faces: faces, isGroup: true)
+        var s = ReframeSettings(aspect: 9.0 / 16, rule: .auto)
+        let plan = FramingTarget.plan(for: scene, settings: s, frameWidth: 1280, frameHeight: 720, current: nil)
+        #expect(plan.required.count == 3 && faces.allSatisfy { plan.window.contains($0, slack: 0) })
+        #expect(abs(plan.window.width - (407 + 2 * 13)) < 1e-9 && plan.window.hasBars(frameWidth: 1280, frameHeight: 720))
+        s.pad = 0
+        let cropped = FramingTarget.plan(for: scene, settings: s, frameWidth: 1280, frameHeight: 720, current: nil)
+        #expect(cropped.required.count == 2 && cropped.window.width == 405 && !faces.contains { cropped.window.cuts($0) }, "\(cropped)")
+    }
+
+    @Test func partOfARowIsFramedInACropNotWithBars() {
+        // Four faces over 870 px: no window holds them all even with bars (506 px), nor three (620 px); the run kept is a
+        // pair a crop holds (370 px), with the subject: no bars.
+        let row = (0..<4).map { Box(x: 150 + Double($0) * 250, y: 300, width: 120, height: 120) }
+        let scene = FramingScene(subject: row[1], required: row, faces: row, isGroup: true)
+        let plan = FramingTarget.plan(
+            for: scene, settings: ReframeSettings(aspect: 9.0 / 16, rule: .auto), frameWidth: 1280, frameHeight: 720, current: nil)
+        #expect(plan.required == [row[0], row[1]] || plan.required == [row[1], row[2]])
+        #expect(plan.required.allSatisfy { plan.window.contains($0) } && !plan.window.hasBars(frameWidth: 1280, frameHeight: 720))
+        #expect(!row.contains { plan.window.cuts($0) })
+    }
+
+    @Test func aWindowCreepingOntoAFaceIsNudgedTheLeastThatClearsIt() {
+        // The right edge 1.5 px into a face beside the kept pair: moved left 1.5 px (the face wholly out), not by the
+        // margin; a window whose every shift cuts someone or drops a kept face is not nudged.
+        let kept = [Box(x: 100, y: 300, width: 110, height: 120), Box(x: 250, y: 300, width: 100, height: 120)]
+        let neighbour = Box(x: 413.5, y: 300, width: 120, height: 120)
+        let w = window(left: 10)
+        let n = FramingTarget.nudged(w, faces: kept + [neighbour], required: kept, frameWidth: 1280, frameHeight: 720)
+        #expect(n.map { abs($0.right - 413.5) < 1e-9 && $0.cy == w.cy } == true, "\(String(describing: n))")
+        let tight = [Box(x: 0, y: 300, width: 100, height: 120), Box(x: 300, y: 300, width: 100, height: 120)]
+        #expect(FramingTarget.nudged(window(left: 2), faces: tight + [Box(x: 401, y: 300, width: 100, height: 120)], required: tight, frameWidth: 1280, frameHeight: 720) == nil)
+    }
 }

@@ -203,6 +203,23 @@ import Testing
         #expect(f.description.contains("bad argument"))
     }
 
+    /// An image no 64x128 window fits, even upscaled (a 1920x80 strip analysed at 320x13, a 40 px wide column), is nobody:
+    /// OpenCV 4.6's detectMultiScale crashed the process on it.
+    @Test func anImageNoWindowFitsIsNobodyNotACrash() {
+        for (w, h) in [(320, 13), (40, 720), (63, 200), (2, 2)] {
+            let pixels = (0..<(w * h * 3)).map { UInt8(truncatingIfNeeded: $0 * 37) }
+            let r = PeopleHOG.detect(
+                pixels: pixels, width: w, height: h, channels: 3, hitThreshold: 0, winStride: 8, padding: 16, scale: 1.05, groupThreshold: 2,
+                upscale: PeopleEngine().upscale(forHeight: h))
+            guard case .success(let hits) = r else { Issue.record("\(w)x\(h): \(r)"); continue }
+            #expect(hits.isEmpty, "\(w)x\(h)")
+            #expect(PeopleEngine().detect(in: RGBImage(width: w, height: h, pixels: pixels)).isEmpty)
+            // The sliced search (engine=auto's staggered fallbacks) too.
+            let sliced = PeopleEngine(slices: 3), image = RGBImage(width: w, height: h, pixels: pixels)
+            #expect((0..<max(1, sliced.sliceCount(width: w, height: h))).allSatisfy { sliced.slice($0, in: image).windows.isEmpty })
+        }
+    }
+
     /// HOG against the cascades on the same frames (recall, false boxes, ms per frame), printed; the figures
     /// behind `engine=auto`'s chain (hog-docs.md): HOG finds at least what the full-body cascade finds, with
     /// fewer false boxes, so the full-body cascade is out of auto.

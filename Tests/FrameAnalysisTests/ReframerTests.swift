@@ -38,7 +38,8 @@ import Testing
 
     @Test func startsOnTheWidestCentredWindow() {
         let r = operator_()
-        #expect(r.window == CropWindow(cx: 960, cy: 540, width: 607.5, aspect: 9.0 / 16))
+        #expect(r.window == CropWindow(cx: 960, cy: 540, width: 607.5, aspect: 9.0 / 16, pad: 0.2))
+        #expect(!r.window.hasBars(frameWidth: 1920, frameHeight: 1080))
         #expect(r.window.height == 1080)
     }
 
@@ -230,19 +231,26 @@ import Testing
     }
 
     @Test func aRowWiderThanTheWindowKeepsTheMostFacesThatFitWithTheSubject() {
-        // Five faces 250 px apart: the widest 9:16 window (607.5 px) holds two with room; nobody is cut.
+        // Five faces 250 px apart: three span 600 px, which the widest 9:16 crop (607.5 px) holds only with less than the
+        // boxes' error round them: they are kept, with thin bars (a window 620 px wide: 10 px round each end); nobody is
+        // cut. Without bars (pad 0), the two that fit with that error.
         let row = (0..<5).map { Box(x: 400 + Double($0) * 250, y: 300, width: 100, height: 100) }
         let widest = CropWindow.widest(aspect: 9.0 / 16, frameWidth: 1920, frameHeight: 1080)
         let (w, kept) = FramingTarget.plan(
             for: FramingScene(subject: FramingTarget.union(row), required: row, isGroup: true), settings: ReframeSettings(aspect: 9.0 / 16, rule: .auto),
             frameWidth: 1920, frameHeight: 1080, current: nil)
-        #expect(kept.count == 2 && w.width <= widest.width)
+        #expect(kept.count == 3 && abs(w.width - 620) < 1e-9 && w.hasBars(frameWidth: 1920, frameHeight: 1080))
         #expect(kept.allSatisfy { w.contains($0) } && !row.contains { w.cuts($0) })
-        // compose's subject is the last face: the pair kept is the one with it.
+        // compose's subject is the last face: the run kept is the one with it.
         let last = FramingTarget.plan(
             for: FramingScene(subject: row[4], required: row, isGroup: true), settings: ReframeSettings(aspect: 9.0 / 16, rule: .auto),
             frameWidth: 1920, frameHeight: 1080, current: nil)
-        #expect(last.required == [row[3], row[4]] && !row.contains { last.window.cuts($0) })
+        #expect(last.required == Array(row[2...4]) && !row.contains { last.window.cuts($0) })
+        var noBars = ReframeSettings(aspect: 9.0 / 16, rule: .auto)
+        noBars.pad = 0
+        let pair = FramingTarget.plan(
+            for: FramingScene(subject: row[4], required: row, isGroup: true), settings: noBars, frameWidth: 1920, frameHeight: 1080, current: nil)
+        #expect(pair.required == [row[3], row[4]] && pair.window.width <= widest.width && !row.contains { pair.window.cuts($0) })
     }
 
     @Test func aFaceTooBigForAnyWindowIsCentredNotLeftOut() {
@@ -252,6 +260,25 @@ import Testing
         let windows = run(&r, seconds: 4) { _ in FramingScene(subject: big) }
         #expect(windows.suffix(60).allSatisfy { $0.box.contains(point: big.center) })
         #expect(r.cuts <= 1)
+    }
+
+    @Test func aGroupWiderThanACropIsHeldWithBarsUntilItDrawsTogether() {
+        // 1280x720: three friends spanning 407 px (a 9:16 crop holds 405) for 3 s, then 120 px closer together. Every
+        // frame holds all three; while they are wide the output has bars (just the bars needed: under 10 % of its height),
+        // and once they draw together the window eases back to a crop of the frame.
+        var r = Reframer(settings: ReframeSettings(aspect: 9.0 / 16, rule: .auto), frameWidth: 1280, frameHeight: 720)
+        func group(_ spread: Double) -> [Box] {
+            [0.0, 1, 2].map { Box(x: 437 + $0 * (spread - 130) / 2, y: 250, width: 130, height: 140) }
+        }
+        func scene(_ f: [Box]) -> FramingScene { FramingScene(subject: FramingTarget.union(f), required: f, faces: f, isGroup: true) }
+        let wide = run(&r, seconds: 3) { _ in scene(group(407)) }
+        for (i, w) in wide.enumerated() {
+            #expect(group(407).allSatisfy { w.contains($0) }, "frame \(i): \(w)")
+        }
+        #expect(wide.last!.hasBars(frameWidth: 1280, frameHeight: 720) && (wide.last!.height - 720) / wide.last!.height < 0.1)
+        let close = run(&r, from: 3, seconds: 4) { _ in scene(group(287)) }
+        for (i, w) in close.enumerated() { #expect(group(287).allSatisfy { w.contains($0) }, "frame \(i): \(w)") }
+        #expect(!close.last!.hasBars(frameWidth: 1280, frameHeight: 720))
     }
 
     @Test func aWalkingFaceStaysInTheOutput() {

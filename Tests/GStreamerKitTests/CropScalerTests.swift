@@ -36,6 +36,38 @@ import Testing
         #expect(Array(y.bytes[0..<16]) == (48..<64).map { UInt8($0) })
     }
 
+    @Test func aRectangleTallerThanTheFrameGetsBlackBars() throws {
+        // 24x48 over a 64x32 ramp (luma = x), into 16x32: the frame's 32 rows land in 21.3 output rows (22, even),
+        // 5.3 rows down (6): black (Y 16, U = V 128) above and below, the ramp's columns 20...43 between.
+        let f = try FrameCopyTests.ramp(width: 64, height: 32)
+        let s = try CropScaler(input: f.info, width: 16, height: 32)
+        let l = s.layout(x: 20, y: -8, width: 24, height: 48)
+        #expect(l.source == (20, 0, 24, 32) && l.destination == (0, 6, 16, 22))
+        let out = try s.render(f, x: 20, y: -8, width: 24, height: 48)
+        let y = try out.planeBytes(plane: 0), u = try out.planeBytes(plane: 1), v = try out.planeBytes(plane: 2)
+        func row(_ r: Int) -> [UInt8] { Array(y.bytes[(r * y.rowBytes)..<(r * y.rowBytes + 16)]) }
+        for r in Array(0..<6) + Array(28..<32) { #expect(row(r).allSatisfy { $0 == 16 }, "row \(r): \(row(r))") }
+        for r in 6..<28 {
+            let line = row(r)
+            #expect(abs(Int(line[0]) - 20) <= 1 && abs(Int(line[15]) - 43) <= 1 && zip(line.dropFirst(), line).allSatisfy { $0 >= $1 }, "row \(r): \(line)")
+        }
+        // Chroma rows 0-2 and 14-15 are the bars' grey; rows 3-13 the frame's (U 100, V 200).
+        #expect(u.bytes[0] == 128 && v.bytes[0] == 128 && u.bytes[15 * u.rowBytes] == 128)
+        #expect(u.bytes[8 * u.rowBytes] == 100 && v.bytes[8 * v.rowBytes] == 200)
+        // Rows: on a vertical ramp (luma 4y), the frame's rows 0...31 run down the 22 rows between the bars.
+        let info = f.info
+        var b = [UInt8](repeating: 128, count: info.size)
+        for y in 0..<32 { for x in 0..<64 { b[info.offset(plane: 0) + y * info.stride(plane: 0) + x] = UInt8(4 * y) } }
+        let vertical = try s.render(try TestFrames.frame(info: info, bytes: b), x: 20, y: -8, width: 24, height: 48).planeBytes(plane: 0)
+        let column = (6..<28).map { Int(vertical.bytes[$0 * vertical.rowBytes + 8]) }
+        #expect(column.first! <= 4 && column.last! >= 120 && zip(column.dropFirst(), column).allSatisfy { $0 >= $1 }, "\(column)")
+        // A rectangle inside the frame still fills the output (no bars), and is another converter.
+        let inside = s.layout(x: 20, y: 0, width: 16, height: 32)
+        #expect(inside.destination == (0, 0, 16, 32))
+        _ = try s.render(f, x: 20, y: 0, width: 16, height: 32)
+        #expect(s.builds == 2)
+    }
+
     @Test func planeSamplesReadTheGrid() throws {
         let f = try FrameCopyTests.ramp(width: 64, height: 32)
         // 4 columns: cell centres at x = 8, 24, 40, 56 (luma = x).

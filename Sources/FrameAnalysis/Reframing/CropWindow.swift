@@ -1,5 +1,10 @@
 /// An output window over the input frame (input pixels): its centre and width; the height follows the output's
 /// aspect ratio (`width / aspect`).
+///
+/// A window may reach past the frame when `pad` allows it: a group or a face too wide for any crop of the frame's
+/// shape is shown whole with bars (letterbox or pillarbox, as AutoFlip pads), at most `pad` of the output's height and
+/// of its width. On an axis where it is larger than the frame it is centred on the frame (even bars); on an axis where
+/// it fits, it stays inside. The default window (`widest`) never has bars.
 public struct CropWindow: Sendable, Equatable, CustomStringConvertible {
     /// Centre, input pixels.
     public var cx: Double
@@ -9,10 +14,12 @@ public struct CropWindow: Sendable, Equatable, CustomStringConvertible {
     public var width: Double
     /// Output width / height.
     public var aspect: Double
+    /// The most of the output (a fraction of its width, and of its height) that may lie past the frame: 0...0.5.
+    public var pad: Double
 
     /// Creates a window.
-    public init(cx: Double, cy: Double, width: Double, aspect: Double) {
-        self.cx = cx; self.cy = cy; self.width = width; self.aspect = aspect
+    public init(cx: Double, cy: Double, width: Double, aspect: Double, pad: Double = 0) {
+        self.cx = cx; self.cy = cy; self.width = width; self.aspect = aspect; self.pad = min(max(pad, 0), 0.5)
     }
 
     /// Height, input pixels.
@@ -28,19 +35,38 @@ public struct CropWindow: Sendable, Equatable, CustomStringConvertible {
     /// The window as a box.
     public var box: Box { Box(x: left, y: top, width: width, height: height) }
 
-    /// The largest window of `aspect` inside a `frameWidth` x `frameHeight` frame, centred.
-    public static func widest(aspect: Double, frameWidth: Double, frameHeight: Double) -> CropWindow {
+    /// The largest window of `aspect` inside a `frameWidth` x `frameHeight` frame, centred (no bars).
+    public static func widest(aspect: Double, frameWidth: Double, frameHeight: Double, pad: Double = 0) -> CropWindow {
         let w = min(frameWidth, frameHeight * aspect)
-        return CropWindow(cx: frameWidth / 2, cy: frameHeight / 2, width: w, aspect: aspect)
+        return CropWindow(cx: frameWidth / 2, cy: frameHeight / 2, width: w, aspect: aspect, pad: pad)
     }
 
-    /// The window moved (not resized) to lie inside the frame; a window wider or taller than the frame is first
-    /// shrunk to the widest that fits.
+    /// The widest this window may be over a `frameWidth` x `frameHeight` frame: the widest inside it, or with `pad` bars
+    /// of the output on the axis the frame is too small on (on both, when the frame is too small on both).
+    public func maxWidth(frameWidth: Double, frameHeight: Double) -> Double {
+        min(frameWidth, frameHeight * aspect) / (1 - pad)
+    }
+
+    /// The widest window this one may become (`maxWidth`), centred on the frame.
+    public func padded(frameWidth: Double, frameHeight: Double) -> CropWindow {
+        var c = self
+        c.width = maxWidth(frameWidth: frameWidth, frameHeight: frameHeight)
+        c.cx = frameWidth / 2; c.cy = frameHeight / 2
+        return c
+    }
+
+    /// Whether part of the window lies past the frame (the output has bars).
+    public func hasBars(frameWidth: Double, frameHeight: Double) -> Bool {
+        left < -0.5 || top < -0.5 || right > frameWidth + 0.5 || bottom > frameHeight + 0.5
+    }
+
+    /// The window moved (not resized) to lie inside the frame on each axis it fits on, centred on the frame on an axis
+    /// it is larger than; a window wider than `maxWidth` is first shrunk to it.
     public func clamped(frameWidth: Double, frameHeight: Double) -> CropWindow {
         var c = self
-        c.width = min(c.width, frameWidth, frameHeight * aspect)
-        c.cx = min(max(c.cx, c.width / 2), frameWidth - c.width / 2)
-        c.cy = min(max(c.cy, c.height / 2), frameHeight - c.height / 2)
+        c.width = min(c.width, maxWidth(frameWidth: frameWidth, frameHeight: frameHeight))
+        c.cx = c.width > frameWidth ? frameWidth / 2 : min(max(c.cx, c.width / 2), frameWidth - c.width / 2)
+        c.cy = c.height > frameHeight ? frameHeight / 2 : min(max(c.cy, c.height / 2), frameHeight - c.height / 2)
         return c
     }
 

@@ -32,21 +32,27 @@ public enum FramingTarget {
     /// together in the widest window with their margins, the run of them (left to right) that does: the most faces,
     /// then the most of those the current window holds (no hopping between two halves of a row), then the largest.
     /// A single face too big for any window (an extreme close-up) is centred and may be cut: there is no other way.
+    /// What a crop of the frame cannot hold (a face or a group wider than the frame's height allows a 9:16 window) is
+    /// held by a window reaching past the frame, up to `pad` of the output as bars, just wide enough for those faces with
+    /// the minimum margin.
     public static func plan(
         for full: FramingScene, settings s: ReframeSettings, frameWidth fw: Double, frameHeight fh: Double, current: CropWindow?
     ) -> (window: CropWindow, required: [Box]) {
-        let widest = CropWindow.widest(aspect: s.aspect, frameWidth: fw, frameHeight: fh)
+        let widest = CropWindow.widest(aspect: s.aspect, frameWidth: fw, frameHeight: fh, pad: s.pad)
+        let padded = widest.padded(frameWidth: fw, frameHeight: fh)
         guard full.subject != nil else { return (widest, []) }
         // A face no window of the shape can clear (an extreme close-up) is no face to keep out or in: only the subject.
         var full = full
-        full.faces = full.faces.filter { clearable($0, in: widest) }
-        let (scene, fits) = fitting(full, widest: widest, frameWidth: fw, settings: s, current: current)
+        full.faces = full.faces.filter { clearable($0, in: padded) }
+        let (scene, fits) = fitting(full, widest: widest, padded: padded, frameWidth: fw, settings: s, current: current)
         guard let subject = scene.subject else { return (widest, []) }
         let minWidth = widest.width / max(1, s.maxZoom)
         // Zoom: one face at `subjectSize` of the height; at least the required faces with margins.
         var width = scene.faceHeight / max(0.01, s.subjectSize) * s.aspect
         if let need = needed(scene.required, settings: s) { width = max(width, need.width, need.height * s.aspect) }
         width = min(max(width, minWidth), widest.width)
+        // Past the frame only for what no crop of it holds: the faces to keep, with the minimum margin.
+        if let bare = bareWidth(scene.required, aspect: s.aspect, margin: minimumMargin), bare > widest.width { width = min(bare, padded.width) }
         // The side for thirds: keep the current one, else the side of the frame the subject is on.
         let cur = current.map { $0.normalized(x: subject.center.x, y: subject.center.y).x }
         let leftSide: Bool = cur.map { $0 < 0.5 } ?? (subject.center.x < fw / 2)
@@ -54,7 +60,7 @@ public enum FramingTarget {
         let (p, onEyes) = placement(scene, rule: s.rule, side: side)
         let ref = Point2D(x: subject.center.x, y: onEyes ? (scene.eyeLine ?? subject.center.y) : subject.center.y)
         let height = width / s.aspect
-        var w = CropWindow(cx: ref.x - (p.x - 0.5) * width, cy: ref.y - (p.y - 0.5) * height, width: width, aspect: s.aspect)
+        var w = CropWindow(cx: ref.x - (p.x - 0.5) * width, cy: ref.y - (p.y - 0.5) * height, width: width, aspect: s.aspect, pad: s.pad)
         w = w.clamped(frameWidth: fw, frameHeight: fh)
         w = keepRequired(w, scene.required, margin: s.faceMargin, frameWidth: fw, frameHeight: fh)
         guard fits else { return (w, []) }
@@ -106,6 +112,13 @@ public enum FramingTarget {
     /// Less than `minimumMargin`: three friends who fit a 9:16 window with 4 % to spare are framed together, not two.
     public static let fitMargin = 0.04
 
+    /// The width of the smallest window holding `faces` with `margin` (a fraction of the widest face's width) round them.
+    static func bareWidth(_ faces: [Box], aspect: Double, margin: Double) -> Double? {
+        guard let u = union(faces) else { return nil }
+        let m = margin * (faces.map(\.width).max() ?? 0)
+        return max(u.width + 2 * m, (u.height + 2 * m) * aspect)
+    }
+
     /// The box the required faces need: their union with `faceMargin` round it and `headroom` above.
     static func needed(_ required: [Box], settings s: ReframeSettings) -> (width: Double, height: Double)? {
         guard let u = union(required) else { return nil }
@@ -117,22 +130,30 @@ public enum FramingTarget {
 
     /// The faces the window keeps (see `plan`), and whether they fit at all. Every face wholly in the frame is a
     /// candidate, not only compose's group: when they fit together (bare boxes; the margins are kept where there is
-    /// room), all of them; else the run (left to right) with the most faces, then one a window can hold without cutting
+    /// room) in `padded` (the widest window with bars: the whole group, with bars when no crop holds it), all of them;
+    /// else the run (one a crop of the frame holds, the boxes' error given in its favour: a run the detector's boxes
+    /// make a few pixels too wide may be one a crop holds, and is framed whole with thin bars rather than a face dropped;
+    /// with no bars allowed, a run must fit a crop with that error against it) (left to right) with the most faces, then one a window can hold without cutting
     /// a neighbour, then the one the current window holds whole when it cuts nobody, then the one holding the subject's centre, then the most of those the current window holds, then the
     /// largest.
     static func fitting(
-        _ scene: FramingScene, widest: CropWindow, frameWidth: Double, settings s: ReframeSettings, current: CropWindow?
+        _ scene: FramingScene, widest: CropWindow, padded: CropWindow, frameWidth: Double, settings s: ReframeSettings, current: CropWindow?
     ) -> (FramingScene, Bool) {
         // A detector's box is off by a few percent of the face (3-6 px on 150 px faces): that much room on each side.
-        func fits(_ b: [Box]) -> Bool {
+        func fits(_ b: [Box], in w: CropWindow) -> Bool {
             guard let u = union(b) else { return true }
             let m = Self.fitMargin * (b.map(\.width).max() ?? 0)
-            return u.width + 2 * m <= widest.width && u.height + 2 * m <= widest.height
+            return u.width + 2 * m <= w.width && u.height + 2 * m <= w.height
+        }
+        func couldFit(_ b: [Box]) -> Bool {
+            guard let u = union(b) else { return true }
+            let m = Self.fitMargin * (b.map(\.width).max() ?? 0)
+            return u.width - 2 * m <= widest.width && u.height - 2 * m <= widest.height && fits(b, in: padded)
         }
         var all = scene.required
         for f in scene.faces where !all.contains(where: { $0.iou(f) > 0.5 }) { all.append(f) }
         var cut = scene
-        if fits(all) {
+        if fits(all, in: padded) {
             cut.required = all
             if all.count > scene.required.count { cut.subject = union(all); cut.isGroup = true; cut.eyes = nil; cut.look = nil }
             return (cut, true)
@@ -144,7 +165,7 @@ public enum FramingTarget {
         for i in row.indices {
             for j in i..<row.count {
                 let run = Array(row[i...j])
-                guard fits(run) else { break }
+                guard couldFit(run) else { break }
                 let holdsSubject = centre.map { c in union(run).map { $0.x <= c.x && c.x <= $0.x + $0.width } ?? false } == true ? 1 : 0
                 let held = current.map { c in run.filter { c.contains($0) }.count } ?? 0
                 // A run the current window holds whole, cutting nobody, is kept (no hopping along a row as compose's
@@ -170,9 +191,15 @@ public enum FramingTarget {
     }
 
     /// Whether a window of `widest`'s size, moved sideways within a `frameWidth` wide frame, holds every face of `run`
-    /// and cuts none of `all`: its left edge tried against each face's edges, the run's ends and the frame's.
+    /// and cuts none of `all`: its left edge tried against each face's edges, the run's ends and the frame's (a window
+    /// wider than the frame has one place: centred).
     static func framable(_ run: [Box], among all: [Box], widest: CropWindow, frameWidth: Double) -> Bool {
         guard let u = union(run) else { return true }
+        if widest.width > frameWidth {
+            var w = widest
+            w.cx = frameWidth / 2
+            return run.allSatisfy { w.contains($0) } && !all.contains { w.cuts($0) }
+        }
         var edges = [u.x, u.x + u.width - widest.width, 0, frameWidth - widest.width]
         for f in all { edges += [f.x + f.width, f.x - widest.width] }
         return edges.contains { left in
@@ -191,13 +218,19 @@ public enum FramingTarget {
         return Box(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 
-    /// `w` shifted (then widened, up to the frame) until every required face is inside with its margin.
-    static func keepRequired(_ w: CropWindow, _ required: [Box], margin: Double, frameWidth fw: Double, frameHeight fh: Double) -> CropWindow {
+    /// `w` shifted (then widened, up to the frame) until every required face is inside with its margin. With `bars`,
+    /// faces a crop of the frame cannot hold widen it past the frame (up to its `pad`), for the bare faces and at most
+    /// the minimum margin; without, a window already past the frame keeps its width and any other stops at the frame.
+    static func keepRequired(
+        _ w: CropWindow, _ required: [Box], margin: Double, frameWidth fw: Double, frameHeight fh: Double, bars: Bool = true
+    ) -> CropWindow {
         guard let u = union(required) else { return w }
         let m = margin * (required.map(\.width).max() ?? 0)
         var need = Box(x: u.x - m, y: u.y - m, width: u.width + 2 * m, height: u.height + 2 * m)
         var c = w
-        if need.width > c.width || need.height > c.height { c.width = max(c.width, need.width, need.height * c.aspect) }
+        let inside = max(c.width, min(fw, fh * c.aspect))
+        if need.width > c.width || need.height > c.height { c.width = min(max(c.width, need.width, need.height * c.aspect), inside) }
+        if bars, let bare = bareWidth(required, aspect: c.aspect, margin: min(margin, minimumMargin)), bare > c.width { c.width = bare }
         c = c.clamped(frameWidth: fw, frameHeight: fh)
         // No room for the margins: the bare faces, with what margin there is shared on both sides.
         if need.width > c.width { need.x = u.x - (c.width - u.width) / 2; need.width = c.width }
@@ -234,11 +267,32 @@ public enum FramingTarget {
             // No small shift clears every face: take this one in by widening round it, then try again; when the window
             // cannot widen (it is already the widest), settle for the best place that cuts nobody.
             guard let u = union([face] + required) else { return c }
-            let widened = keepRequired(c, [u], margin: 0.05, frameWidth: fw, frameHeight: fh)
-            if widened == c { return bestUncut(c, faces: faces, required: required, frameWidth: fw, frameHeight: fh) }
+            let widened = keepRequired(c, [u], margin: 0.05, frameWidth: fw, frameHeight: fh, bars: false)
+            // (Not wider: only moved onto the face, which cuts the required ones' side instead.)
+            if widened.width <= c.width { return bestUncut(c, faces: faces, required: required, frameWidth: fw, frameHeight: fh) }
             c = widened
         }
         return c
+    }
+
+    /// The least shift of `w` (one axis) that cuts no face, keeps the required ones in and stays where `clamped` keeps it:
+    /// an edge put on a face's edge, the face wholly in or out (no margin); nil when none does.
+    public static func nudged(_ w: CropWindow, faces: [Box], required: [Box], frameWidth fw: Double, frameHeight fh: Double) -> CropWindow? {
+        var shifts: [(Double, Double)] = []
+        for f in faces where w.cuts(f) {
+            shifts += [(f.x - w.right, 0), (f.x + f.width - w.right, 0), (f.x + f.width - w.left, 0), (f.x - w.left, 0)]
+            shifts += [(0, f.y - w.bottom), (0, f.y + f.height - w.bottom), (0, f.y + f.height - w.top), (0, f.y - w.top)]
+        }
+        var best: CropWindow?
+        for (dx, dy) in shifts.sorted(by: { abs($0.0) + abs($0.1) < abs($1.0) + abs($1.1) }) {
+            var o = w
+            o.cx += dx; o.cy += dy
+            guard o.clamped(frameWidth: fw, frameHeight: fh) == o, !faces.contains(where: { o.cuts($0) }), required.allSatisfy({ o.contains($0) })
+            else { continue }
+            best = o
+            break
+        }
+        return best
     }
 
     /// Where the window (same size) keeps the most required faces and cuts the fewest others: every position with an

@@ -47,6 +47,11 @@ public struct ReframeSettings: Sendable, Equatable {
     public var faceMargin: Double = 0.35
     /// Space above the top face of a group, fraction of its height.
     public var headroom: Double = 0.5
+    /// The most of the output (a fraction of its height, and of its width) that may be bars past the frame, used only
+    /// for faces no crop of the frame holds: a group wider than a 9:16 crop of a 16:9 frame, a face too close for one.
+    /// 0.2 lets a window hold, with the minimum margin (`FramingTarget.minimumMargin`), any face the frame's height
+    /// holds. 0: never bars (such faces are cut down to the most that fit).
+    public var pad: Double = 0.2
 
     /// Settings for an output of `aspect` framed by `rule`.
     public init(aspect: Double, rule: Rule) { self.aspect = aspect; self.rule = rule }

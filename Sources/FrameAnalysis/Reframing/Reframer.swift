@@ -11,14 +11,21 @@
 ///   current window at all, or on the first subject after a scene change (`sceneChanged`).
 /// - Nobody: the last framing is held `hold` seconds, then the window eases to the widest centred one (the default).
 /// - Every frame, the window is moved so no face of the latest scene straddles an edge.
+/// - Faces no crop of the frame holds (`FramingTarget.plan`) are held by a window reaching past it (bars, at most
+///   `ReframeSettings.pad`); the default window and every window that fits are crops.
 /// - The camera's own motion (`cameraMoved`, measured from the frames by `CameraMotionEstimator`) carries the latest
 ///   analysis's faces, the goal and the window with the picture: a pan or a zoom of the camera does not leave the output
 ///   behind until the next analysis, and an analysis of an earlier frame is carried forward by the motion since.
 ///
 /// Time is stream time in seconds (the frames' running time): no clock is read. Not thread-safe (the video thread).
 public struct Reframer: Sendable {
-    /// The settings.
-    public var settings: ReframeSettings
+    /// The settings (a new `pad` holds for the window at once: a narrower allowance shrinks it on the next frame).
+    public var settings: ReframeSettings {
+        didSet {
+            guard settings.pad != oldValue.pad else { return }
+            window.pad = settings.pad; goal.pad = settings.pad
+        }
+    }
     /// The input size.
     public let frameWidth: Double
     /// See `frameWidth`.
@@ -52,7 +59,7 @@ public struct Reframer: Sendable {
     public init(settings: ReframeSettings, frameWidth: Int, frameHeight: Int) {
         self.settings = settings
         self.frameWidth = Double(frameWidth); self.frameHeight = Double(frameHeight)
-        window = CropWindow.widest(aspect: settings.aspect, frameWidth: Double(frameWidth), frameHeight: Double(frameHeight))
+        window = CropWindow.widest(aspect: settings.aspect, frameWidth: Double(frameWidth), frameHeight: Double(frameHeight), pad: settings.pad)
         goal = window
     }
 
@@ -84,12 +91,13 @@ public struct Reframer: Sendable {
         return c
     }
 
-    /// `w` moved with the picture, and widened when the camera zooms in (up to the widest window); a zoom out leaves its
-    /// size (the faces only get more room; the next analysis's plan tightens it, past the dead zone).
+    /// `w` moved with the picture, and widened when the camera zooms in (up to the widest crop; a window with bars keeps
+    /// its width); a zoom out leaves its size (the faces only get more room; the next analysis's plan tightens it, past
+    /// the dead zone).
     func carried(_ w: CropWindow, by m: CameraMotion) -> CropWindow {
         let c = m.apply(Point2D(x: w.cx, y: w.cy), width: frameWidth, height: frameHeight)
-        let width = min(w.width * max(1, m.scale), defaultWindow.width)
-        return CropWindow(cx: c.x, cy: c.y, width: width, aspect: w.aspect).clamped(frameWidth: frameWidth, frameHeight: frameHeight)
+        let width = min(w.width * max(1, m.scale), max(w.width, defaultWindow.width))
+        return CropWindow(cx: c.x, cy: c.y, width: width, aspect: w.aspect, pad: w.pad).clamped(frameWidth: frameWidth, frameHeight: frameHeight)
     }
 
     /// A new analysis (of the frame at `time`, maybe earlier than the current frame).
@@ -205,14 +213,16 @@ public struct Reframer: Sendable {
         guard !candidates.isEmpty else { return false }
         for k in 1..<8 {
             let t = Double(k) / 8
-            let w = CropWindow(cx: a.cx + (b.cx - a.cx) * t, cy: a.cy + (b.cy - a.cy) * t, width: a.width + (b.width - a.width) * t, aspect: a.aspect)
+            let w = CropWindow(cx: a.cx + (b.cx - a.cx) * t, cy: a.cy + (b.cy - a.cy) * t, width: a.width + (b.width - a.width) * t, aspect: a.aspect, pad: a.pad)
             if candidates.contains(where: { w.cuts($0) }) { return true }
         }
         return false
     }
 
-    /// The widest centred window.
-    public var defaultWindow: CropWindow { CropWindow.widest(aspect: settings.aspect, frameWidth: frameWidth, frameHeight: frameHeight) }
+    /// The widest centred crop (no bars).
+    public var defaultWindow: CropWindow {
+        CropWindow.widest(aspect: settings.aspect, frameWidth: frameWidth, frameHeight: frameHeight, pad: settings.pad)
+    }
 
     private mutating func cut(to w: CropWindow) {
         window = w; goal = w
@@ -230,7 +240,7 @@ public struct Reframer: Sendable {
         if scene.subject == nil, let seen = lastSubjectTime, time - seen > settings.hold { goal = defaultWindow; lastSubjectTime = nil }
         if let c = changeAt, time - c > 1, scene.subject == nil { changeAt = nil; cut(to: defaultWindow); didCut = false; return window }
         if dt > 0 { move(dt) }
-        let now = predicted(at: time), widest = defaultWindow
+        let now = predicted(at: time), widest = defaultWindow.padded(frameWidth: frameWidth, frameHeight: frameHeight)
         let kept = keep.map { k in now.faces.first { $0.iou(k) > 0.3 } ?? k }
         let clear = now.faces.filter { FramingTarget.clearable($0, in: widest) }
         let safe = FramingTarget.balanced(
@@ -244,6 +254,14 @@ public struct Reframer: Sendable {
             goal.cx += safe.cx - window.cx; goal.cy += safe.cy - window.cy; goal.width += safe.width - window.width
             goal = goal.clamped(frameWidth: frameWidth, frameHeight: frameHeight)
             if step <= 0.01 * window.width, now.faces.contains(where: { window.cuts($0) }) { window = safe }
+        }
+        // Still cut (the margin-clear correction is too big to snap): the least shift that leaves the face wholly in or
+        // out, when that is as small (the carried window of a zoom out creeping onto a neighbour a pixel a frame).
+        if clear.contains(where: { window.cuts($0) }),
+            let n = FramingTarget.nudged(window, faces: clear, required: kept, frameWidth: frameWidth, frameHeight: frameHeight),
+            abs(n.cx - window.cx) + abs(n.cy - window.cy) <= 0.01 * window.width
+        {
+            window = n
         }
         return window
     }

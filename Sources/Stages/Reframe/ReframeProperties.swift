@@ -7,7 +7,7 @@ extension ReframeStage {
         kind: "reframe",
         blurb: "Crops and scales to another shape (9:16, 1:1...) framing the subject like a camera operator: rule, look room, whole groups, smooth pans and cuts",
         properties: [
-            aspect.spec, width.spec, height.spec, rule.spec, subjectSize.spec, maxZoom.spec, deadZone.spec, maxPan.spec, analysis.spec,
+            aspect.spec, width.spec, height.spec, rule.spec, subjectSize.spec, maxZoom.spec, deadZone.spec, maxPan.spec, pad.spec, analysis.spec,
             engine.spec, cutAnalysis.spec,
         ],
         formats: overlayFormats + ["GRAY8"])
@@ -74,6 +74,12 @@ extension ReframeStage {
     public static let maxPan = Property<Double>(
         "max-pan", "Fastest pan, input heights per second (farther jumps are cuts)", .double(0.05...5), default: 0.5,
         mutability: .playing)
+    /// `pad`: how much of the output may be bars.
+    public static let pad = Property<Double>(
+        "pad",
+        "Most of the output (fraction of its height, and of its width) that may be black bars past the frame, only for "
+            + "faces no crop holds (a group wider than a 9:16 crop, a face too close); 0: never bars",
+        .double(0...0.5), default: 0.2, mutability: .playing)
     /// `analysis`: whose subject.
     public static let analysis = Property<Analysis>(
         "analysis", "Subject from: auto (a compose before it, else its own), upstream (compose only), own", default: .auto)

@@ -59,6 +59,7 @@ public final class ReframeStage: ResizingStage, @unchecked Sendable {  // `own` 
         }
         var s = ReframeSettings(aspect: aspectRatio, rule: p[Self.rule].framing)
         s.subjectSize = p[Self.subjectSize]; s.maxZoom = p[Self.maxZoom]; s.deadZone = p[Self.deadZone]; s.maxPan = p[Self.maxPan]
+        s.pad = p[Self.pad]
         settings = Mutex(s)
         mode = p[Self.analysis]
         cutAnalysis = p[Self.cutAnalysis] && mode != .upstream
@@ -89,7 +90,7 @@ public final class ReframeStage: ResizingStage, @unchecked Sendable {  // `own` 
         return (even(Double(height) * aspectRatio), even(Double(height)))
     }
 
-    /// Changes rule, subject-size, max-zoom, dead-zone or max-pan; effective on the next frame.
+    /// Changes rule, subject-size, max-zoom, dead-zone, max-pan or pad; effective on the next frame.
     public func update(_ property: String, value: PropertyValue) throws(StageError) {
         let bad = StageError(.usage, "\(name): property '\(property)' cannot change while playing")
         var s = settings.withLock { $0 }
@@ -99,6 +100,7 @@ public final class ReframeStage: ResizingStage, @unchecked Sendable {  // `own` 
         case Self.maxZoom.name: s.maxZoom = try Self.maxZoom.value(value, orThrow: bad)
         case Self.deadZone.name: s.deadZone = try Self.deadZone.value(value, orThrow: bad)
         case Self.maxPan.name: s.maxPan = try Self.maxPan.value(value, orThrow: bad)
+        case Self.pad.name: s.pad = try Self.pad.value(value, orThrow: bad)
         default: throw bad
         }
         settings.withLock { $0 = s }
