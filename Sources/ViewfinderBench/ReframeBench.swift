@@ -70,6 +70,10 @@ extension Bench {
         public var motionMedianMs: Double, motionP95Ms: Double
         public var renderMedianMs: Double, renderP95Ms: Double
         public var totalMedianMs: Double, totalP95Ms: Double
+        /// The peer on the same frames, interleaved (the same machine at the same moment): a fixed centre crop's crop
+        /// and scale alone (`CropScaler` on the widest centred window, one converter), the least any reframing to this
+        /// output costs.
+        public var centreMedianMs: Double, centreP95Ms: Double
         /// GstVideoConverter builds (a new one per moved rectangle).
         public var converterBuilds: Int
         /// Mean absolute luma difference between the last output and the input rectangle it shows (16x9 points,
@@ -223,10 +227,14 @@ extension Bench {
         guard let input else { throw HostError(.runtime, "bench reframe: videotestsrc made no 1080p frame") }
         let sx = 1920 / Double(s.frameWidth), sy = 1080 / Double(s.frameHeight)
         return try [(1080, 1920), (608, 1080)].map { (ow, oh) throws(HostError) -> ReframeCost in
-            let scaler: CropScaler
-            do { scaler = try CropScaler(input: input.info, width: ow, height: oh) } catch { throw HostError(.runtime, "bench reframe: \(error)") }
+            let scaler: CropScaler, centreScaler: CropScaler
+            do {
+                scaler = try CropScaler(input: input.info, width: ow, height: oh)
+                centreScaler = try CropScaler(input: input.info, width: ow, height: oh)
+            } catch { throw HostError(.runtime, "bench reframe: \(error)") }
+            let centre = CropWindow.widest(aspect: Double(ow) / Double(oh), frameWidth: 1920, frameHeight: 1080)
             var r = Reframer(settings: ReframeSettings(aspect: Double(ow) / Double(oh), rule: .auto), frameWidth: 1920, frameHeight: 1080)
-            var op: [Double] = [], sig: [Double] = [], render: [Double] = [], total: [Double] = []
+            var op: [Double] = [], sig: [Double] = [], render: [Double] = [], total: [Double] = [], fixed: [Double] = []
             var signature: [UInt8] = [], changes = 0
             var estimator = CameraMotionEstimator(), motion: [Double] = []
             var failure: Error?
@@ -258,7 +266,14 @@ extension Bench {
                         )
                     } catch { failure = error }
                 }
-                op.append(a); sig.append(b); motion.append(d); render.append(c); total.append(a + b + c + d)
+                let e = milliseconds {
+                    do {
+                        _ = try centreScaler.render(
+                            input, x: Int(centre.left.rounded()), y: Int(centre.top.rounded()), width: Int(centre.width.rounded()),
+                            height: Int(centre.height.rounded()))
+                    } catch { failure = error }
+                }
+                op.append(a); sig.append(b); motion.append(d); render.append(c); total.append(a + b + c + d); fixed.append(e)
             }
             if let failure { throw HostError(.runtime, "bench reframe: render failed: \(failure)") }
             func q(_ v: [Double], _ p: Double) -> Double {
@@ -268,7 +283,7 @@ extension Bench {
             return ReframeCost(
                 output: "\(ow)x\(oh)", frames: frames, operatorMedianMs: q(op, 0.5), operatorP95Ms: q(op, 0.95), signatureMedianMs: q(sig, 0.5),
                 motionMedianMs: q(motion, 0.5), motionP95Ms: q(motion, 0.95), renderMedianMs: q(render, 0.5), renderP95Ms: q(render, 0.95), totalMedianMs: q(total, 0.5), totalP95Ms: q(total, 0.95),
-                converterBuilds: scaler.builds, renderCheck: last.map { check($0.frame, of: input, window: $0.w, scaler: scaler) } ?? -1)
+                centreMedianMs: q(fixed, 0.5), centreP95Ms: q(fixed, 0.95), converterBuilds: scaler.builds, renderCheck: last.map { check($0.frame, of: input, window: $0.w, scaler: scaler) } ?? -1)
         }
     }
 
