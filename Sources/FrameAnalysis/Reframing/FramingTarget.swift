@@ -247,23 +247,10 @@ public enum FramingTarget {
         var c = w
         for _ in 0..<6 {
             guard let face = faces.first(where: { c.cuts($0) }) else { return c }
-            var options: [CropWindow] = []
             // Each edge clear of the face by the minimum margin, on the inside or the outside.
-            let m = minimumMargin * face.width
-            let x0: Double = face.x - m, x1: Double = face.x + face.width + m, y0: Double = face.y - m, y1: Double = face.y + face.height + m
-            let shifts: [(Double, Double)] = [
-                (x0 - c.left, 0), (x1 - c.left, 0), (x1 - c.right, 0), (x0 - c.right, 0),
-                (0, y0 - c.top), (0, y1 - c.top), (0, y1 - c.bottom), (0, y0 - c.bottom),
-            ]
-            for (dx, dy) in shifts {
-                var o = c
-                o.cx += dx; o.cy += dy
-                let k = o.clamped(frameWidth: fw, frameHeight: fh)
-                guard k == o, !faces.contains(where: { o.cuts($0) }), required.allSatisfy({ o.contains($0) }) else { continue }
-                options.append(o)
+            if let best = leastShift(c, edgeShifts(c, face, margin: minimumMargin * face.width), faces: faces, required: required, frameWidth: fw, frameHeight: fh) {
+                return best
             }
-            func moved(_ o: CropWindow) -> Double { abs(o.cx - c.cx) + abs(o.cy - c.cy) }
-            if let best = options.min(by: { moved($0) < moved($1) }) { return best }
             // No small shift clears every face: take this one in by widening round it, then try again; when the window
             // cannot widen (it is already the widest), settle for the best place that cuts nobody.
             guard let u = union([face] + required) else { return c }
@@ -278,21 +265,32 @@ public enum FramingTarget {
     /// The least shift of `w` (one axis) that cuts no face, keeps the required ones in and stays where `clamped` keeps it:
     /// an edge put on a face's edge, the face wholly in or out (no margin); nil when none does.
     public static func nudged(_ w: CropWindow, faces: [Box], required: [Box], frameWidth fw: Double, frameHeight fh: Double) -> CropWindow? {
-        var shifts: [(Double, Double)] = []
-        for f in faces where w.cuts(f) {
-            shifts += [(f.x - w.right, 0), (f.x + f.width - w.right, 0), (f.x + f.width - w.left, 0), (f.x - w.left, 0)]
-            shifts += [(0, f.y - w.bottom), (0, f.y + f.height - w.bottom), (0, f.y + f.height - w.top), (0, f.y - w.top)]
-        }
-        var best: CropWindow?
-        for (dx, dy) in shifts.sorted(by: { abs($0.0) + abs($0.1) < abs($1.0) + abs($1.1) }) {
+        leastShift(w, faces.filter { w.cuts($0) }.flatMap { edgeShifts(w, $0, margin: 0) }, faces: faces, required: required, frameWidth: fw, frameHeight: fh)
+    }
+
+    /// The shifts (dx or dy) that put each edge of `w` `margin` clear of `f`'s edges, on either side.
+    static func edgeShifts(_ w: CropWindow, _ f: Box, margin m: Double) -> [(Double, Double)] {
+        let x0 = f.x - m, x1 = f.x + f.width + m, y0 = f.y - m, y1 = f.y + f.height + m
+        return [
+            (x0 - w.left, 0), (x1 - w.left, 0), (x1 - w.right, 0), (x0 - w.right, 0),
+            (0, y0 - w.top), (0, y1 - w.top), (0, y1 - w.bottom), (0, y0 - w.bottom),
+        ]
+    }
+
+    /// `w` moved by the least of `shifts` (the first of equals) that stays where `clamped` keeps it, cuts none of
+    /// `faces` and keeps every required face in; nil when none does.
+    static func leastShift(
+        _ w: CropWindow, _ shifts: [(Double, Double)], faces: [Box], required: [Box], frameWidth fw: Double, frameHeight fh: Double
+    ) -> CropWindow? {
+        let options = shifts.compactMap { dx, dy -> CropWindow? in
             var o = w
             o.cx += dx; o.cy += dy
             guard o.clamped(frameWidth: fw, frameHeight: fh) == o, !faces.contains(where: { o.cuts($0) }), required.allSatisfy({ o.contains($0) })
-            else { continue }
-            best = o
-            break
+            else { return nil }
+            return o
         }
-        return best
+        func moved(_ o: CropWindow) -> Double { abs(o.cx - w.cx) + abs(o.cy - w.cy) }
+        return options.min { moved($0) < moved($1) }
     }
 
     /// Where the window (same size) keeps the most required faces and cuts the fewest others: every position with an
